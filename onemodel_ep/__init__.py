@@ -1,0 +1,1 @@
+"""OneModel EP: exact element-wise kernels for ONNX Runtime."""

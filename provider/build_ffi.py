@@ -1,0 +1,62 @@
+"""cffi build script: compiles provider/csrc into one shared object, onemodel_ep._native.
+
+Python imports it (tests call kernels through onemodel.h) and ORT loads the same file through
+SessionOptions.register_custom_ops_library, calling its exported RegisterCustomOps.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+CSRC = HERE / "csrc"
+
+# Sources are given relative to the project root, as setuptools requires.
+ROOT = HERE.parent
+SOURCES = sorted(
+    str(p.relative_to(ROOT)) for p in list(CSRC.glob("*.c")) + list(CSRC.glob("kernels/*.c"))
+)
+
+# Exact mode is a promise: no contraction into FMA, no fast-math, warnings on and clean.
+CFLAGS = [
+    "-std=c11",
+    "-O3",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-fno-strict-aliasing",
+    "-Wall",
+    "-Wextra",
+]
+if os.environ.get("ONEMODEL_WERROR"):
+    CFLAGS.append("-Werror")
+# Sanitizer builds (tools/sanitize.sh) add their flags here.
+CFLAGS += os.environ.get("ONEMODEL_EXTRA_CFLAGS", "").split()
+LDFLAGS = os.environ.get("ONEMODEL_EXTRA_LDFLAGS", "").split()
+
+
+def _cdef_from_header(path: Path) -> str:
+    """The declarations of onemodel.h without comments and preprocessor lines."""
+    text = path.read_text()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(_cdef_from_header(CSRC / "onemodel.h"))
+ffibuilder.set_source(
+    "onemodel_ep._native",
+    '#include "onemodel.h"\n',
+    sources=SOURCES,
+    include_dirs=[str(CSRC.relative_to(ROOT))],
+    extra_compile_args=CFLAGS,
+    extra_link_args=LDFLAGS + (["-lm"] if sys.platform != "win32" else []),
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,53 @@
+/* kernels.h - element-wise kernel functions and the per-path kernel tables.
+ *
+ * A kernel knows nothing of ORT or of shapes: it maps n contiguous elements (or one broadcast scalar per
+ * operand, bit k of `bcast` set when operand k is a single element) to n outputs. The vector paths process
+ * only whole vectors and return how many elements they did; the scalar path (one lane) does all n, and is
+ * what finishes every tail, so an element's result never depends on its position.
+ */
+#ifndef OM_KERNELS_H
+#define OM_KERNELS_H
+
+#include <stddef.h>
+
+#include "../om_types.h"
+
+enum { OM_FL_EXACT = 1u }; /* kernel flag: exact mode (canonical NaN) */
+
+typedef size_t (*om_bin_fn)(const void* a, const void* b, void* out, size_t n, unsigned bcast, unsigned flags);
+typedef size_t (*om_un_fn)(const void* a, void* out, size_t n, unsigned flags);
+
+/* Binary kernels. */
+enum { OM_K_ADD, OM_K_SUB, OM_K_MUL, OM_K_DIV, OM_K_MODFLOOR, OM_K_MODTRUNC, OM_K_MAX, OM_K_MIN, OM_K_BIN_COUNT };
+/* Unary kernels. */
+enum {
+  OM_K_NEG,
+  OM_K_ABS,
+  OM_K_SIGN,
+  OM_K_COPY,
+  /* f32 transcendentals (transcendental.inc): correctly rounded in exact mode */
+  OM_K_EXP,
+  OM_K_LOG,
+  OM_K_TANH,
+  OM_K_SIGMOID,
+  OM_K_ERF,
+  OM_K_GELU_ERF,  /* Gelu, approximate="none" */
+  OM_K_GELU_TANH, /* Gelu, approximate="tanh" */
+  OM_K_UN_COUNT
+};
+
+typedef struct om_kernel_table {
+  om_bin_fn bin[OM_K_BIN_COUNT][OM_T_SLOTS];
+  om_un_fn un[OM_K_UN_COUNT][OM_T_SLOTS];
+} om_kernel_table;
+
+/* Kernel paths, widest first. */
+enum { OM_PATH_512, OM_PATH_256, OM_PATH_128, OM_PATH_SCALAR, OM_PATH_COUNT };
+
+const char* om_path_name(int path);
+int om_path_from_name(const char* name); /* -1 when unknown */
+int om_path_available(int path);         /* 1 when this CPU runs the path */
+int om_path_best(void);                  /* widest available */
+const om_kernel_table* om_path_table(int path);
+
+#endif

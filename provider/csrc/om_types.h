@@ -1,0 +1,42 @@
+/* om_types.h - element types (numbered as ONNX TensorProto.DataType), their names and sizes. */
+#ifndef OM_TYPES_H
+#define OM_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+  OM_T_UNDEFINED = 0,
+  OM_T_FLOAT = 1,
+  OM_T_UINT8 = 2,
+  OM_T_INT8 = 3,
+  OM_T_UINT16 = 4,
+  OM_T_INT16 = 5,
+  OM_T_INT32 = 6,
+  OM_T_INT64 = 7,
+  OM_T_STRING = 8,
+  OM_T_BOOL = 9,
+  OM_T_FLOAT16 = 10,
+  OM_T_DOUBLE = 11,
+  OM_T_UINT32 = 12,
+  OM_T_UINT64 = 13,
+  OM_T_COMPLEX64 = 14,
+  OM_T_COMPLEX128 = 15,
+  OM_T_BFLOAT16 = 16,
+  OM_T_SLOTS = 17 /* type ids below this index kernel tables */
+};
+
+#define OM_TB(t) (1u << (t))
+#define OM_TS_FLOAT (OM_TB(OM_T_FLOAT16) | OM_TB(OM_T_FLOAT) | OM_TB(OM_T_DOUBLE))
+#define OM_TS_SINT (OM_TB(OM_T_INT8) | OM_TB(OM_T_INT16) | OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64))
+#define OM_TS_UINT (OM_TB(OM_T_UINT8) | OM_TB(OM_T_UINT16) | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
+#define OM_TS_INT (OM_TS_SINT | OM_TS_UINT)
+#define OM_TS_NUMERIC (OM_TS_FLOAT | OM_TS_INT)
+#define OM_TS_SIGNED (OM_TS_FLOAT | OM_TS_SINT)
+
+/* Size in bytes of one element, 0 for a type we do not store. */
+size_t om_type_size(int type);
+/* ONNX name of a type ("float", "bfloat16", ...), or "unknown(N)" written into a static buffer. */
+const char* om_type_name(int type);
+
+#endif

@@ -1,0 +1,70 @@
+/* onemodel.h - the library's own C API: the op table, kernel paths, and ORT-independent nodes.
+ *
+ * Python reads this file as its cffi declarations (preprocessor lines and comments are stripped), and the ORT
+ * glue (ort_glue.c) is a thin layer over the same functions, so tests that call kernels directly exercise the
+ * code ORT runs.
+ */
+#ifndef OM_ONEMODEL_H
+#define OM_ONEMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Output element-type rules and op flags of the op table (om_ops.def). */
+enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4 };
+enum { OM_MODE_EXACT = 0, OM_MODE_FAST = 1 };
+
+typedef struct om_op_info {
+  const char* name;
+  int since_opset;
+  int min_inputs;
+  int max_inputs;
+  uint32_t input0_types;
+  uint32_t other_types;
+  int output_rule;
+  uint32_t flags;
+} om_op_info;
+
+size_t om_op_count(void);
+int om_op_get(size_t index, om_op_info* out);
+
+int om_path_count(void);
+const char* om_path_name(int path);
+int om_path_available(int path);
+int om_path_best(void);
+const char* om_type_name(int type);
+size_t om_type_size(int type);
+
+/* Node attributes, as read from the ONNX node (the ORT glue) or given by a caller (tests). */
+typedef struct om_attrs {
+  int mode;          /* OM_MODE_EXACT or OM_MODE_FAST */
+  int path;          /* kernel path index, or -1 for the widest this CPU has */
+  int onnx_opset;    /* opset of the default domain the node came from, 0 if unknown */
+  int64_t fmod;      /* Mod */
+  int has_fmod;
+  int approximate;   /* Gelu: 0 "none", 1 "tanh" */
+} om_attrs;
+
+typedef struct om_node om_node;
+
+/* Create a node for `op` with the given input element types (0 for an absent optional input). Returns NULL
+ * and a message naming node, op and type in err when the node is not supported. */
+om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, const int* input_types,
+                        const om_attrs* attrs, char* err, size_t errlen);
+void om_node_destroy(om_node* node);
+int om_node_output_type(const om_node* node);
+/* Output shape from input shapes (NULL shape: absent input). Returns 0, or -1 with a message. */
+int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
+                         int64_t* out_shape, size_t* out_rank, char* err, size_t errlen);
+
+/* A parallel-for provided by the host: calls fn(fn_ctx, i) for i in [0, total), in any order and on any
+ * thread. NULL runs everything on the calling thread. */
+typedef void (*om_parallel_for_fn)(void* host_ctx, void (*fn)(void*, size_t), size_t total, void* fn_ctx);
+
+/* Compute the node's output (already allocated with the shape from om_node_output_shape). */
+int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
+                om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
+
+#endif

@@ -1,0 +1,504 @@
+/* ort_glue.c - ONNX Runtime custom-op glue: registers the `ai.onemodel` domain, one custom op per row of the
+ * op table, and maps ORT kernel info and kernel contexts onto om_node (node.c). Knows nothing of math.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadcast.h"
+#include "om_ops.h"
+#include "onemodel.h"
+#include "ort_api.h"
+
+#if defined(_WIN32)
+#define OM_EXPORT __declspec(dllexport)
+#else
+#define OM_EXPORT __attribute__((visibility("default")))
+#endif
+
+#define OM_DOMAIN "ai.onemodel"
+#define OM_VARIADIC_ARITY 1000000 /* max_inputs at or above this is a variadic input */
+
+typedef struct om_custom_op {
+  OrtCustomOp base; /* first member: ORT passes &base back to us */
+  int op;
+} om_custom_op;
+
+typedef struct om_kernel {
+  const OrtApi* api;
+  om_node* node;
+} om_kernel;
+
+static const om_op_info* om_row_of(const OrtCustomOp* op) { return om_op_row(((const om_custom_op*)op)->op); }
+static int om_is_variadic(const om_op_info* row) { return row->max_inputs >= OM_VARIADIC_ARITY; }
+
+static OrtStatus* om_error(const OrtApi* api, const char* msg) {
+  char buf[768];
+  snprintf(buf, sizeof buf, "OneModel EP: %s", msg);
+  return api->CreateStatus(ORT_INVALID_ARGUMENT, buf);
+}
+
+/* ---- schema callbacks ------------------------------------------------------------------------------------ */
+static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->name; }
+static const char* OM_ORT_CALL om_get_ep(const OrtCustomOp* op) {
+  (void)op;
+  return NULL; /* the CPU execution provider */
+}
+static size_t OM_ORT_CALL om_get_input_count(const OrtCustomOp* op) {
+  const om_op_info* row = om_row_of(op);
+  return om_is_variadic(row) ? 1 : (size_t)row->max_inputs;
+}
+static ONNXTensorElementDataType OM_ORT_CALL om_get_input_type(const OrtCustomOp* op, size_t i) {
+  (void)op;
+  (void)i;
+  return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED; /* checked, with a clear message, when the kernel is created */
+}
+static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) {
+  (void)op;
+  return 1;
+}
+static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomOp* op, size_t i) {
+  (void)i;
+  return om_row_of(op)->output_rule == OM_OUT_BOOL ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL
+                                                   : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_input_char(const OrtCustomOp* op, size_t i) {
+  const om_op_info* row = om_row_of(op);
+  if (om_is_variadic(row)) return INPUT_OUTPUT_VARIADIC;
+  return i < (size_t)row->min_inputs ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
+}
+/* ORT infers an output of undefined type from the inputs only when exactly one input is untyped; for ops with
+ * several inputs the output is declared optional, which lifts that check, and ORT then takes the type of the
+ * last input (all our inputs share the output type where the rule is OM_OUT_SAME). */
+static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_output_char(const OrtCustomOp* op, size_t i) {
+  (void)i;
+  const om_op_info* row = om_row_of(op);
+  if (row->output_rule != OM_OUT_BOOL && !om_is_variadic(row) && row->max_inputs > 1) return INPUT_OUTPUT_OPTIONAL;
+  return INPUT_OUTPUT_REQUIRED;
+}
+static OrtMemType OM_ORT_CALL om_get_mem_type(const OrtCustomOp* op, size_t i) {
+  (void)op;
+  (void)i;
+  return OrtMemTypeDefault;
+}
+static int OM_ORT_CALL om_get_variadic_min(const OrtCustomOp* op) { return om_row_of(op)->min_inputs; }
+static int OM_ORT_CALL om_get_variadic_homog(const OrtCustomOp* op) {
+  (void)op;
+  return 1;
+}
+static int OM_ORT_CALL om_get_variadic_out_min(const OrtCustomOp* op) {
+  (void)op;
+  return 1;
+}
+static int OM_ORT_CALL om_get_variadic_out_homog(const OrtCustomOp* op) {
+  (void)op;
+  return 1;
+}
+static int OM_ORT_CALL om_get_start_version(const OrtCustomOp* op) {
+  (void)op;
+  return 1;
+}
+static size_t OM_ORT_CALL om_may_inplace(int** input_index, int** output_index) {
+  *input_index = malloc(sizeof(int));
+  *output_index = malloc(sizeof(int));
+  if (!*input_index || !*output_index) {
+    free(*input_index);
+    free(*output_index);
+    *input_index = *output_index = NULL;
+    return 0;
+  }
+  (*input_index)[0] = 0;
+  (*output_index)[0] = 0;
+  return 1;
+}
+static void OM_ORT_CALL om_release_inplace(int* input_index, int* output_index) {
+  free(input_index);
+  free(output_index);
+}
+
+/* ---- kernel creation ------------------------------------------------------------------------------------- */
+
+/* Read a string attribute; 0 when present, 1 when absent, -1 (with err) when present with another type. */
+static int om_attr_string(const OrtApi* api, const OrtKernelInfo* info, const char* name, char* out, size_t cap,
+                          char* err, size_t errlen) {
+  size_t size = cap;
+  OrtStatus* st = api->KernelInfoGetAttribute_string(info, name, out, &size);
+  if (!st) return 0;
+  api->ReleaseStatus(st);
+  int64_t iv;
+  float fv;
+  st = api->KernelInfoGetAttribute_int64(info, name, &iv);
+  if (!st) {
+    snprintf(err, errlen, "attribute '%s' must be a string", name);
+    return -1;
+  }
+  api->ReleaseStatus(st);
+  st = api->KernelInfoGetAttribute_float(info, name, &fv);
+  if (!st) {
+    snprintf(err, errlen, "attribute '%s' must be a string", name);
+    return -1;
+  }
+  api->ReleaseStatus(st);
+  size = 0; /* a string longer than cap also fails the first call: ask its size */
+  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
+  if (st) api->ReleaseStatus(st);
+  if (size > cap) {
+    snprintf(err, errlen, "attribute '%s' is too long", name);
+    return -1;
+  }
+  return 1;
+}
+
+/* Read an int attribute; 0 present, 1 absent, -1 (with err) present with another type. */
+static int om_attr_int(const OrtApi* api, const OrtKernelInfo* info, const char* name, int64_t* out, char* err,
+                       size_t errlen) {
+  OrtStatus* st = api->KernelInfoGetAttribute_int64(info, name, out);
+  if (!st) return 0;
+  api->ReleaseStatus(st);
+  float fv;
+  char sv[64];
+  size_t size = sizeof sv;
+  st = api->KernelInfoGetAttribute_float(info, name, &fv);
+  if (!st) goto wrong;
+  api->ReleaseStatus(st);
+  st = api->KernelInfoGetAttribute_string(info, name, sv, &size);
+  if (!st) goto wrong;
+  api->ReleaseStatus(st);
+  size = 0;
+  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
+  if (st) api->ReleaseStatus(st);
+  if (size > 0) goto wrong;
+  return 1;
+wrong:
+  snprintf(err, errlen, "attribute '%s' must be an integer", name);
+  return -1;
+}
+
+static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size_t i, int* type) {
+  OrtTypeInfo* ti = NULL;
+  *type = 0;
+  OrtStatus* st = api->KernelInfo_GetInputTypeInfo(info, i, &ti);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0; /* an absent optional input has no type */
+  }
+  if (!ti) return 0;
+  ONNXType ot = ONNX_TYPE_UNKNOWN;
+  st = api->GetOnnxTypeFromTypeInfo(ti, &ot);
+  if (st) api->ReleaseStatus(st);
+  if (ot != ONNX_TYPE_TENSOR) {
+    api->ReleaseTypeInfo(ti);
+    return -1;
+  }
+  const OrtTensorTypeAndShapeInfo* tsi = NULL;
+  st = api->CastTypeInfoToTensorInfo(ti, &tsi);
+  if (!st && tsi) {
+    ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    OrtStatus* st2 = api->GetTensorElementType(tsi, &et);
+    if (st2) api->ReleaseStatus(st2);
+    *type = (int)et;
+  }
+  if (st) api->ReleaseStatus(st);
+  api->ReleaseTypeInfo(ti);
+  return 0;
+}
+
+static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtApi* api, const OrtKernelInfo* info,
+                                               void** kernel) {
+  const om_op_info* row = om_row_of(op);
+  char name[128] = "";
+  size_t size = sizeof name;
+  OrtStatus* st = api->KernelInfo_GetNodeName(info, name, &size);
+  if (st) {
+    api->ReleaseStatus(st);
+    snprintf(name, sizeof name, "(unnamed)");
+  }
+  char err[512], msg[700];
+  size_t n = 0;
+  st = api->KernelInfo_GetInputCount(info, &n);
+  if (st) return st;
+  if (n > 4096) {
+    snprintf(msg, sizeof msg, "node '%s' (op %s): %zu inputs is more than supported (4096)", name, row->name, n);
+    return om_error(api, msg);
+  }
+  int types_small[8];
+  int* types = n <= 8 ? types_small : malloc(n * sizeof(int));
+  if (!types) return om_error(api, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    if (om_info_input_type(api, info, i, &types[i]) != 0) {
+      snprintf(msg, sizeof msg, "node '%s' (op %s): input %zu is not a tensor", name, row->name, i);
+      if (types != types_small) free(types);
+      return om_error(api, msg);
+    }
+  }
+  om_attrs attrs = {OM_MODE_EXACT, -1, 0, 0, 0, 0};
+  char sval[64];
+  int64_t ival;
+  int r = om_attr_string(api, info, "mode", sval, sizeof sval, err, sizeof err);
+  if (r == 0) {
+    if (strcmp(sval, "exact") == 0) attrs.mode = OM_MODE_EXACT;
+    else if (strcmp(sval, "fast") == 0) attrs.mode = OM_MODE_FAST;
+    else {
+      snprintf(err, sizeof err, "attribute 'mode' must be \"exact\" or \"fast\", got \"%s\"", sval);
+      r = -1;
+    }
+  }
+  if (r >= 0) {
+    r = om_attr_string(api, info, "kernel_path", sval, sizeof sval, err, sizeof err);
+    if (r == 0) {
+      int p = -1;
+      for (int q = 0; q < om_path_count(); q++)
+        if (strcmp(sval, om_path_name(q)) == 0) p = q;
+      if (p < 0) {
+        snprintf(err, sizeof err, "attribute 'kernel_path' must be one of 512, 256, 128, scalar; got \"%s\"", sval);
+        r = -1;
+      }
+      attrs.path = p;
+    }
+  }
+  if (r >= 0) {
+    r = om_attr_int(api, info, "onnx_opset", &ival, err, sizeof err);
+    if (r == 0) attrs.onnx_opset = (ival > 0 && ival < 100000) ? (int)ival : 0;
+  }
+  if (r >= 0) {
+    r = om_attr_int(api, info, "fmod", &ival, err, sizeof err);
+    if (r == 0) {
+      attrs.fmod = ival;
+      attrs.has_fmod = 1;
+    }
+  }
+  if (r >= 0 && strcmp(row->name, "Gelu") == 0) {
+    r = om_attr_string(api, info, "approximate", sval, sizeof sval, err, sizeof err);
+    if (r == 0) {
+      if (strcmp(sval, "tanh") == 0) attrs.approximate = 1;
+      else if (strcmp(sval, "none") != 0) {
+        snprintf(err, sizeof err, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
+        r = -1;
+      }
+    }
+  }
+  if (r < 0) {
+    snprintf(msg, sizeof msg, "node '%s' (op %s): %s", name, row->name, err);
+    if (types != types_small) free(types);
+    return om_error(api, msg);
+  }
+  om_node* node = om_node_create(name, row->name, n, types, &attrs, err, sizeof err);
+  if (types != types_small) free(types);
+  if (!node) return om_error(api, err);
+  om_kernel* k = malloc(sizeof *k);
+  if (!k) {
+    om_node_destroy(node);
+    return om_error(api, "out of memory");
+  }
+  k->api = api;
+  k->node = node;
+  *kernel = k;
+  return NULL;
+}
+
+static void OM_ORT_CALL om_destroy_kernel(void* kernel) {
+  om_kernel* k = kernel;
+  if (!k) return;
+  om_node_destroy(k->node);
+  free(k);
+}
+
+/* ---- compute --------------------------------------------------------------------------------------------- */
+typedef struct om_pf_host {
+  const OrtApi* api;
+  const OrtKernelContext* ctx;
+  OrtStatus* status;
+} om_pf_host;
+
+static void om_parallel_for(void* host, void (*fn)(void*, size_t), size_t total, void* fn_ctx) {
+  om_pf_host* h = host;
+  OrtStatus* st = h->api->KernelContext_ParallelFor(h->ctx, fn, total, 0, fn_ctx);
+  if (st) { /* no thread pool: run here */
+    h->api->ReleaseStatus(st);
+    for (size_t i = 0; i < total; i++) fn(fn_ctx, i);
+  }
+}
+
+#define OM_CHECK(expr)            \
+  do {                            \
+    OrtStatus* s_ = (expr);       \
+    if (s_) {                     \
+      status = s_;                \
+      goto done;                  \
+    }                             \
+  } while (0)
+
+static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
+  om_kernel* k = kernel;
+  const OrtApi* api = k->api;
+  OrtStatus* status = NULL;
+  size_t n = 0;
+  OrtStatus* st = api->KernelContext_GetInputCount(ctx, &n);
+  if (st) return st;
+  enum { SMALL = 4 };
+  const void* data_s[SMALL];
+  int64_t* shapes_s[SMALL];
+  size_t ranks_s[SMALL];
+  int64_t dims_s[SMALL][8];
+  const void** data = data_s;
+  int64_t** shapes = shapes_s;
+  size_t* ranks = ranks_s;
+  void* heap = NULL;
+  if (n > SMALL) {
+    heap = calloc(n, sizeof(void*) + sizeof(int64_t*) + sizeof(size_t));
+    if (!heap) return om_error(api, "out of memory");
+    data = heap;
+    shapes = (int64_t**)(data + n);
+    ranks = (size_t*)(shapes + n);
+  }
+  for (size_t i = 0; i < n; i++) {
+    data[i] = NULL;
+    shapes[i] = NULL;
+    ranks[i] = 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const OrtValue* v = NULL;
+    OM_CHECK(api->KernelContext_GetInput(ctx, i, &v));
+    if (!v) continue; /* absent optional input */
+    OrtTensorTypeAndShapeInfo* tsi = NULL;
+    OM_CHECK(api->GetTensorTypeAndShape(v, &tsi));
+    size_t rank = 0;
+    OrtStatus* s2 = api->GetDimensionsCount(tsi, &rank);
+    if (!s2 && rank > OM_MAX_RANK) {
+      api->ReleaseTensorTypeAndShapeInfo(tsi);
+      status = om_error(api, "input rank exceeds the supported maximum of 64");
+      goto done;
+    }
+    int64_t* dims = (i < SMALL && rank <= 8) ? dims_s[i] : malloc((rank ? rank : 1) * sizeof(int64_t));
+    if (!s2 && dims) s2 = api->GetDimensions(tsi, dims, rank);
+    api->ReleaseTensorTypeAndShapeInfo(tsi);
+    if (!dims) {
+      status = om_error(api, "out of memory");
+      goto done;
+    }
+    shapes[i] = dims;
+    ranks[i] = rank;
+    if (s2) {
+      status = s2;
+      goto done;
+    }
+    void* p = NULL;
+    OM_CHECK(api->GetTensorMutableData((OrtValue*)v, &p));
+    data[i] = p;
+  }
+  {
+    int64_t out_shape[OM_MAX_RANK];
+    size_t out_rank = 0;
+    char err[512];
+    if (om_node_output_shape(k->node, n, (const int64_t* const*)shapes, ranks, out_shape, &out_rank, err,
+                             sizeof err) != 0) {
+      status = om_error(api, err);
+      goto done;
+    }
+    OrtValue* out = NULL;
+    OM_CHECK(api->KernelContext_GetOutput(ctx, 0, out_shape, out_rank, &out));
+    void* odata = NULL;
+    OM_CHECK(api->GetTensorMutableData(out, &odata));
+    size_t total = 1;
+    for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
+    if (total > 0 && !odata) {
+      status = om_error(api, "ORT returned no output buffer");
+      goto done;
+    }
+    om_pf_host host = {api, ctx, NULL};
+    if (om_node_run(k->node, n, data, (const int64_t* const*)shapes, ranks, odata, out_shape, out_rank,
+                    om_parallel_for, &host, err, sizeof err) != 0)
+      status = om_error(api, err);
+  }
+done:
+  for (size_t i = 0; i < n; i++)
+    if (shapes[i] && !(i < SMALL && shapes[i] == dims_s[i])) free(shapes[i]);
+  free(heap);
+  return status;
+}
+
+/* ---- registration ---------------------------------------------------------------------------------------- */
+static om_custom_op om_custom_ops[OM_OP_COUNT];
+
+static void om_init_ops(void) {
+  for (int i = 0; i < OM_OP_COUNT; i++) {
+    OrtCustomOp* c = &om_custom_ops[i].base;
+    memset(c, 0, sizeof *c);
+    om_custom_ops[i].op = i;
+    c->version = OM_ORT_API_VERSION;
+    c->GetName = om_get_name;
+    c->GetExecutionProviderType = om_get_ep;
+    c->GetInputType = om_get_input_type;
+    c->GetInputTypeCount = om_get_input_count;
+    c->GetOutputType = om_get_output_type;
+    c->GetOutputTypeCount = om_get_output_count;
+    c->KernelDestroy = om_destroy_kernel;
+    c->GetInputCharacteristic = om_get_input_char;
+    c->GetOutputCharacteristic = om_get_output_char;
+    c->GetInputMemoryType = om_get_mem_type;
+    c->GetVariadicInputMinArity = om_get_variadic_min;
+    c->GetVariadicInputHomogeneity = om_get_variadic_homog;
+    c->GetVariadicOutputMinArity = om_get_variadic_out_min;
+    c->GetVariadicOutputHomogeneity = om_get_variadic_out_homog;
+    c->CreateKernelV2 = om_create_kernel;
+    c->KernelComputeV2 = om_compute;
+    c->GetStartVersion = om_get_start_version;
+    if (om_op_row(i)->flags & OM_F_INPLACE) {
+      c->GetMayInplace = om_may_inplace;
+      c->ReleaseMayInplace = om_release_inplace;
+    }
+  }
+}
+
+/* One domain for the whole process, created on first use and shared by every session. */
+static OrtCustomOpDomain* om_domain;
+
+#if defined(_WIN32)
+static int om_once_done;
+#define OM_ONCE(fn) (om_once_done ? 0 : (om_once_done = 1, fn(), 0))
+#else
+#include <pthread.h>
+static pthread_once_t om_once = PTHREAD_ONCE_INIT;
+#define OM_ONCE(fn) pthread_once(&om_once, fn)
+#endif
+static const OrtApi* om_once_api;
+static OrtStatus* om_once_status;
+
+static void om_build_domain(void) {
+  const OrtApi* api = om_once_api;
+  om_init_ops();
+  OrtStatus* st = api->CreateCustomOpDomain(OM_DOMAIN, &om_domain);
+  if (st) {
+    om_once_status = st;
+    om_domain = NULL;
+    return;
+  }
+  for (int i = 0; i < OM_OP_COUNT; i++) {
+    st = api->CustomOpDomain_Add(om_domain, &om_custom_ops[i].base);
+    if (st) {
+      om_once_status = st;
+      return;
+    }
+  }
+}
+
+OM_EXPORT OrtStatus* OM_ORT_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api_base) {
+  if (!api_base) return NULL;
+  const OrtApi* api = api_base->GetApi(OM_ORT_API_VERSION);
+  if (!api) {
+    /* CreateStatus is member 0 of every API version, so an older runtime can still hear why. */
+    const OrtApi* old = api_base->GetApi(1);
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "OneModel EP needs ONNX Runtime with C API version %u or newer (ONNX Runtime 1.21+); this runtime is %s",
+             OM_ORT_API_VERSION, api_base->GetVersionString ? api_base->GetVersionString() : "older");
+    return old ? old->CreateStatus(ORT_FAIL, msg) : NULL;
+  }
+  om_once_api = api;
+  OM_ONCE(om_build_domain);
+  if (!om_domain) {
+    if (om_once_status) return api->CreateStatus(ORT_FAIL, api->GetErrorMessage(om_once_status));
+    return api->CreateStatus(ORT_FAIL, "OneModel EP: could not create the ai.onemodel domain");
+  }
+  return api->AddCustomOpDomain(options, om_domain);
+}
