@@ -1,1 +1,29 @@
-"""OneModel EP: exact element-wise kernels for ONNX Runtime."""
+"""OneModel EP: exact, bit-reproducible element-wise kernels for ONNX Runtime.
+
+    import onemodel_ep
+    sess = onemodel_ep.InferenceSession("model.onnx")           # rewrite + run, exact mode
+    model2 = onemodel_ep.rewrite(onnx.load("model.onnx"))       # or rewrite yourself...
+    so = onemodel_ep.session_options()                          # ...and run in a plain ORT session
+"""
+
+from __future__ import annotations
+
+from onemodel_ep._lib import DOMAIN, kernel_paths, library_path, op_table
+from onemodel_ep.rewriter import NodeReport, RewriteReport, rewrite
+from onemodel_ep.session import InferenceSession, load_model, session_options
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DOMAIN",
+    "InferenceSession",
+    "NodeReport",
+    "RewriteReport",
+    "__version__",
+    "kernel_paths",
+    "library_path",
+    "load_model",
+    "op_table",
+    "rewrite",
+    "session_options",
+]

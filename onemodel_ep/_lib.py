@@ -1,0 +1,83 @@
+"""Access to the compiled library: its path, its op table and its kernel paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from onemodel_ep import _native
+
+ffi = _native.ffi
+lib = _native.lib
+
+DOMAIN = "ai.onemodel"
+DOMAIN_VERSION = 1
+PATH_NAMES = ("512", "256", "128", "scalar")
+MODES = ("exact", "fast")
+
+OUT_SAME, OUT_BOOL, OUT_TO, OUT_LIKE1 = 0, 1, 2, 3
+F_INPLACE, F_FMOD, F_MODES = 1, 2, 4
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """One row of the op table (provider/csrc/om_ops.def), read from the compiled library."""
+
+    name: str
+    since_opset: int
+    min_inputs: int
+    max_inputs: int
+    input0_types: frozenset[int]
+    other_types: frozenset[int]  # empty: same as input 0
+    output_rule: int
+    flags: int
+
+
+def _bits(mask: int) -> frozenset[int]:
+    return frozenset(t for t in range(32) if mask & (1 << t))
+
+
+@lru_cache(maxsize=None)
+def op_table() -> dict[str, OpInfo]:
+    """The supported operators, keyed by ONNX op name."""
+    table: dict[str, OpInfo] = {}
+    info = ffi.new("om_op_info*")
+    for i in range(lib.om_op_count()):
+        lib.om_op_get(i, info)
+        name = ffi.string(info.name).decode()
+        table[name] = OpInfo(
+            name=name,
+            since_opset=info.since_opset,
+            min_inputs=info.min_inputs,
+            max_inputs=info.max_inputs,
+            input0_types=_bits(info.input0_types),
+            other_types=_bits(info.other_types),
+            output_rule=info.output_rule,
+            flags=info.flags,
+        )
+    return table
+
+
+def library_path() -> str:
+    """Path of the shared object to pass to SessionOptions.register_custom_ops_library."""
+    path = _native.__file__
+    assert path is not None
+    return path
+
+
+def kernel_paths() -> list[str]:
+    """The kernel paths this machine runs, widest first."""
+    return [PATH_NAMES[p] for p in range(lib.om_path_count()) if lib.om_path_available(p)]
+
+
+def path_index(name: str | None) -> int:
+    """Index of a kernel path name; -1 for None (the widest available)."""
+    if name is None:
+        return -1
+    if name not in PATH_NAMES:
+        raise ValueError(f"unknown kernel path {name!r}; expected one of {', '.join(PATH_NAMES)}")
+    return PATH_NAMES.index(name)
+
+
+def type_name(onnx_type: int) -> str:
+    return ffi.string(lib.om_type_name(onnx_type)).decode()

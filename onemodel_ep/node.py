@@ -1,0 +1,130 @@
+"""Direct calls of library nodes from Python, without ORT (tests and tools use this)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from onemodel_ep._lib import MODES, ffi, lib, path_index
+
+_ERR_LEN = 1024
+
+
+class NodeError(ValueError):
+    """The library refused a node or a run; the message names node, op and type."""
+
+
+def _attrs(
+    mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any]
+) -> Any:
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
+    a = ffi.new("om_attrs*")
+    a.mode = MODES.index(mode)
+    a.path = path_index(kernel_path)
+    a.onnx_opset = onnx_opset
+    if "fmod" in attributes:
+        a.fmod = int(attributes["fmod"])
+        a.has_fmod = 1
+    if "approximate" in attributes:
+        approx = attributes["approximate"]
+        a.approximate = 1 if approx in ("tanh", b"tanh") else 0
+    return a
+
+
+def probe(
+    op: str,
+    input_types: Sequence[int],
+    *,
+    onnx_opset: int = 0,
+    attributes: dict[str, Any] | None = None,
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    name: str = "",
+) -> str | None:
+    """None when the library serves this node; otherwise the library's reason."""
+    err = ffi.new("char[]", _ERR_LEN)
+    types = ffi.new("int[]", list(input_types) or [0])
+    node = lib.om_node_create(
+        name.encode(), op.encode(), len(input_types), types,
+        _attrs(mode, kernel_path, onnx_opset, attributes or {}), err, _ERR_LEN,
+    )
+    if node == ffi.NULL:
+        return ffi.string(err).decode(errors="replace")
+    lib.om_node_destroy(node)
+    return None
+
+
+class Node:
+    """A library node bound to input types; `run` computes it on NumPy arrays."""
+
+    def __init__(
+        self,
+        op: str,
+        input_types: Sequence[int],
+        *,
+        onnx_opset: int = 0,
+        attributes: dict[str, Any] | None = None,
+        mode: str = "exact",
+        kernel_path: str | None = None,
+        name: str = "node",
+    ) -> None:
+        err = ffi.new("char[]", _ERR_LEN)
+        types = ffi.new("int[]", list(input_types) or [0])
+        ptr = lib.om_node_create(
+            name.encode(), op.encode(), len(input_types), types,
+            _attrs(mode, kernel_path, onnx_opset, attributes or {}), err, _ERR_LEN,
+        )
+        if ptr == ffi.NULL:
+            raise NodeError(ffi.string(err).decode(errors="replace"))
+        self._ptr = ffi.gc(ptr, lib.om_node_destroy)
+        self.op = op
+        self.n_inputs = len(input_types)
+        self.output_type = int(lib.om_node_output_type(self._ptr))
+
+    def run(self, *inputs: np.ndarray | None) -> np.ndarray:
+        if len(inputs) != self.n_inputs:
+            raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
+        arrays = [None if x is None else np.ascontiguousarray(x) for x in inputs]
+        n = len(arrays)
+        keep: list[Any] = []
+        data = ffi.new("void*[]", max(n, 1))
+        shapes = ffi.new("int64_t*[]", max(n, 1))
+        ranks = ffi.new("size_t[]", max(n, 1))
+        for i, a in enumerate(arrays):
+            if a is None:
+                data[i] = ffi.NULL
+                shapes[i] = ffi.NULL
+                ranks[i] = 0
+                continue
+            shp = ffi.new("int64_t[]", list(a.shape) or [0])
+            keep.append(shp)
+            shapes[i] = shp
+            ranks[i] = a.ndim
+            # A zero-size array may have no buffer; the library never reads it.
+            data[i] = ffi.cast("void*", a.ctypes.data) if a.size else ffi.cast("void*", 1)
+        err = ffi.new("char[]", _ERR_LEN)
+        out_shape = ffi.new("int64_t[]", 64)
+        out_rank = ffi.new("size_t*")
+        if lib.om_node_output_shape(self._ptr, n, shapes, ranks, out_shape, out_rank, err, _ERR_LEN) != 0:
+            raise NodeError(ffi.string(err).decode(errors="replace"))
+        shape = tuple(out_shape[d] for d in range(out_rank[0]))
+        out = np.empty(shape, dtype=helper.tensor_dtype_to_np_dtype(self.output_type))
+        out_ptr = ffi.cast("void*", out.ctypes.data) if out.size else ffi.cast("void*", 1)
+        rc = lib.om_node_run(
+            self._ptr, n, data, shapes, ranks, out_ptr, out_shape, out_rank[0], ffi.NULL, ffi.NULL, err, _ERR_LEN
+        )
+        if rc != 0:
+            raise NodeError(ffi.string(err).decode(errors="replace"))
+        return out
+
+
+def onnx_type_of(array: np.ndarray) -> int:
+    return int(helper.np_dtype_to_tensor_dtype(array.dtype))
+
+
+__all__ = ["Node", "NodeError", "probe", "onnx_type_of", "onnx"]

@@ -1,0 +1,195 @@
+"""The rewriter: retargets every node the library serves to the `ai.onemodel` domain.
+
+It asks the compiled library itself (`node.probe`, i.e. om_node_create) whether a node is served, so the op
+table in provider/csrc/om_ops.def is the only place that decides; nodes it cannot serve stay with stock ORT,
+each with the reason. The input model is never edited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import onnx
+from onnx import helper
+
+from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_table, type_name
+from onemodel_ep.node import probe
+
+# Attributes the rewriter adds to a retargeted node.
+ATTR_MODE = "mode"
+ATTR_PATH = "kernel_path"
+ATTR_OPSET = "onnx_opset"
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """One node the rewriter looked at."""
+
+    graph: str  # "main" or the path of the subgraph, e.g. "main/If_0.then_branch"
+    name: str
+    op: str
+    input_types: tuple[str, ...]
+    moved: bool
+    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute"
+    reason: str
+
+    def __str__(self) -> str:
+        where = self.name or "(unnamed)"
+        types = ", ".join(self.input_types)
+        if self.moved:
+            return f"moved  {self.op:<14} {where} [{types}] ({self.graph})"
+        return f"stayed {self.op:<14} {where} [{types}] ({self.graph}): {self.category}: {self.reason}"
+
+
+@dataclass
+class RewriteReport:
+    """What the rewriter moved to `ai.onemodel` and what it left to stock ORT, and why."""
+
+    mode: str
+    kernel_path: str | None
+    nodes: list[NodeReport] = field(default_factory=list)
+
+    @property
+    def moved(self) -> list[NodeReport]:
+        return [n for n in self.nodes if n.moved]
+
+    @property
+    def stayed(self) -> list[NodeReport]:
+        return [n for n in self.nodes if not n.moved]
+
+    def summary(self) -> str:
+        lines = [
+            f"OneModel EP rewrite (mode={self.mode}, kernel_path={self.kernel_path or 'auto'}): "
+            f"{len(self.moved)} node(s) moved to {DOMAIN}, {len(self.stayed)} left to stock ORT"
+        ]
+        lines += [f"  {n}" for n in self.nodes]
+        return "\n".join(lines)
+
+
+def _default_opset(model: onnx.ModelProto) -> int:
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return int(imp.version)
+    return 0
+
+
+def _collect_types(model: onnx.ModelProto) -> dict[str, int]:
+    """Element type of every tensor name ONNX shape inference can find (all graphs, one namespace)."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    except Exception:  # an unknown custom op or a malformed graph: use what the model declares
+        inferred = model
+    types: dict[str, int] = {}
+
+    def visit(graph: onnx.GraphProto) -> None:
+        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
+                types[vi.name] = vi.type.tensor_type.elem_type
+        for init in graph.initializer:
+            types[init.name] = init.data_type
+        for sp in graph.sparse_initializer:
+            types[sp.values.name] = sp.values.data_type
+        for node in graph.node:
+            for attr in node.attribute:
+                for sub in _subgraphs(attr):
+                    visit(sub)
+
+    visit(inferred.graph)
+    return types
+
+
+def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
+    if attr.type == onnx.AttributeProto.GRAPH:
+        yield attr.g
+    elif attr.type == onnx.AttributeProto.GRAPHS:
+        yield from attr.graphs
+
+
+def _node_attributes(node: onnx.NodeProto) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for a in node.attribute:
+        if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING):
+            out[a.name] = helper.get_attribute_value(a)
+    return out
+
+
+def _classify(reason: str) -> str:
+    if "opset" in reason:
+        return "opset"
+    if "element type" in reason or "no kernel for" in reason:
+        return "type"
+    if "attribute" in reason or "fmod" in reason:
+        return "attribute"
+    if "inputs given" in reason:
+        return "arity"
+    return "op"
+
+
+def rewrite(
+    model: onnx.ModelProto,
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    *,
+    report: RewriteReport | None = None,
+) -> onnx.ModelProto:
+    """Return a copy of `model` whose supported nodes run on OneModel EP kernels.
+
+    Every node of the default domain that the library serves (op, opset, element types, attributes) moves to
+    the `ai.onemodel` domain, in the main graph and every subgraph, carrying `mode`, the ONNX opset it came
+    from and, if given, the forced `kernel_path`. Nothing else changes. Pass a RewriteReport to learn what
+    moved and, for each node left to stock ORT, why.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if kernel_path is not None and kernel_path not in PATH_NAMES:
+        raise ValueError(f"kernel_path must be one of {PATH_NAMES} or None, got {kernel_path!r}")
+    if not isinstance(model, onnx.ModelProto):
+        raise TypeError(f"rewrite() takes an onnx.ModelProto, got {type(model).__name__}")
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    rep = report if report is not None else RewriteReport(mode, kernel_path)
+    rep.mode, rep.kernel_path = mode, kernel_path
+    opset = _default_opset(out)
+    types = _collect_types(out)
+    table = op_table()
+    moved_any = False
+
+    def visit(graph: onnx.GraphProto, where: str) -> None:
+        nonlocal moved_any
+        for index, node in enumerate(graph.node):
+            label = node.name or f"{node.op_type}_{index}"
+            for attr in node.attribute:
+                for k, sub in enumerate(_subgraphs(attr)):
+                    suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
+                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
+            if node.domain not in ("", "ai.onnx"):
+                continue
+            in_types = [types.get(name, -1) if name else 0 for name in node.input]
+            shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
+            if node.op_type not in table:
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "op",
+                                            f"{node.op_type} is not an operator of OneModel EP"))
+                continue
+            if any(t < 0 for t in in_types):
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "unknown type",
+                                            "the element type of an input is not known"))
+                continue
+            reason = probe(node.op_type, in_types, onnx_opset=opset, attributes=_node_attributes(node),
+                           mode=mode, kernel_path=kernel_path, name=node.name)
+            if reason is not None:
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, _classify(reason),
+                                            reason))
+                continue
+            node.domain = DOMAIN
+            node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
+            node.attribute.append(helper.make_attribute(ATTR_OPSET, opset))
+            if kernel_path is not None:
+                node.attribute.append(helper.make_attribute(ATTR_PATH, kernel_path))
+            moved_any = True
+            rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
+
+    visit(out.graph, "main")
+    if moved_any and not any(imp.domain == DOMAIN for imp in out.opset_import):
+        out.opset_import.append(helper.make_opsetid(DOMAIN, DOMAIN_VERSION))
+    return out
