@@ -33,6 +33,13 @@ def _attrs(
     if "approximate" in attributes:
         approx = attributes["approximate"]
         a.approximate = 1 if approx in ("tanh", b"tanh") else 0
+    if "to" in attributes:
+        a.to = int(attributes["to"])
+        a.has_to = 1
+    for name in ("alpha", "beta", "min", "max"):
+        if name in attributes:
+            setattr(a, name, float(attributes[name]))
+            setattr(a, "has_" + name, 1)
     return a
 
 

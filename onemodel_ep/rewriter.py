@@ -74,29 +74,35 @@ def _default_opset(model: onnx.ModelProto) -> int:
     return 0
 
 
-def _collect_types(model: onnx.ModelProto) -> dict[str, int]:
-    """Element type of every tensor name ONNX shape inference can find (all graphs, one namespace)."""
+def _collect_types(model: onnx.ModelProto) -> tuple[dict[str, int], dict[str, int]]:
+    """Element type and, where known, rank of every tensor name ONNX shape inference can find (all graphs,
+    one namespace)."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
     except Exception:  # an unknown custom op or a malformed graph: use what the model declares
         inferred = model
     types: dict[str, int] = {}
+    ranks: dict[str, int] = {}
 
     def visit(graph: onnx.GraphProto) -> None:
         for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
                 types[vi.name] = vi.type.tensor_type.elem_type
+                if vi.type.tensor_type.HasField("shape"):
+                    ranks[vi.name] = len(vi.type.tensor_type.shape.dim)
         for init in graph.initializer:
             types[init.name] = init.data_type
+            ranks[init.name] = len(init.dims)
         for sp in graph.sparse_initializer:
             types[sp.values.name] = sp.values.data_type
+            ranks[sp.values.name] = len(sp.dims)
         for node in graph.node:
             for attr in node.attribute:
                 for sub in _subgraphs(attr):
                     visit(sub)
 
     visit(inferred.graph)
-    return types
+    return types, ranks
 
 
 def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
@@ -151,7 +157,7 @@ def rewrite(
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
-    types = _collect_types(out)
+    types, ranks = _collect_types(out)
     table = op_table()
     moved_any = False
 
@@ -174,6 +180,11 @@ def rewrite(
             if any(t < 0 for t in in_types):
                 rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "unknown type",
                                             "the element type of an input is not known"))
+                continue
+            if node.op_type == "Cast" and node.input[0] not in ranks:
+                # ORT's custom-op shape inference cannot express "rank unknown": it would stamp a scalar shape.
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "unknown shape",
+                                            "Cast is retargeted only when the rank of its input is known"))
                 continue
             reason = probe(node.op_type, in_types, onnx_opset=opset, attributes=_node_attributes(node),
                            mode=mode, kernel_path=kernel_path, name=node.name)

@@ -29,6 +29,7 @@ CFLAGS = [
     "-ffp-contract=off",
     "-fno-fast-math",
     "-fno-strict-aliasing",
+    "-fno-math-errno",
     "-Wall",
     "-Wextra",
 ]

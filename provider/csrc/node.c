@@ -1,28 +1,44 @@
-/* node.c - one ONNX node bound to kernels: type checks, output shape, broadcasting and folding.
+/* node.c - one ONNX node bound to kernels: type checks, output shape, broadcasting, folding, parameters.
  *
- * ORT-independent: the ORT glue and the Python tests both drive nodes through onemodel.h.
+ * ORT-independent: the ORT glue and the Python tests both drive nodes through onemodel.h. A node has a kind
+ * that says how its kernels are walked over the broadcast output:
+ *   UNARY    out = f(x)                    (un table)
+ *   BINARY   out = f(a, b)                 (bin table; LeakyRelu passes alpha as a broadcast operand)
+ *   FOLD     out = f(...f(f(x0, x1), x2)...) (Max, Min, Sum, Mean: left to right; Mean then divides by n)
+ *   COMPARE  out(bool) = f(a, b)           (cmp table)
+ *   TERNARY  out = f(a, b, c)              (ter table; Clip and HardSigmoid pass parameters as operands)
+ *   CAST     out(to) = cast(x)             (cast.c)
+ *   POW      out = pow(base, exponent)     (pow.c)
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "broadcast.h"
+#include "cast.h"
 #include "kernels/kernels.h"
 #include "om_ops.h"
+#include "pow.h"
 
 /* Elements per parallel chunk: fixed, so results never depend on the number of threads. */
 #define OM_CHUNK ((size_t)1 << 16)
 
+enum { OM_KIND_UNARY, OM_KIND_BINARY, OM_KIND_FOLD, OM_KIND_COMPARE, OM_KIND_TERNARY, OM_KIND_CAST, OM_KIND_POW };
+
 struct om_node {
   int op;
-  int type;     /* element type of input 0 */
-  int out_type; /* element type of the output */
+  int kind;
+  int type;      /* element type of input 0 */
+  int type1;     /* element type of input 1 (0 if none) */
+  int out_type;  /* element type of the output */
   size_t n_inputs;
   unsigned kflags;
-  int bin; /* binary kernel (OM_K_*), or -1 */
-  int un;  /* unary kernel, or -1 */
+  int kernel;    /* index into the kind's table */
+  int bound_inputs; /* Clip opset >= 11: bounds come from inputs 1 and 2 */
   const om_kernel_table* wide;
   const om_kernel_table* one;
+  unsigned char param[2][8]; /* scalar parameters in the element type (alpha/beta, Clip bounds) */
   char name[128];
 };
 
@@ -39,110 +55,211 @@ static void om_type_list(uint32_t mask, char* buf, size_t len) {
 
 int om_path_count(void) { return OM_PATH_COUNT; }
 
+/* Write a float parameter as a scalar of element type t (f16/f32/f64). */
+static void om_param_from_double(unsigned char* dst, int t, double v) {
+  if (t == OM_T_FLOAT) {
+    float f = (float)v;
+    memcpy(dst, &f, sizeof f);
+  } else if (t == OM_T_DOUBLE) {
+    memcpy(dst, &v, sizeof v);
+  } else if (t == OM_T_FLOAT16) {
+    uint16_t h = om_double_to_small(v, 10, 5);
+    memcpy(dst, &h, sizeof h);
+  }
+}
+
+/* The finite extreme of type t (hi != 0: highest, else lowest) as a scalar of that type. */
+static void om_param_extreme(unsigned char* dst, int t, int hi) {
+  switch (t) {
+    case OM_T_FLOAT: case OM_T_DOUBLE: om_param_from_double(dst, t, hi ? (t == OM_T_FLOAT ? FLT_MAX : DBL_MAX)
+                                                                        : (t == OM_T_FLOAT ? -FLT_MAX : -DBL_MAX));
+      break;
+    case OM_T_FLOAT16: om_param_from_double(dst, t, hi ? 65504.0 : -65504.0); break;
+    case OM_T_INT8: { int8_t v = hi ? INT8_MAX : INT8_MIN; memcpy(dst, &v, 1); break; }
+    case OM_T_INT16: { int16_t v = hi ? INT16_MAX : INT16_MIN; memcpy(dst, &v, 2); break; }
+    case OM_T_INT32: { int32_t v = hi ? INT32_MAX : INT32_MIN; memcpy(dst, &v, 4); break; }
+    case OM_T_INT64: { int64_t v = hi ? INT64_MAX : INT64_MIN; memcpy(dst, &v, 8); break; }
+    case OM_T_UINT8: { uint8_t v = hi ? UINT8_MAX : 0; memcpy(dst, &v, 1); break; }
+    case OM_T_UINT16: { uint16_t v = hi ? UINT16_MAX : 0; memcpy(dst, &v, 2); break; }
+    case OM_T_UINT32: { uint32_t v = hi ? UINT32_MAX : 0; memcpy(dst, &v, 4); break; }
+    case OM_T_UINT64: { uint64_t v = hi ? UINT64_MAX : 0; memcpy(dst, &v, 8); break; }
+    default: break;
+  }
+}
+
+#define OM_FAIL(...)                        \
+  do {                                      \
+    snprintf(err, errlen, __VA_ARGS__);     \
+    free(node);                             \
+    return NULL;                            \
+  } while (0)
+
 om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, const int* input_types,
                         const om_attrs* attrs, char* err, size_t errlen) {
   const char* nn = node_name ? node_name : "";
+  om_node* node = NULL;
   int id = om_op_find(op);
-  if (id < 0) {
-    snprintf(err, errlen, "node '%s' (op %s): not an operator of OneModel EP", nn, op);
-    return NULL;
-  }
+  if (id < 0) OM_FAIL("node '%s' (op %s): not an operator of OneModel EP", nn, op);
   const om_op_info* row = om_op_row(id);
-  if (attrs->onnx_opset > 0 && attrs->onnx_opset < row->since_opset) {
-    snprintf(err, errlen, "node '%s' (op %s): opset %d is not served; %s is served from opset %d", nn, op,
-             attrs->onnx_opset, op, row->since_opset);
-    return NULL;
-  }
-  if (n_inputs < (size_t)row->min_inputs || n_inputs > (size_t)row->max_inputs) {
-    snprintf(err, errlen, "node '%s' (op %s): %zu inputs given, expected %d to %d", nn, op, n_inputs,
-             row->min_inputs, row->max_inputs);
-    return NULL;
-  }
+  int opset = attrs->onnx_opset;
+  if (opset > 0 && opset < row->since_opset)
+    OM_FAIL("node '%s' (op %s): opset %d is not served; %s is served from opset %d", nn, op, opset, op,
+            row->since_opset);
+  if (n_inputs < (size_t)row->min_inputs || n_inputs > (size_t)row->max_inputs)
+    OM_FAIL("node '%s' (op %s): %zu inputs given, expected %d to %d", nn, op, n_inputs, row->min_inputs,
+            row->max_inputs);
   int t0 = input_types[0];
   char list[256];
   if (t0 < 0 || t0 >= 32 || !(row->input0_types & OM_TB(t0))) {
     om_type_list(row->input0_types, list, sizeof list);
-    snprintf(err, errlen, "node '%s' (op %s): unsupported element type %s for input 0 (supported: %s)", nn, op,
-             om_type_name(t0), list);
-    return NULL;
+    OM_FAIL("node '%s' (op %s): unsupported element type %s for input 0 (supported: %s)", nn, op,
+            om_type_name(t0), list);
   }
   for (size_t k = 1; k < n_inputs; k++) {
     int tk = input_types[k];
-    if (tk == 0 && n_inputs > (size_t)row->min_inputs) continue; /* absent optional input */
-    int ok = row->other_types ? (tk >= 0 && tk < 32 && (row->other_types & OM_TB(tk))) : (tk == t0);
+    if (tk == 0 && k >= (size_t)row->min_inputs) continue; /* absent optional input */
+    int ok;
+    if (row->other_types) ok = tk >= 0 && tk < 32 && (row->other_types & OM_TB(tk));
+    else ok = tk == t0;
+    if (ok && id == OM_OP_WHERE && k == 2) ok = tk == input_types[1];
     if (!ok) {
-      snprintf(err, errlen, "node '%s' (op %s): element type %s of input %zu does not match input 0 (%s)", nn, op,
-               om_type_name(tk), k, om_type_name(t0));
-      return NULL;
+      if (row->other_types && id != OM_OP_WHERE) {
+        om_type_list(row->other_types, list, sizeof list);
+        OM_FAIL("node '%s' (op %s): unsupported element type %s for input %zu (supported: %s)", nn, op,
+                om_type_name(tk), k, list);
+      }
+      OM_FAIL("node '%s' (op %s): element type %s of input %zu does not match input %d (%s)", nn, op,
+              om_type_name(tk), k, id == OM_OP_WHERE ? 1 : 0, om_type_name(id == OM_OP_WHERE ? input_types[1] : t0));
     }
   }
-  if (attrs->mode != OM_MODE_EXACT && attrs->mode != OM_MODE_FAST) {
-    snprintf(err, errlen, "node '%s' (op %s): unknown mode %d", nn, op, attrs->mode);
-    return NULL;
-  }
+  if (attrs->mode != OM_MODE_EXACT && attrs->mode != OM_MODE_FAST)
+    OM_FAIL("node '%s' (op %s): unknown mode %d", nn, op, attrs->mode);
   int path = attrs->path < 0 ? om_path_best() : attrs->path;
-  if (path >= OM_PATH_COUNT || !om_path_available(path)) {
-    snprintf(err, errlen, "node '%s' (op %s): kernel path '%s' is not available on this CPU", nn, op,
-             om_path_name(path));
-    return NULL;
-  }
-  om_node* node = calloc(1, sizeof *node);
-  if (!node) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", nn, op);
-    return NULL;
-  }
+  if (path >= OM_PATH_COUNT || !om_path_available(path))
+    OM_FAIL("node '%s' (op %s): kernel path '%s' is not available on this CPU", nn, op, om_path_name(path));
+
+  node = calloc(1, sizeof *node);
+  if (!node) OM_FAIL("node '%s' (op %s): out of memory", nn, op);
   node->op = id;
   node->type = t0;
+  node->type1 = n_inputs > 1 ? input_types[1] : 0;
   node->out_type = t0;
   node->n_inputs = n_inputs;
   node->kflags = attrs->mode == OM_MODE_EXACT ? OM_FL_EXACT : 0;
   node->wide = om_path_table(path);
   node->one = om_path_table(OM_PATH_SCALAR);
-  node->bin = -1;
-  node->un = -1;
+  node->kind = OM_KIND_UNARY;
+  node->kernel = -1;
   snprintf(node->name, sizeof node->name, "%s", nn);
   int is_float = (OM_TS_FLOAT & OM_TB(t0)) != 0;
+  int ktype = t0; /* the element type that indexes the kernel table */
   switch (id) {
-    case OM_OP_ADD: node->bin = OM_K_ADD; break;
-    case OM_OP_SUB: node->bin = OM_K_SUB; break;
-    case OM_OP_MUL: node->bin = OM_K_MUL; break;
-    case OM_OP_DIV: node->bin = OM_K_DIV; break;
+    case OM_OP_ADD: node->kind = OM_KIND_BINARY; node->kernel = OM_K_ADD; break;
+    case OM_OP_SUB: node->kind = OM_KIND_BINARY; node->kernel = OM_K_SUB; break;
+    case OM_OP_MUL: node->kind = OM_KIND_BINARY; node->kernel = OM_K_MUL; break;
+    case OM_OP_DIV: node->kind = OM_KIND_BINARY; node->kernel = OM_K_DIV; break;
     case OM_OP_MOD: {
       int64_t fmod = attrs->has_fmod ? attrs->fmod : 0;
-      if (fmod != 0 && fmod != 1) {
-        snprintf(err, errlen, "node '%s' (op Mod): attribute fmod must be 0 or 1, got %lld", nn, (long long)fmod);
-        free(node);
-        return NULL;
-      }
-      if (fmod == 0 && is_float) {
-        snprintf(err, errlen, "node '%s' (op Mod): fmod=0 is not defined for element type %s (use fmod=1)", nn,
-                 om_type_name(t0));
-        free(node);
-        return NULL;
-      }
-      node->bin = fmod ? OM_K_MODTRUNC : OM_K_MODFLOOR;
+      if (fmod != 0 && fmod != 1) OM_FAIL("node '%s' (op Mod): attribute fmod must be 0 or 1, got %lld", nn, (long long)fmod);
+      if (fmod == 0 && is_float)
+        OM_FAIL("node '%s' (op Mod): fmod=0 is not defined for element type %s (use fmod=1)", nn, om_type_name(t0));
+      node->kind = OM_KIND_BINARY;
+      node->kernel = fmod ? OM_K_MODTRUNC : OM_K_MODFLOOR;
       break;
     }
-    case OM_OP_NEG: node->un = OM_K_NEG; break;
-    case OM_OP_ABS: node->un = OM_K_ABS; break;
-    case OM_OP_SIGN: node->un = OM_K_SIGN; break;
-    case OM_OP_MAX: node->bin = OM_K_MAX; node->un = OM_K_COPY; break;
-    case OM_OP_MIN: node->bin = OM_K_MIN; node->un = OM_K_COPY; break;
-    case OM_OP_SUM: node->bin = OM_K_ADD; node->un = OM_K_COPY; break;
-    case OM_OP_MEAN: node->bin = OM_K_ADD; node->un = OM_K_COPY; break;
-    case OM_OP_EXP: node->un = OM_K_EXP; break;
-    case OM_OP_LOG: node->un = OM_K_LOG; break;
-    case OM_OP_TANH: node->un = OM_K_TANH; break;
-    case OM_OP_SIGMOID: node->un = OM_K_SIGMOID; break;
-    case OM_OP_ERF: node->un = OM_K_ERF; break;
-    case OM_OP_GELU: node->un = attrs->approximate ? OM_K_GELU_TANH : OM_K_GELU_ERF; break;
+    case OM_OP_AND: node->kind = OM_KIND_BINARY; node->kernel = OM_K_AND; break;
+    case OM_OP_OR: node->kind = OM_KIND_BINARY; node->kernel = OM_K_OR; break;
+    case OM_OP_XOR: node->kind = OM_KIND_BINARY; node->kernel = OM_K_XOR; break;
+    case OM_OP_LEAKY_RELU:
+      node->kind = OM_KIND_BINARY;
+      node->kernel = OM_K_LEAKYRELU;
+      om_param_from_double(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 0.01f);
+      break;
+    case OM_OP_NEG: node->kernel = OM_K_NEG; break;
+    case OM_OP_ABS: node->kernel = OM_K_ABS; break;
+    case OM_OP_SIGN: node->kernel = OM_K_SIGN; break;
+    case OM_OP_NOT: node->kernel = OM_K_NOT; break;
+    case OM_OP_RECIPROCAL: node->kernel = OM_K_RECIPROCAL; break;
+    case OM_OP_SQRT: node->kernel = OM_K_SQRT; break;
+    case OM_OP_FLOOR: node->kernel = OM_K_FLOOR; break;
+    case OM_OP_CEIL: node->kernel = OM_K_CEIL; break;
+    case OM_OP_ROUND: node->kernel = OM_K_ROUND; break;
+    case OM_OP_HARD_SWISH: node->kernel = OM_K_HARDSWISH; break;
+    case OM_OP_EXP: node->kernel = OM_K_EXP; break;
+    case OM_OP_LOG: node->kernel = OM_K_LOG; break;
+    case OM_OP_TANH: node->kernel = OM_K_TANH; break;
+    case OM_OP_SIGMOID: node->kernel = OM_K_SIGMOID; break;
+    case OM_OP_ERF: node->kernel = OM_K_ERF; break;
+    case OM_OP_GELU: node->kernel = attrs->approximate ? OM_K_GELU_TANH : OM_K_GELU_ERF; break;
+    case OM_OP_MAX: node->kind = OM_KIND_FOLD; node->kernel = OM_K_MAX; break;
+    case OM_OP_MIN: node->kind = OM_KIND_FOLD; node->kernel = OM_K_MIN; break;
+    case OM_OP_SUM: node->kind = OM_KIND_FOLD; node->kernel = OM_K_ADD; break;
+    case OM_OP_MEAN: node->kind = OM_KIND_FOLD; node->kernel = OM_K_ADD; break;
+    case OM_OP_EQUAL: node->kind = OM_KIND_COMPARE; node->kernel = OM_K_EQ; node->out_type = OM_T_BOOL; break;
+    case OM_OP_LESS: node->kind = OM_KIND_COMPARE; node->kernel = OM_K_LT; node->out_type = OM_T_BOOL; break;
+    case OM_OP_GREATER: node->kind = OM_KIND_COMPARE; node->kernel = OM_K_GT; node->out_type = OM_T_BOOL; break;
+    case OM_OP_LESS_EQUAL: node->kind = OM_KIND_COMPARE; node->kernel = OM_K_LE; node->out_type = OM_T_BOOL; break;
+    case OM_OP_GREATER_EQUAL:
+      node->kind = OM_KIND_COMPARE;
+      node->kernel = OM_K_GE;
+      node->out_type = OM_T_BOOL;
+      break;
+    case OM_OP_WHERE:
+      node->kind = OM_KIND_TERNARY;
+      node->kernel = OM_K_WHERE;
+      node->out_type = ktype = input_types[1];
+      break;
+    case OM_OP_HARD_SIGMOID:
+      node->kind = OM_KIND_TERNARY;
+      node->kernel = OM_K_HARDSIGMOID;
+      om_param_from_double(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 0.2f);
+      om_param_from_double(node->param[1], t0, attrs->has_beta ? attrs->beta : 0.5f);
+      break;
+    case OM_OP_CLIP: {
+      node->kind = OM_KIND_TERNARY;
+      node->kernel = OM_K_CLIP;
+      int attr_form = (opset > 0 && opset < 11) || ((attrs->has_min || attrs->has_max) && n_inputs == 1);
+      if (((opset > 0 && opset < 12) || attr_form) && !is_float)
+        OM_FAIL("node '%s' (op Clip): element type %s needs opset 12 or later (opset %d)", nn, om_type_name(t0), opset);
+      if (attr_form) {
+        if (n_inputs > 1) OM_FAIL("node '%s' (op Clip): before opset 11 the bounds are attributes, not inputs", nn);
+        /* Attribute defaults are the lowest and highest finite float, whatever the element type. */
+        om_param_from_double(node->param[0], t0, attrs->has_min ? attrs->min : -FLT_MAX);
+        om_param_from_double(node->param[1], t0, attrs->has_max ? attrs->max : FLT_MAX);
+      } else {
+        node->bound_inputs = 1;
+        om_param_extreme(node->param[0], t0, 0);
+        om_param_extreme(node->param[1], t0, 1);
+      }
+      break;
+    }
+    case OM_OP_CAST:
+    case OM_OP_CAST_LIKE: {
+      int to = id == OM_OP_CAST ? (int)attrs->to : input_types[1];
+      if (id == OM_OP_CAST && !attrs->has_to) OM_FAIL("node '%s' (op Cast): attribute 'to' is missing", nn);
+      if (id == OM_OP_CAST && (attrs->to < 0 || attrs->to > 1000))
+        OM_FAIL("node '%s' (op Cast): attribute 'to' is not an ONNX element type (%lld)", nn, (long long)attrs->to);
+      if (!om_cast_supported(t0, to))
+        OM_FAIL("node '%s' (op %s): cast from %s to %s is not supported (unsupported element type %s)", nn, op,
+                om_type_name(t0), om_type_name(to), om_type_name(om_cast_supported(t0, t0) ? to : t0));
+      node->kind = OM_KIND_CAST;
+      node->out_type = to;
+      break;
+    }
+    case OM_OP_POW: node->kind = OM_KIND_POW; break;
+    default: OM_FAIL("node '%s' (op %s): no kernel", nn, op);
+  }
+  const om_kernel_table* w = node->wide;
+  int have = 1;
+  switch (node->kind) {
+    case OM_KIND_UNARY: have = w->un[node->kernel][ktype] != NULL; break;
+    case OM_KIND_BINARY: have = w->bin[node->kernel][ktype] != NULL; break;
+    case OM_KIND_FOLD: have = w->bin[node->kernel][ktype] && w->un[OM_K_COPY][ktype]; break;
+    case OM_KIND_COMPARE: have = w->cmp[node->kernel][ktype] != NULL; break;
+    case OM_KIND_TERNARY: have = w->ter[node->kernel][ktype] != NULL; break;
     default: break;
   }
-  if ((node->bin >= 0 && !node->wide->bin[node->bin][t0]) || (node->un >= 0 && !node->wide->un[node->un][t0])) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", nn, op, om_type_name(t0));
-    free(node);
-    return NULL;
-  }
+  if (!have) OM_FAIL("node '%s' (op %s): no kernel for element type %s", nn, op, om_type_name(ktype));
   return node;
 }
 
@@ -153,56 +270,82 @@ int om_node_output_type(const om_node* node) { return node->out_type; }
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen) {
   char why[256];
+  const char* opn = om_op_row(node->op)->name;
   if (n_inputs != node->n_inputs) {
-    snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name,
-             om_op_row(node->op)->name, n_inputs, node->n_inputs);
+    snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name, opn, n_inputs,
+             node->n_inputs);
     return -1;
   }
-  if (om_broadcast_shape(n_inputs, shapes, ranks, out_shape, out_rank, why, sizeof why) != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): %s", node->name, om_op_row(node->op)->name, why);
-    return -1;
-  }
-  /* The element count and its size in bytes must fit in size_t. */
-  size_t count = 1, esz = om_type_size(node->out_type);
-  int zero = 0;
-  for (size_t d = 0; d < *out_rank; d++) {
-    if (out_shape[d] == 0) zero = 1;
-  }
-  if (!zero) {
-    for (size_t d = 0; d < *out_rank; d++) {
-      size_t e = (size_t)out_shape[d];
-      if (e != 0 && count > SIZE_MAX / e) goto overflow;
-      count *= e;
+  size_t n_shaped = n_inputs;
+  if (node->op == OM_OP_CLIP || node->op == OM_OP_CAST_LIKE) {
+    /* Clip's bounds must be single values; CastLike's second input gives only a type. Neither shapes the output. */
+    n_shaped = 1;
+    for (size_t k = 1; node->op == OM_OP_CLIP && k < n_inputs; k++) {
+      if (!shapes[k]) continue;
+      int64_t count = 1;
+      for (size_t d = 0; d < ranks[k]; d++) count *= shapes[k][d];
+      if (count != 1) {
+        snprintf(err, errlen, "node '%s' (op Clip): input %zu (%s) must hold a single value, it has %lld", node->name,
+                 k, k == 1 ? "min" : "max", (long long)count);
+        return -1;
+      }
     }
-    if (count > SIZE_MAX / esz || count > (size_t)INT64_MAX / esz) goto overflow;
   }
+  if (om_broadcast_shape(n_shaped, shapes, ranks, out_shape, out_rank, why, sizeof why) != 0) {
+    snprintf(err, errlen, "node '%s' (op %s): %s", node->name, opn, why);
+    return -1;
+  }
+  /* The element count and its size in bytes must fit in size_t and int64. */
+  size_t count = 1, esz = om_type_size(node->out_type);
+  for (size_t d = 0; d < *out_rank; d++)
+    if (out_shape[d] == 0) return 0;
+  for (size_t d = 0; d < *out_rank; d++) {
+    size_t e = (size_t)out_shape[d];
+    if (count > SIZE_MAX / e) goto overflow;
+    count *= e;
+  }
+  if (count > SIZE_MAX / esz || count > (size_t)INT64_MAX / esz) goto overflow;
   return 0;
 overflow:
-  snprintf(err, errlen, "node '%s' (op %s): output of %zu dimensions has more elements than memory can address",
-           node->name, om_op_row(node->op)->name, *out_rank);
+  snprintf(err, errlen, "node '%s' (op %s): the output of %zu dimensions has more elements than memory can address",
+           node->name, opn, *out_rank);
   return -1;
 }
 
 /* ---- execution ------------------------------------------------------------------------------------------- */
 
-typedef struct om_bin_ctx {
-  om_bin_fn wide, one;
-  const char* a;
-  const char* b;
+/* One walk over the broadcast output with up to three operands. */
+typedef struct om_walk {
+  const om_node* node;
+  int kind;
+  union {
+    om_bin_fn bin;
+    om_ter_fn ter;
+  } wide, one;
+  const char* in[3];
+  size_t isz[3];
   char* o;
-  size_t esz;
+  size_t osz;
   unsigned fl;
-} om_bin_ctx;
+} om_walk;
 
-static void om_bin_run(void* vctx, const int64_t* off, unsigned bcast, size_t pos, size_t len) {
-  const om_bin_ctx* c = vctx;
-  const char* a = c->a + (size_t)off[0] * c->esz;
-  const char* b = c->b + (size_t)off[1] * c->esz;
-  char* o = c->o + pos * c->esz;
-  size_t done = c->wide(a, b, o, len, bcast, c->fl);
+static void om_walk_run(void* vctx, const int64_t* off, unsigned bcast, size_t pos, size_t len) {
+  const om_walk* c = vctx;
+  const char* p[3];
+  for (int k = 0; k < 3; k++) p[k] = c->in[k] ? c->in[k] + (size_t)off[k] * c->isz[k] : NULL;
+  char* o = c->o + pos * c->osz;
+  if (c->kind == OM_KIND_POW) {
+    om_pow_run(c->node->type, c->node->type1, (c->fl & OM_FL_EXACT) != 0, p[0], p[1], o, len, bcast);
+    return;
+  }
+  size_t done = c->kind == OM_KIND_TERNARY ? c->wide.ter(p[0], p[1], p[2], o, len, bcast, c->fl)
+                                            : c->wide.bin(p[0], p[1], o, len, bcast, c->fl);
   if (done < len) {
-    size_t sa = (bcast & 1u) ? 0 : done * c->esz, sb = (bcast & 2u) ? 0 : done * c->esz;
-    c->one(a + sa, b + sb, o + done * c->esz, len - done, bcast, c->fl);
+    for (int k = 0; k < 3; k++)
+      if (p[k] && !(bcast & (1u << k))) p[k] += done * c->isz[k];
+    o += done * c->osz;
+    if (c->kind == OM_KIND_TERNARY) c->one.ter(p[0], p[1], p[2], o, len - done, bcast, c->fl);
+    else c->one.bin(p[0], p[1], o, len - done, bcast, c->fl);
   }
 }
 
@@ -219,35 +362,120 @@ typedef struct om_job {
   uint64_t divisor; /* Mean: the input count in the element type */
 } om_job;
 
+static const int64_t om_scalar_shape[1] = {1};
+static const size_t om_scalar_rank = 0;
+
+static void om_walk_plan(const om_job* j, om_walk* w, size_t n, const int64_t* const* sh, const size_t* rk, size_t s,
+                         size_t e) {
+  om_plan plan;
+  om_plan_make(&plan, n, sh, rk, j->out_shape, j->out_rank);
+  om_plan_walk(&plan, s, e, om_walk_run, w);
+}
+
 static void om_job_range(const om_job* j, size_t s, size_t e) {
   const om_node* node = j->node;
-  size_t esz = om_type_size(node->type);
+  size_t esz = om_type_size(node->type), osz = om_type_size(node->out_type);
   unsigned fl = node->kflags;
-  if (node->bin < 0 || j->n == 1) { /* unary, or a variadic op with one input: same shape as the output */
-    om_un_fn wide = node->wide->un[node->un][node->type], one = node->one->un[node->un][node->type];
-    const char* a = (const char*)j->data[0] + s * esz;
-    char* o = j->out + s * esz;
-    size_t done = wide(a, o, e - s, fl);
-    if (done < e - s) one(a + done * esz, o + done * esz, e - s - done, fl);
-  } else {
-    om_bin_ctx c = {node->wide->bin[node->bin][node->type], node->one->bin[node->bin][node->type], 0, 0, j->out,
-                    esz, fl};
-    for (size_t k = 1; k < j->n; k++) {
-      /* Fold left to right: out = in0 op in1, then out = out op in_k. */
-      const int64_t* sh[2] = {k == 1 ? j->shapes[0] : j->out_shape, j->shapes[k]};
-      size_t rk[2] = {k == 1 ? j->ranks[0] : j->out_rank, j->ranks[k]};
-      om_plan plan;
-      om_plan_make(&plan, 2, sh, rk, j->out_shape, j->out_rank);
-      c.a = k == 1 ? (const char*)j->data[0] : j->out;
-      c.b = (const char*)j->data[k];
-      om_plan_walk(&plan, s, e, om_bin_run, &c);
+  om_walk w;
+  memset(&w, 0, sizeof w);
+  w.node = node;
+  w.kind = node->kind;
+  w.o = j->out;
+  w.osz = osz;
+  w.fl = fl;
+  switch (node->kind) {
+    case OM_KIND_UNARY:
+    case OM_KIND_FOLD:
+      if (node->kind == OM_KIND_UNARY || j->n == 1) {
+        int k = node->kind == OM_KIND_UNARY ? node->kernel : OM_K_COPY;
+        om_un_fn wide = node->wide->un[k][node->type], one = node->one->un[k][node->type];
+        const char* a = (const char*)j->data[0] + s * esz;
+        char* o = j->out + s * osz;
+        size_t done = wide(a, o, e - s, fl);
+        if (done < e - s) one(a + done * esz, o + done * osz, e - s - done, fl);
+      } else {
+        w.kind = OM_KIND_BINARY;
+        w.wide.bin = node->wide->bin[node->kernel][node->type];
+        w.one.bin = node->one->bin[node->kernel][node->type];
+        w.isz[0] = w.isz[1] = esz;
+        for (size_t k = 1; k < j->n; k++) { /* out = in0 op in1, then out = out op in_k */
+          const int64_t* sh[2] = {k == 1 ? j->shapes[0] : j->out_shape, j->shapes[k]};
+          size_t rk[2] = {k == 1 ? j->ranks[0] : j->out_rank, j->ranks[k]};
+          w.in[0] = k == 1 ? (const char*)j->data[0] : j->out;
+          w.in[1] = (const char*)j->data[k];
+          om_walk_plan(j, &w, 2, sh, rk, s, e);
+        }
+      }
+      if (node->op == OM_OP_MEAN) {
+        om_walk d = w;
+        d.kind = OM_KIND_BINARY;
+        d.wide.bin = node->wide->bin[OM_K_DIV][node->type];
+        d.one.bin = node->one->bin[OM_K_DIV][node->type];
+        d.in[0] = j->out;
+        d.in[1] = (const char*)&j->divisor;
+        d.isz[0] = d.isz[1] = esz;
+        int64_t off[3] = {(int64_t)s, 0, 0};
+        om_walk_run(&d, off, 2u, s, e - s);
+      }
+      return;
+    case OM_KIND_BINARY:
+    case OM_KIND_COMPARE:
+    case OM_KIND_POW: {
+      const om_kernel_table* wt = node->wide;
+      const om_kernel_table* ot = node->one;
+      if (node->kind == OM_KIND_BINARY) {
+        w.wide.bin = wt->bin[node->kernel][node->type];
+        w.one.bin = ot->bin[node->kernel][node->type];
+      } else if (node->kind == OM_KIND_COMPARE) {
+        w.wide.bin = wt->cmp[node->kernel][node->type];
+        w.one.bin = ot->cmp[node->kernel][node->type];
+      }
+      w.in[0] = (const char*)j->data[0];
+      w.isz[0] = esz;
+      if (node->op == OM_OP_LEAKY_RELU) { /* alpha as a broadcast second operand */
+        w.in[1] = (const char*)node->param[0];
+        w.isz[1] = esz;
+        const int64_t* sh[2] = {j->shapes[0], om_scalar_shape};
+        size_t rk[2] = {j->ranks[0], om_scalar_rank};
+        om_walk_plan(j, &w, 2, sh, rk, s, e);
+      } else {
+        w.in[1] = (const char*)j->data[1];
+        w.isz[1] = node->kind == OM_KIND_POW ? om_type_size(node->type1) : esz;
+        om_walk_plan(j, &w, 2, j->shapes, j->ranks, s, e);
+      }
+      return;
     }
-  }
-  if (node->op == OM_OP_MEAN) {
-    om_bin_ctx c = {node->wide->bin[OM_K_DIV][node->type], node->one->bin[OM_K_DIV][node->type], j->out,
-                    (const char*)&j->divisor, j->out, esz, fl};
-    int64_t off[2] = {(int64_t)s, 0};
-    om_bin_run(&c, off, 2u, s, e - s);
+    case OM_KIND_TERNARY: {
+      int kt = node->op == OM_OP_WHERE ? node->out_type : node->type;
+      w.wide.ter = node->wide->ter[node->kernel][kt];
+      w.one.ter = node->one->ter[node->kernel][kt];
+      const int64_t* sh[3];
+      size_t rk[3];
+      for (int k = 0; k < 3; k++) {
+        w.isz[k] = om_type_size(k == 0 ? node->type : kt);
+        if (node->op == OM_OP_WHERE) {
+          w.in[k] = (const char*)j->data[k];
+          sh[k] = j->shapes[k];
+          rk[k] = j->ranks[k];
+        } else if (k == 0) {
+          w.in[0] = (const char*)j->data[0];
+          sh[0] = j->shapes[0];
+          rk[0] = j->ranks[0];
+        } else {
+          /* Clip bounds from inputs 1/2 when present (single values), else the node's parameters. */
+          int from_input = node->bound_inputs && (size_t)k < j->n && j->data[k];
+          w.in[k] = from_input ? (const char*)j->data[k] : (const char*)node->param[k - 1];
+          sh[k] = om_scalar_shape;
+          rk[k] = om_scalar_rank;
+        }
+      }
+      om_walk_plan(j, &w, 3, sh, rk, s, e);
+      return;
+    }
+    case OM_KIND_CAST:
+      om_cast((const char*)j->data[0] + s * esz, node->type, j->out + s * osz, node->out_type, e - s);
+      return;
+    default: return;
   }
 }
 
@@ -260,23 +488,7 @@ static void om_job_chunk(void* vjob, size_t i) {
 
 static uint64_t om_count_as_type(size_t n, int type) {
   uint64_t bits = 0;
-  if (type == OM_T_FLOAT) {
-    float f = (float)n;
-    memcpy(&bits, &f, sizeof f);
-  } else if (type == OM_T_DOUBLE) {
-    double d = (double)n;
-    memcpy(&bits, &d, sizeof d);
-  } else if (type == OM_T_FLOAT16) {
-    /* n <= 2048 is exact in half; larger counts round, and beyond 65504 the mean is 0 or inf/nan anyway. */
-    float f = (float)n;
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if (f >= 65520.0f) bits = 0x7c00;
-    else {
-      uint32_t odd = (u >> 13) & 1u;
-      bits = ((u + ((uint32_t)(15 - 127) << 23) + 0xfffu + odd) >> 13) & 0xffffu;
-    }
-  }
+  om_param_from_double((unsigned char*)&bits, type, (double)n);
   return bits;
 }
 
@@ -285,18 +497,19 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
                 om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
   int64_t expect[OM_MAX_RANK];
   size_t expect_rank = 0;
+  const char* opn = om_op_row(node->op)->name;
   if (om_node_output_shape(node, n_inputs, shapes, ranks, expect, &expect_rank, err, errlen) != 0) return -1;
   if (expect_rank != out_rank || memcmp(expect, out_shape, out_rank * sizeof(int64_t)) != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): output buffer shape does not match the broadcast shape", node->name,
-             om_op_row(node->op)->name);
+    snprintf(err, errlen, "node '%s' (op %s): output buffer shape does not match the broadcast shape", node->name, opn);
     return -1;
   }
   size_t total = 1;
   for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
   if (total == 0) return 0;
   for (size_t k = 0; k < n_inputs; k++) {
-    if (!data[k]) {
-      snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, om_op_row(node->op)->name, k);
+    int optional = node->op == OM_OP_CLIP && k > 0;
+    if (!data[k] && !optional && !(node->op == OM_OP_CAST_LIKE && k == 1)) {
+      snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;
     }
   }

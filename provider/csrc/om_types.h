@@ -33,6 +33,10 @@ enum {
 #define OM_TS_INT (OM_TS_SINT | OM_TS_UINT)
 #define OM_TS_NUMERIC (OM_TS_FLOAT | OM_TS_INT)
 #define OM_TS_SIGNED (OM_TS_FLOAT | OM_TS_SINT)
+/* Every type we store: the numeric types, bool and bfloat16. */
+#define OM_TS_STORED (OM_TS_NUMERIC | OM_TB(OM_T_BOOL) | OM_TB(OM_T_BFLOAT16))
+#define OM_TS_POW_BASE (OM_TB(OM_T_FLOAT) | OM_TB(OM_T_DOUBLE) | OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64))
+#define OM_TS_POW_EXP (OM_TS_POW_BASE | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
 
 /* Size in bytes of one element, 0 for a type we do not store. */
 size_t om_type_size(int type);

@@ -44,6 +44,16 @@ typedef struct om_attrs {
   int64_t fmod;      /* Mod */
   int has_fmod;
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
+  int64_t to;        /* Cast: target element type */
+  int has_to;
+  float alpha;       /* LeakyRelu, HardSigmoid */
+  int has_alpha;
+  float beta;        /* HardSigmoid */
+  int has_beta;
+  float min;         /* Clip before opset 11 */
+  int has_min;
+  float max;
+  int has_max;
 } om_attrs;
 
 typedef struct om_node om_node;

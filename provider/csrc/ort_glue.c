@@ -22,7 +22,10 @@
 typedef struct om_custom_op {
   OrtCustomOp base; /* first member: ORT passes &base back to us */
   int op;
+  int fixed_type; /* 0, or the element type of input 0 and the output (Pow: one registration per base type) */
 } om_custom_op;
+
+static const OrtApi* om_once_api;
 
 typedef struct om_kernel {
   const OrtApi* api;
@@ -49,18 +52,67 @@ static size_t OM_ORT_CALL om_get_input_count(const OrtCustomOp* op) {
   return om_is_variadic(row) ? 1 : (size_t)row->max_inputs;
 }
 static ONNXTensorElementDataType OM_ORT_CALL om_get_input_type(const OrtCustomOp* op, size_t i) {
-  (void)op;
-  (void)i;
+  int fixed = ((const om_custom_op*)op)->fixed_type;
+  if (i == 0 && fixed) return (ONNXTensorElementDataType)fixed;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED; /* checked, with a clear message, when the kernel is created */
 }
 static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) {
   (void)op;
   return 1;
 }
+/* Output types: bool for comparisons; a Pow registration's base type; otherwise undefined, which ORT infers
+ * as the type of the last input (right for every other rule but Cast's, which has its own inference). */
 static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomOp* op, size_t i) {
   (void)i;
+  int fixed = ((const om_custom_op*)op)->fixed_type;
+  if (fixed) return (ONNXTensorElementDataType)fixed;
   return om_row_of(op)->output_rule == OM_OUT_BOOL ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL
                                                    : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+
+/* Cast: the output has the input's shape and the element type named by `to`. */
+static OrtStatus* OM_ORT_CALL om_infer_cast(const OrtCustomOp* op, OrtShapeInferContext* ctx) {
+  (void)op;
+  const OrtApi* api = om_once_api;
+  const OrtOpAttr* attr = NULL;
+  OrtStatus* st = api->ShapeInferContext_GetAttribute(ctx, "to", &attr);
+  if (st || !attr) {
+    if (st) api->ReleaseStatus(st);
+    return NULL; /* kernel creation reports the missing attribute */
+  }
+  int64_t to = 0;
+  size_t got = 0;
+  st = api->ReadOpAttr(attr, ORT_OP_ATTR_INT, &to, sizeof to, &got);
+  if (st) {
+    api->ReleaseStatus(st);
+    return NULL;
+  }
+  OrtTensorTypeAndShapeInfo* in = NULL; /* owned by ctx */
+  st = api->ShapeInferContext_GetInputTypeShape(ctx, 0, &in);
+  if (st) return st;
+  size_t rank = 0;
+  OrtTensorTypeAndShapeInfo* out = NULL;
+  int64_t dims_s[8];
+  const char* syms_s[8];
+  int64_t* dims = dims_s;
+  const char** syms = syms_s;
+  if (!(st = api->GetDimensionsCount(in, &rank)) && rank > 8) {
+    dims = malloc(rank * sizeof *dims);
+    syms = malloc(rank * sizeof *syms);
+    if (!dims || !syms) st = om_error(api, "out of memory");
+  }
+  if (!st) st = api->GetDimensions(in, dims, rank);
+  if (!st) st = api->GetSymbolicDimensions(in, syms, rank);
+  if (!st) st = api->CreateTensorTypeAndShapeInfo(&out);
+  if (!st) st = api->SetTensorElementType(out, (ONNXTensorElementDataType)to);
+  if (!st) st = api->SetDimensions(out, dims, rank);
+  if (!st) st = api->SetSymbolicDimensions(out, syms, rank);
+  if (!st) st = api->ShapeInferContext_SetOutputTypeShape(ctx, 0, out);
+  if (out) api->ReleaseTensorTypeAndShapeInfo(out);
+  /* `in` belongs to the context (ORT keeps it in a unique_ptr): not ours to release. */
+  if (dims != dims_s) free(dims);
+  if (syms != syms_s) free((void*)syms);
+  return st;
 }
 static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_input_char(const OrtCustomOp* op, size_t i) {
   const om_op_info* row = om_row_of(op);
@@ -174,6 +226,29 @@ wrong:
   return -1;
 }
 
+/* Read a float attribute; 0 present, 1 absent, -1 (with err) present with another type. */
+static int om_attr_float(const OrtApi* api, const OrtKernelInfo* info, const char* name, float* out, char* err,
+                         size_t errlen) {
+  OrtStatus* st = api->KernelInfoGetAttribute_float(info, name, out);
+  if (!st) return 0;
+  api->ReleaseStatus(st);
+  int64_t iv;
+  st = api->KernelInfoGetAttribute_int64(info, name, &iv);
+  if (!st) {
+    snprintf(err, errlen, "attribute '%s' must be a float", name);
+    return -1;
+  }
+  api->ReleaseStatus(st);
+  size_t size = 0;
+  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
+  if (st) api->ReleaseStatus(st);
+  if (size > 0) {
+    snprintf(err, errlen, "attribute '%s' must be a float", name);
+    return -1;
+  }
+  return 1;
+}
+
 static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size_t i, int* type) {
   OrtTypeInfo* ti = NULL;
   *type = 0;
@@ -231,7 +306,10 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
       return om_error(api, msg);
     }
   }
-  om_attrs attrs = {OM_MODE_EXACT, -1, 0, 0, 0, 0};
+  om_attrs attrs;
+  memset(&attrs, 0, sizeof attrs);
+  attrs.mode = OM_MODE_EXACT;
+  attrs.path = -1;
   char sval[64];
   int64_t ival;
   int r = om_attr_string(api, info, "mode", sval, sizeof sval, err, sizeof err);
@@ -266,6 +344,25 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
       attrs.fmod = ival;
       attrs.has_fmod = 1;
     }
+  }
+  if (r >= 0) {
+    r = om_attr_int(api, info, "to", &ival, err, sizeof err);
+    if (r == 0) {
+      attrs.to = ival;
+      attrs.has_to = 1;
+    }
+  }
+  struct {
+    const char* name;
+    float* value;
+    int* has;
+  } floats[] = {{"alpha", &attrs.alpha, &attrs.has_alpha},
+                {"beta", &attrs.beta, &attrs.has_beta},
+                {"min", &attrs.min, &attrs.has_min},
+                {"max", &attrs.max, &attrs.has_max}};
+  for (size_t f = 0; r >= 0 && f < sizeof floats / sizeof floats[0]; f++) {
+    r = om_attr_float(api, info, floats[f].name, floats[f].value, err, sizeof err);
+    if (r == 0) *floats[f].has = 1;
   }
   if (r >= 0 && strcmp(row->name, "Gelu") == 0) {
     r = om_attr_string(api, info, "approximate", sval, sizeof sval, err, sizeof err);
@@ -418,13 +515,28 @@ done:
 }
 
 /* ---- registration ---------------------------------------------------------------------------------------- */
-static om_custom_op om_custom_ops[OM_OP_COUNT];
+/* One registration per row; Pow first gets one per base type, so ORT infers its output type from input 0
+ * (ORT picks the first registration whose input types match), then the untyped one that reports
+ * unsupported types by name. */
+static const int om_pow_bases[] = {OM_T_FLOAT, OM_T_DOUBLE, OM_T_INT32, OM_T_INT64};
+#define OM_N_POW_BASES (sizeof om_pow_bases / sizeof om_pow_bases[0])
+#define OM_N_CUSTOM_OPS (OM_OP_COUNT + OM_N_POW_BASES)
+static om_custom_op om_custom_ops[OM_N_CUSTOM_OPS];
 
 static void om_init_ops(void) {
+  size_t n = 0;
+  for (size_t b = 0; b < OM_N_POW_BASES; b++) {
+    om_custom_ops[n].op = OM_OP_POW;
+    om_custom_ops[n++].fixed_type = om_pow_bases[b];
+  }
   for (int i = 0; i < OM_OP_COUNT; i++) {
-    OrtCustomOp* c = &om_custom_ops[i].base;
+    om_custom_ops[n].op = i;
+    om_custom_ops[n++].fixed_type = 0;
+  }
+  for (size_t j = 0; j < OM_N_CUSTOM_OPS; j++) {
+    int i = om_custom_ops[j].op;
+    OrtCustomOp* c = &om_custom_ops[j].base;
     memset(c, 0, sizeof *c);
-    om_custom_ops[i].op = i;
     c->version = OM_ORT_API_VERSION;
     c->GetName = om_get_name;
     c->GetExecutionProviderType = om_get_ep;
@@ -443,6 +555,7 @@ static void om_init_ops(void) {
     c->CreateKernelV2 = om_create_kernel;
     c->KernelComputeV2 = om_compute;
     c->GetStartVersion = om_get_start_version;
+    if (om_op_row(i)->output_rule == OM_OUT_TO) c->InferOutputShapeFn = om_infer_cast;
     if (om_op_row(i)->flags & OM_F_INPLACE) {
       c->GetMayInplace = om_may_inplace;
       c->ReleaseMayInplace = om_release_inplace;
@@ -461,7 +574,6 @@ static int om_once_done;
 static pthread_once_t om_once = PTHREAD_ONCE_INIT;
 #define OM_ONCE(fn) pthread_once(&om_once, fn)
 #endif
-static const OrtApi* om_once_api;
 static OrtStatus* om_once_status;
 
 static void om_build_domain(void) {
@@ -473,7 +585,7 @@ static void om_build_domain(void) {
     om_domain = NULL;
     return;
   }
-  for (int i = 0; i < OM_OP_COUNT; i++) {
+  for (size_t i = 0; i < OM_N_CUSTOM_OPS; i++) {
     st = api->CustomOpDomain_Add(om_domain, &om_custom_ops[i].base);
     if (st) {
       om_once_status = st;

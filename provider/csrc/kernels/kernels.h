@@ -16,15 +16,47 @@ enum { OM_FL_EXACT = 1u }; /* kernel flag: exact mode (canonical NaN) */
 
 typedef size_t (*om_bin_fn)(const void* a, const void* b, void* out, size_t n, unsigned bcast, unsigned flags);
 typedef size_t (*om_un_fn)(const void* a, void* out, size_t n, unsigned flags);
+typedef size_t (*om_ter_fn)(const void* a, const void* b, const void* c, void* out, size_t n, unsigned bcast,
+                            unsigned flags);
 
 /* Binary kernels. */
-enum { OM_K_ADD, OM_K_SUB, OM_K_MUL, OM_K_DIV, OM_K_MODFLOOR, OM_K_MODTRUNC, OM_K_MAX, OM_K_MIN, OM_K_BIN_COUNT };
+enum {
+  OM_K_ADD,
+  OM_K_SUB,
+  OM_K_MUL,
+  OM_K_DIV,
+  OM_K_MODFLOOR,
+  OM_K_MODTRUNC,
+  OM_K_MAX,
+  OM_K_MIN,
+  OM_K_AND, /* bool */
+  OM_K_OR,
+  OM_K_XOR,
+  OM_K_LEAKYRELU, /* operand b: alpha, broadcast */
+  OM_K_BIN_COUNT
+};
+/* Comparisons: binary kernels whose output is bool (one byte, 0 or 1). */
+enum { OM_K_EQ, OM_K_LT, OM_K_GT, OM_K_LE, OM_K_GE, OM_K_CMP_COUNT };
+/* Ternary kernels, indexed by the element type of operand b. */
+enum {
+  OM_K_WHERE,       /* a: bool condition; b, c: values */
+  OM_K_CLIP,        /* a: x; b, c: lower and upper bound, broadcast */
+  OM_K_HARDSIGMOID, /* a: x; b, c: alpha and beta, broadcast */
+  OM_K_TER_COUNT
+};
 /* Unary kernels. */
 enum {
   OM_K_NEG,
   OM_K_ABS,
   OM_K_SIGN,
   OM_K_COPY,
+  OM_K_NOT, /* bool */
+  OM_K_RECIPROCAL,
+  OM_K_SQRT,
+  OM_K_FLOOR,
+  OM_K_CEIL,
+  OM_K_ROUND,
+  OM_K_HARDSWISH,
   /* f32 transcendentals (transcendental.inc): correctly rounded in exact mode */
   OM_K_EXP,
   OM_K_LOG,
@@ -39,6 +71,8 @@ enum {
 typedef struct om_kernel_table {
   om_bin_fn bin[OM_K_BIN_COUNT][OM_T_SLOTS];
   om_un_fn un[OM_K_UN_COUNT][OM_T_SLOTS];
+  om_bin_fn cmp[OM_K_CMP_COUNT][OM_T_SLOTS];
+  om_ter_fn ter[OM_K_TER_COUNT][OM_T_SLOTS];
 } om_kernel_table;
 
 /* Kernel paths, widest first. */

@@ -1,0 +1,225 @@
+/* cast.c - conversions between stored types.
+ *
+ * Rules (spec, "Cast"): float -> float rounds to nearest even once (overflow to infinity); float -> integer
+ * truncates toward zero, saturates at the target's range, NaN gives 0; float -> bool is x != 0 (NaN true,
+ * -0 false); integer -> integer wraps modulo 2^n; integer -> float rounds to nearest even once, u64 read as
+ * unsigned; bool -> any is 0 or 1. NaN results are the target's canonical quiet NaN.
+ *
+ * Every conversion is one exactly specified rounding, computed with IEEE operations and integer arithmetic
+ * only, so it gives the same bits on every machine; none depends on the kernel path.
+ */
+#include "cast.h"
+
+#include <string.h>
+
+#include "om_types.h"
+
+#define OM_CAST_CHUNK 256
+
+int om_cast_supported(int from, int to) {
+  return from >= 0 && from < 32 && to >= 0 && to < 32 && (OM_TS_STORED & OM_TB(from)) && (OM_TS_STORED & OM_TB(to));
+}
+
+static double om_pow2(int k) { /* 2^k for -1022 <= k <= 1023 */
+  uint64_t u = (uint64_t)(k + 1023) << 52;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+uint16_t om_double_to_small(double d, int mbits, int ebits) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  uint16_t sign = (uint16_t)((u >> 63) << 15);
+  uint16_t inf = (uint16_t)(((1u << ebits) - 1u) << mbits);
+  if (d != d) return (uint16_t)(inf | (1u << (mbits - 1)));
+  u &= ~((uint64_t)1 << 63);
+  double a;
+  memcpy(&a, &u, sizeof a);
+  int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias;
+  /* At or above max + half an ulp the nearest-even result is infinity. */
+  double threshold = (2.0 - om_pow2(-(mbits + 1))) * om_pow2(bias);
+  if (a >= threshold) return (uint16_t)(sign | inf);
+  int e = (int)((u >> 52) & 0x7ff) - 1023;
+  if (e < emin) e = emin;
+  /* a / 2^(e - mbits) is exact (a power-of-two scaling that stays normal) and below 2^(mbits+1); adding and
+   * subtracting 2^52 rounds it to an integer, half to even. */
+  double q = a / om_pow2(e - mbits);
+  q = (q + 0x1p52) - 0x1p52;
+  uint64_t n = (uint64_t)q;
+  /* n counts quanta of 2^(e - mbits): the encoding is ((e - emin) << mbits) + n, which covers subnormals
+   * (e == emin, n < 2^mbits), the carry into the next binade (n == 2^(mbits+1)) and normals alike. */
+  return (uint16_t)(sign | (uint16_t)((((uint64_t)(e - emin)) << mbits) + n));
+}
+
+double om_half_to_double(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  int m = h & 0x3ff;
+  double v;
+  if (e == 0x1f) {
+    uint64_t u = m ? 0x7ff8000000000000ull : 0x7ff0000000000000ull;
+    memcpy(&v, &u, sizeof v);
+  } else if (e == 0) {
+    v = (double)m * 0x1p-24;
+  } else {
+    v = (double)(m | 0x400) * om_pow2(e - 25);
+  }
+  return (h & 0x8000) ? -v : v;
+}
+
+/* float -> bfloat16, round to nearest even (exact input, so this is the one rounding). */
+static uint16_t om_float_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* Integer -> bfloat16 with one rounding: magnitudes of more than 24 bits are first rounded to odd at 24 bits
+ * (exact in float, and 24 >= 8 + 2 bits makes the following nearest-even rounding the correct one). */
+static uint16_t om_int_to_bf16(uint64_t mag, int negative) {
+  float f;
+  if (mag < (1ull << 24)) {
+    f = (float)mag;
+  } else {
+    int bits = 64 - __builtin_clzll(mag);
+    int s = bits - 24;
+    uint64_t t = (mag >> s) | ((mag & ((1ull << s) - 1)) != 0);
+    f = (float)t * (float)om_pow2(s); /* exact: t < 2^24, s <= 40 */
+  }
+  uint16_t b = om_float_to_bf16(f);
+  return negative ? (uint16_t)(b | 0x8000) : b;
+}
+
+static double om_canon_nan_d(double d) {
+  if (d != d) {
+    uint64_t u = 0x7ff8000000000000ull;
+    memcpy(&d, &u, sizeof d);
+  }
+  return d;
+}
+
+/* ---- loads into the wide intermediate -------------------------------------------------------------------- */
+static int om_is_floaty(int t) {
+  return t == OM_T_FLOAT || t == OM_T_DOUBLE || t == OM_T_FLOAT16 || t == OM_T_BFLOAT16;
+}
+
+static void om_load_double(const void* in, int from, double* buf, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    switch (from) {
+      case OM_T_FLOAT: buf[i] = (double)((const float*)in)[i]; break;
+      case OM_T_DOUBLE: buf[i] = ((const double*)in)[i]; break;
+      case OM_T_FLOAT16: buf[i] = om_half_to_double(((const uint16_t*)in)[i]); break;
+      default: { /* bfloat16: the high half of a float */
+        uint32_t u = (uint32_t)((const uint16_t*)in)[i] << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        buf[i] = (double)f;
+      }
+    }
+  }
+}
+
+static void om_load_int(const void* in, int from, int64_t* buf, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    switch (from) {
+      case OM_T_INT8: buf[i] = ((const int8_t*)in)[i]; break;
+      case OM_T_INT16: buf[i] = ((const int16_t*)in)[i]; break;
+      case OM_T_INT32: buf[i] = ((const int32_t*)in)[i]; break;
+      case OM_T_INT64: buf[i] = ((const int64_t*)in)[i]; break;
+      case OM_T_UINT8: buf[i] = ((const uint8_t*)in)[i]; break;
+      case OM_T_UINT16: buf[i] = ((const uint16_t*)in)[i]; break;
+      case OM_T_UINT32: buf[i] = ((const uint32_t*)in)[i]; break;
+      case OM_T_UINT64: buf[i] = (int64_t)((const uint64_t*)in)[i]; break; /* bits kept; read as unsigned */
+      default: buf[i] = ((const uint8_t*)in)[i] != 0; break;                /* bool */
+    }
+  }
+}
+
+/* ---- stores from the intermediate ------------------------------------------------------------------------ */
+/* Saturating truncation of a double to a signed integer of `bits` bits. */
+static int64_t om_sat_signed(double d, int bits) {
+  if (d != d) return 0;
+  double hi = om_pow2(bits - 1);
+  if (d >= hi) return (int64_t)((~0ull) >> (65 - bits));
+  if (d <= -hi) return -(int64_t)((~0ull) >> (65 - bits)) - 1;
+  return (int64_t)d;
+}
+static uint64_t om_sat_unsigned(double d, int bits) {
+  if (!(d > 0)) return 0; /* negatives truncate to 0 or saturate to 0; NaN gives 0 */
+  if (d >= om_pow2(bits)) return (~0ull) >> (64 - bits);
+  return (uint64_t)d;
+}
+
+static void om_store_from_double(const double* buf, void* out, int to, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    double d = buf[i];
+    switch (to) {
+      case OM_T_FLOAT: {
+        float f = (float)d;
+        if (f != f) {
+          uint32_t q = 0x7fc00000u;
+          memcpy(&f, &q, sizeof f);
+        }
+        ((float*)out)[i] = f;
+        break;
+      }
+      case OM_T_DOUBLE: ((double*)out)[i] = om_canon_nan_d(d); break;
+      case OM_T_FLOAT16: ((uint16_t*)out)[i] = om_double_to_small(d, 10, 5); break;
+      case OM_T_BFLOAT16: ((uint16_t*)out)[i] = om_double_to_small(d, 7, 8); break;
+      case OM_T_BOOL: ((uint8_t*)out)[i] = d != 0; break;
+      case OM_T_INT8: ((int8_t*)out)[i] = (int8_t)om_sat_signed(d, 8); break;
+      case OM_T_INT16: ((int16_t*)out)[i] = (int16_t)om_sat_signed(d, 16); break;
+      case OM_T_INT32: ((int32_t*)out)[i] = (int32_t)om_sat_signed(d, 32); break;
+      case OM_T_INT64: ((int64_t*)out)[i] = om_sat_signed(d, 64); break;
+      case OM_T_UINT8: ((uint8_t*)out)[i] = (uint8_t)om_sat_unsigned(d, 8); break;
+      case OM_T_UINT16: ((uint16_t*)out)[i] = (uint16_t)om_sat_unsigned(d, 16); break;
+      case OM_T_UINT32: ((uint32_t*)out)[i] = (uint32_t)om_sat_unsigned(d, 32); break;
+      default: ((uint64_t*)out)[i] = om_sat_unsigned(d, 64); break;
+    }
+  }
+}
+
+static void om_store_from_int(const int64_t* buf, int from_u64, void* out, int to, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int64_t v = buf[i];
+    uint64_t u = (uint64_t)v;
+    int neg = !from_u64 && v < 0;
+    uint64_t mag = neg ? 0 - u : u;
+    switch (to) {
+      case OM_T_FLOAT: ((float*)out)[i] = from_u64 ? (float)u : (float)v; break;
+      case OM_T_DOUBLE: ((double*)out)[i] = from_u64 ? (double)u : (double)v; break;
+      case OM_T_FLOAT16: {
+        /* Rounding to float first is exact or harmless: any integer of more than 24 bits is >= 65520 and
+         * overflows half to infinity either way. */
+        float f = from_u64 ? (float)u : (float)v;
+        ((uint16_t*)out)[i] = om_double_to_small((double)f, 10, 5);
+        break;
+      }
+      case OM_T_BFLOAT16: ((uint16_t*)out)[i] = om_int_to_bf16(mag, neg); break;
+      case OM_T_BOOL: ((uint8_t*)out)[i] = v != 0; break;
+      case OM_T_INT8: case OM_T_UINT8: ((uint8_t*)out)[i] = (uint8_t)u; break;
+      case OM_T_INT16: case OM_T_UINT16: ((uint16_t*)out)[i] = (uint16_t)u; break;
+      case OM_T_INT32: case OM_T_UINT32: ((uint32_t*)out)[i] = (uint32_t)u; break;
+      default: ((uint64_t*)out)[i] = u; break;
+    }
+  }
+}
+
+void om_cast(const void* in, int from, void* out, int to, size_t n) {
+  size_t isz = om_type_size(from), osz = om_type_size(to);
+  for (size_t s = 0; s < n; s += OM_CAST_CHUNK) {
+    size_t m = n - s < OM_CAST_CHUNK ? n - s : OM_CAST_CHUNK;
+    const char* src = (const char*)in + s * isz;
+    char* dst = (char*)out + s * osz;
+    if (om_is_floaty(from)) {
+      double buf[OM_CAST_CHUNK];
+      om_load_double(src, from, buf, m);
+      om_store_from_double(buf, dst, to, m);
+    } else {
+      int64_t buf[OM_CAST_CHUNK];
+      om_load_int(src, from, buf, m);
+      om_store_from_int(buf, from == OM_T_UINT64, dst, to, m);
+    }
+  }
+}

@@ -1,0 +1,304 @@
+/* pow.c - Pow, reproducible in exact mode.
+ *
+ * Semantics (spec): a float base uses single-precision pow with the exponent converted to float, a double base
+ * double pow, an integer base computes in double and converts back with saturation (truncation, NaN -> 0);
+ * an exponent of 2 is x * x; Pow(x, 0) is 1 for every x, NaN included; the special values of C99 Annex F.
+ *
+ * Exact mode never calls the platform pow: x^y = exp(y * log x) is evaluated in double-double arithmetic
+ * (error-free transformations with Dekker's split, so no FMA is needed and -ffp-contract=off keeps it exact):
+ *   log x = k ln2 + 2 atanh(s), s = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt 2], |s| <= 0.1716, summed as
+ *           2 s sum_{j=0}^{12} s^{2j} / (2j + 1); truncation error < s^26 / 27 < 2^-71 relative;
+ *   exp t = 2^k e^r, r = t - k ln2, |r| <= 0.35; e^(r/256) - 1 by its Taylor series to degree 7 (remainder
+ *           < 2^-95), then squared back eight times as e^2a - 1 = (e^a - 1)(e^a - 1 + 2).
+ * The double-double result carries a relative error of a few times 2^-70 (measured against MPFR in
+ * tests/test_pow.py), so the f64 result, its high part rounded once, is within 0.5 ulp + 2^-17 ulp, and the f32
+ * result, rounded once from the double-double value, is correctly rounded except for inputs whose true value
+ * lies within ~2^-45 float ulp of a midpoint. Every operation is an IEEE operation in a fixed order, so the
+ * result is the same bits on every machine and kernel path. Fast mode calls the platform's pow and powf.
+ */
+#include "pow.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cast.h"
+#include "om_types.h"
+
+typedef struct dd {
+  double hi, lo;
+} dd;
+
+static inline dd om_two_sum(double a, double b) {
+  double s = a + b, bb = s - a;
+  return (dd){s, (a - (s - bb)) + (b - bb)};
+}
+static inline dd om_fast_two_sum(double a, double b) { /* |a| >= |b| */
+  double s = a + b;
+  return (dd){s, b - (s - a)};
+}
+static inline void om_split(double a, double* hi, double* lo) {
+  double t = 134217729.0 * a; /* 2^27 + 1 */
+  *hi = t - (t - a);
+  *lo = a - *hi;
+}
+static inline dd om_two_prod(double a, double b) {
+  double p = a * b, ah, al, bh, bl;
+  om_split(a, &ah, &al);
+  om_split(b, &bh, &bl);
+  return (dd){p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
+}
+static inline dd om_dd_add(dd a, dd b) {
+  dd s = om_two_sum(a.hi, b.hi), t = om_two_sum(a.lo, b.lo);
+  s.lo += t.hi;
+  s = om_fast_two_sum(s.hi, s.lo);
+  s.lo += t.lo;
+  return om_fast_two_sum(s.hi, s.lo);
+}
+static inline dd om_dd_mul(dd a, dd b) {
+  dd p = om_two_prod(a.hi, b.hi);
+  p.lo += a.hi * b.lo + a.lo * b.hi;
+  return om_fast_two_sum(p.hi, p.lo);
+}
+static inline dd om_dd_mul_d(dd a, double b) {
+  dd p = om_two_prod(a.hi, b);
+  p.lo += a.lo * b;
+  return om_fast_two_sum(p.hi, p.lo);
+}
+static inline dd om_dd_div(dd a, dd b) {
+  double q1 = a.hi / b.hi;
+  dd r = om_dd_add(a, om_dd_mul_d(b, -q1));
+  double q2 = r.hi / b.hi;
+  r = om_dd_add(r, om_dd_mul_d(b, -q2));
+  double q3 = r.hi / b.hi;
+  dd q = om_fast_two_sum(q1, q2);
+  return om_dd_add(q, (dd){q3, 0.0});
+}
+
+static const dd OM_LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
+
+static double om_bits_to_d(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+static uint64_t om_d_to_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+/* log x for finite x > 0, as a double-double. */
+static dd om_log_dd(double x) {
+  int k = 0;
+  if (x < 0x1p-1022) { /* subnormal: scale into the normal range */
+    x *= 0x1p54;
+    k = -54;
+  }
+  uint64_t u = om_d_to_bits(x);
+  k += (int)(u >> 52) - 1023;
+  double m = om_bits_to_d((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  if (m > 0x1.6a09e667f3bcdp+0) { /* sqrt 2 */
+    m *= 0.5;
+    k++;
+  }
+  dd s = om_dd_div((dd){m - 1.0, 0.0}, om_two_sum(m, 1.0)); /* m - 1 is exact (Sterbenz) */
+  dd s2 = om_dd_mul(s, s);
+  /* sum_{j=0}^{12} s2^j / (2j+1); 1/3 and 1/5 as double-doubles, the rest (terms < 2^-15) as doubles. */
+  dd p = {1.0 / 25.0, 0.0};
+  static const double inv_odd[12] = {1.0, 0, 0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0, 1.0 / 13.0, 1.0 / 15.0,
+                                     1.0 / 17.0, 1.0 / 19.0, 1.0 / 21.0, 1.0 / 23.0};
+  for (int j = 11; j >= 0; j--) {
+    dd c = {inv_odd[j], 0.0};
+    if (j == 1) c = (dd){0x1.5555555555555p-2, 0x1.5555555555555p-56};
+    if (j == 2) c = (dd){0x1.999999999999ap-3, -0x1.999999999999ap-57};
+    p = om_dd_add(om_dd_mul(p, s2), c);
+  }
+  dd lm = om_dd_mul(s, p);
+  lm.hi *= 2.0;
+  lm.lo *= 2.0;
+  return om_dd_add(om_dd_mul_d(OM_LN2, (double)k), lm);
+}
+
+/* e^t for a double-double t with |t.hi| <= 746, as a double-double times 2^*k. */
+static dd om_exp_dd(dd t, int* k) {
+  double kd = (t.hi * 0x1.71547652b82fep+0 + 0x1.8p52) - 0x1.8p52; /* nearest integer to t / ln2 */
+  dd r = om_dd_add(t, om_dd_mul_d(OM_LN2, -kd));
+  r.hi *= 0x1p-8;
+  r.lo *= 0x1p-8;
+  /* e^r - 1 = r (1 + r (1/2 + r (1/6 + r (1/24 + r (1/120 + r (1/720 + r/5040)))))) */
+  dd q = {1.0 / 5040.0, 0.0};
+  static const double c[6] = {1.0, 0.5, 0x1.5555555555555p-3, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0};
+  for (int j = 5; j >= 0; j--) {
+    dd cj = {c[j], 0.0};
+    if (j == 2) cj.lo = 0x1.5555555555555p-57;
+    q = om_dd_add(om_dd_mul(q, r), cj);
+  }
+  dd em1 = om_dd_mul(q, r);
+  for (int i = 0; i < 8; i++) em1 = om_dd_mul(em1, om_dd_add(em1, (dd){2.0, 0.0}));
+  *k = (int)kd;
+  return om_dd_add((dd){1.0, 0.0}, em1);
+}
+
+static double om_pow2i(int k) { return om_bits_to_d((uint64_t)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
+
+/* y is an integer: 0 no, 1 even, 2 odd. */
+static int om_int_kind(double y) {
+  double ay = fabs(y);
+  if (ay >= 0x1p53) return 1;
+  double t = (ay + 0x1p52) - 0x1p52;
+  if (t > ay) t -= 1.0; /* floor */
+  if (t != ay) return 0;
+  return ((uint64_t)ay & 1u) ? 2 : 1;
+}
+
+/* Special cases of C99 Annex F and the spec; returns 1 with *r set when (x, y) is one of them. On 0 *neg is set
+ * when the result takes a minus sign (negative base, odd integer exponent). */
+static int om_pow_special(double x, double y, double* r, int* neg) {
+  *neg = 0;
+  if (y == 0.0 || x == 1.0) return *r = 1.0, 1;
+  if (y == 2.0) return *r = x * x, 1;
+  if (x != x || y != y) return *r = x + y, 1;
+  int kind = om_int_kind(y);
+  double ax = fabs(x);
+  if (isinf(y)) {
+    if (ax == 1.0) return *r = 1.0, 1;
+    return *r = ((ax < 1.0) == (y < 0)) ? INFINITY : 0.0, 1;
+  }
+  if (x == 0.0 || isinf(x)) {
+    int big = (x == 0.0) == (y < 0); /* infinity when 0^negative or inf^positive */
+    double mag = big ? INFINITY : 0.0;
+    return *r = (kind == 2 && signbit(x)) ? -mag : mag, 1;
+  }
+  if (x < 0) {
+    if (kind == 0) return *r = NAN, 1;
+    *neg = kind == 2;
+  }
+  return 0;
+}
+
+/* |x|^y for finite nonzero x, finite y, |x| != 1, as a double-double scaled by 2^*k; *ovf = +1 overflow,
+ * -1 underflow (then the dd is unused). */
+static dd om_pow_core(double ax, double y, int* k, int* ovf) {
+  *ovf = 0;
+  dd l = om_log_dd(ax);
+  if (fabs(y) > 0x1p64) { /* |t| > 2^11 since |log| >= 2^-53 here */
+    *ovf = ((l.hi > 0) == (y > 0)) ? 1 : -1;
+    return (dd){0, 0};
+  }
+  dd t = om_dd_mul_d(l, y);
+  if (t.hi > 710.0) {
+    *ovf = 1;
+    return (dd){0, 0};
+  }
+  if (t.hi < -746.0) {
+    *ovf = -1;
+    return (dd){0, 0};
+  }
+  return om_exp_dd(t, k);
+}
+
+double om_pow_exact_f64(double x, double y) {
+  double r;
+  int neg, k, ovf;
+  if (om_pow_special(x, y, &r, &neg)) return r;
+  dd e = om_pow_core(fabs(x), y, &k, &ovf);
+  if (ovf > 0) r = INFINITY;
+  else if (ovf < 0) r = 0.0;
+  else if (k > 1000) r = e.hi * om_pow2i(1000) * om_pow2i(k - 1000);
+  else if (k < -1000) r = (e.hi * om_pow2i(k + 600)) * om_pow2i(-600);
+  else r = e.hi * om_pow2i(k);
+  return neg ? -r : r;
+}
+
+float om_pow_exact_f32(float xf, float yf) {
+  double x = xf, y = yf, r;
+  int neg, k, ovf;
+  if (xf != xf || yf != yf) {
+    if (yf == 0.0f || xf == 1.0f) return 1.0f;
+    return NAN;
+  }
+  if (om_pow_special(x, y, &r, &neg)) return (yf == 2.0f) ? xf * xf : (float)r;
+  dd e = om_pow_core(fabs(x), y, &k, &ovf);
+  float f;
+  if (ovf > 0) f = INFINITY;
+  else if (ovf < 0) f = 0.0f;
+  else if (k > 200 || k < -200) f = k > 0 ? INFINITY : 0.0f;
+  else {
+    /* Scale exactly (the result lies well inside double's normal range), then round the double-double once. */
+    double s = om_pow2i(k), hi = e.hi * s, lo = e.lo * s;
+    f = (float)hi;
+    double fd = f;
+    if (fd != hi && lo != 0.0) {
+      /* (float)hi rounded hi (hi > 0 here); the double-double differs from hi by lo. Only when hi is exactly
+       * the midpoint between f and its neighbour on hi's side can lo change the rounding: its sign decides.
+       * (Midpoints of floats, subnormal ones included, are doubles, so the comparison is exact.) */
+      uint32_t fb;
+      memcpy(&fb, &f, sizeof fb);
+      uint32_t nb = (hi > fd) ? fb + 1 : fb - 1;
+      float nf;
+      memcpy(&nf, &nb, sizeof nf);
+      double mid = (fd + (double)nf) * 0.5;
+      if (hi == mid && ((lo > 0) == (hi > fd))) f = nf;
+    }
+  }
+  return neg ? -f : f;
+}
+
+/* ---- the element loop ------------------------------------------------------------------------------------ */
+static double om_load_as_double(const void* p, int type, size_t i) {
+  switch (type) {
+    case OM_T_FLOAT: return ((const float*)p)[i];
+    case OM_T_DOUBLE: return ((const double*)p)[i];
+    case OM_T_INT32: return ((const int32_t*)p)[i];
+    case OM_T_INT64: return (double)((const int64_t*)p)[i];
+    case OM_T_UINT32: return ((const uint32_t*)p)[i];
+    default: return (double)((const uint64_t*)p)[i];
+  }
+}
+static float om_load_as_float(const void* p, int type, size_t i) {
+  switch (type) {
+    case OM_T_FLOAT: return ((const float*)p)[i];
+    case OM_T_DOUBLE: return (float)((const double*)p)[i];
+    case OM_T_INT32: return (float)((const int32_t*)p)[i];
+    case OM_T_INT64: return (float)((const int64_t*)p)[i];
+    case OM_T_UINT32: return (float)((const uint32_t*)p)[i];
+    default: return (float)((const uint64_t*)p)[i];
+  }
+}
+
+static double om_pow_fast_f64(double x, double y) {
+  if (y == 2.0) return x * x;
+  return pow(x, y);
+}
+
+void om_pow_run(int base_type, int exp_type, int exact, const void* base, const void* exponent, void* out, size_t n,
+                unsigned bcast) {
+  for (size_t i = 0; i < n; i++) {
+    size_t ia = (bcast & 1u) ? 0 : i, ib = (bcast & 2u) ? 0 : i;
+    if (base_type == OM_T_FLOAT) {
+      float x = ((const float*)base)[ia], y = om_load_as_float(exponent, exp_type, ib), r;
+      if (exact) {
+        r = om_pow_exact_f32(x, y);
+        if (r != r) {
+          uint32_t q = 0x7fc00000u;
+          memcpy(&r, &q, sizeof r);
+        }
+      } else {
+        r = (y == 2.0f) ? x * x : powf(x, y);
+      }
+      ((float*)out)[i] = r;
+    } else {
+      double y = om_load_as_double(exponent, exp_type, ib);
+      double x = om_load_as_double(base, base_type, ia);
+      double r = exact ? om_pow_exact_f64(x, y) : om_pow_fast_f64(x, y);
+      if (base_type == OM_T_DOUBLE) {
+        if (exact && r != r) r = om_bits_to_d(0x7ff8000000000000ull);
+        ((double*)out)[i] = r;
+      } else {
+        /* Integer base: back from double with truncation and saturation; NaN gives 0 (as Cast does). */
+        om_cast(&r, OM_T_DOUBLE, (char*)out + i * om_type_size(base_type), base_type, 1);
+      }
+    }
+  }
+}
