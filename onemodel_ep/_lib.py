@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from onemodel_ep import _native
 
@@ -37,7 +37,7 @@ def _bits(mask: int) -> frozenset[int]:
     return frozenset(t for t in range(32) if mask & (1 << t))
 
 
-@lru_cache(maxsize=None)
+@cache
 def op_table() -> dict[str, OpInfo]:
     """The supported operators, keyed by ONNX op name."""
     table: dict[str, OpInfo] = {}

@@ -53,9 +53,17 @@ def _example_inputs(sess: object, seed: int) -> dict[str, np.ndarray]:
     feeds: dict[str, np.ndarray] = {}
     for i in sess.get_inputs():
         shape = [d if isinstance(d, int) and d >= 0 else 4 for d in i.shape]
-        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(
-            {"tensor(float)": 1, "tensor(double)": 11, "tensor(float16)": 10, "tensor(int32)": 6,
-             "tensor(int64)": 7}.get(i.type, 1)))
+        dtype = np.dtype(
+            onnx.helper.tensor_dtype_to_np_dtype(
+                {
+                    "tensor(float)": 1,
+                    "tensor(double)": 11,
+                    "tensor(float16)": 10,
+                    "tensor(int32)": 6,
+                    "tensor(int64)": 7,
+                }.get(i.type, 1)
+            )
+        )
         if dtype.kind == "f":
             feeds[i.name] = rng.uniform(-20, 20, size=shape).astype(dtype)
         else:
@@ -88,7 +96,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (ort.capi.onnxruntime_pybind11_state.InvalidArgument, ValueError) as e:
         raise UsageError(str(e)) from e
     for meta, v in zip(sess.get_outputs(), outs):
-        print(f"output {meta.name}: {v.dtype} {list(v.shape)}\n{np.array2string(np.asarray(v), threshold=40)}")
+        print(
+            f"output {meta.name}: {v.dtype} {list(v.shape)}\n{np.array2string(np.asarray(v), threshold=40)}"
+        )
     return 0
 
 
@@ -111,7 +121,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="onemodel", description="OneModel EP: exact element-wise kernels for ORT")
+    p = argparse.ArgumentParser(
+        prog="onemodel", description="OneModel EP: exact element-wise kernels for ORT"
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rewrite", help="retarget supported nodes of a model to ai.onemodel")

@@ -18,9 +18,7 @@ class NodeError(ValueError):
     """The library refused a node or a run; the message names node, op and type."""
 
 
-def _attrs(
-    mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any]
-) -> Any:
+def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any]) -> Any:
     if mode not in MODES:
         raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
     a = ffi.new("om_attrs*")
@@ -57,8 +55,13 @@ def probe(
     err = ffi.new("char[]", _ERR_LEN)
     types = ffi.new("int[]", list(input_types) or [0])
     node = lib.om_node_create(
-        name.encode(), op.encode(), len(input_types), types,
-        _attrs(mode, kernel_path, onnx_opset, attributes or {}), err, _ERR_LEN,
+        name.encode(),
+        op.encode(),
+        len(input_types),
+        types,
+        _attrs(mode, kernel_path, onnx_opset, attributes or {}),
+        err,
+        _ERR_LEN,
     )
     if node == ffi.NULL:
         return ffi.string(err).decode(errors="replace")
@@ -83,8 +86,13 @@ class Node:
         err = ffi.new("char[]", _ERR_LEN)
         types = ffi.new("int[]", list(input_types) or [0])
         ptr = lib.om_node_create(
-            name.encode(), op.encode(), len(input_types), types,
-            _attrs(mode, kernel_path, onnx_opset, attributes or {}), err, _ERR_LEN,
+            name.encode(),
+            op.encode(),
+            len(input_types),
+            types,
+            _attrs(mode, kernel_path, onnx_opset, attributes or {}),
+            err,
+            _ERR_LEN,
         )
         if ptr == ffi.NULL:
             raise NodeError(ffi.string(err).decode(errors="replace"))
@@ -123,7 +131,18 @@ class Node:
         out = np.empty(shape, dtype=helper.tensor_dtype_to_np_dtype(self.output_type))
         out_ptr = ffi.cast("void*", out.ctypes.data) if out.size else ffi.cast("void*", 1)
         rc = lib.om_node_run(
-            self._ptr, n, data, shapes, ranks, out_ptr, out_shape, out_rank[0], ffi.NULL, ffi.NULL, err, _ERR_LEN
+            self._ptr,
+            n,
+            data,
+            shapes,
+            ranks,
+            out_ptr,
+            out_shape,
+            out_rank[0],
+            ffi.NULL,
+            ffi.NULL,
+            err,
+            _ERR_LEN,
         )
         if rc != 0:
             raise NodeError(ffi.string(err).decode(errors="replace"))

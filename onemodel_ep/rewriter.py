@@ -174,23 +174,58 @@ def rewrite(
             in_types = [types.get(name, -1) if name else 0 for name in node.input]
             shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
             if node.op_type not in table:
-                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "op",
-                                            f"{node.op_type} is not an operator of OneModel EP"))
+                rep.nodes.append(
+                    NodeReport(
+                        where,
+                        node.name,
+                        node.op_type,
+                        shown,
+                        False,
+                        "op",
+                        f"{node.op_type} is not an operator of OneModel EP",
+                    )
+                )
                 continue
             if any(t < 0 for t in in_types):
-                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "unknown type",
-                                            "the element type of an input is not known"))
+                rep.nodes.append(
+                    NodeReport(
+                        where,
+                        node.name,
+                        node.op_type,
+                        shown,
+                        False,
+                        "unknown type",
+                        "the element type of an input is not known",
+                    )
+                )
                 continue
             if node.op_type == "Cast" and node.input[0] not in ranks:
-                # ORT's custom-op shape inference cannot express "rank unknown": it would stamp a scalar shape.
-                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, "unknown shape",
-                                            "Cast is retargeted only when the rank of its input is known"))
+                # ORT custom-op shape inference cannot say "rank unknown": it would stamp a scalar shape.
+                rep.nodes.append(
+                    NodeReport(
+                        where,
+                        node.name,
+                        node.op_type,
+                        shown,
+                        False,
+                        "unknown shape",
+                        "Cast is retargeted only when the rank of its input is known",
+                    )
+                )
                 continue
-            reason = probe(node.op_type, in_types, onnx_opset=opset, attributes=_node_attributes(node),
-                           mode=mode, kernel_path=kernel_path, name=node.name)
+            reason = probe(
+                node.op_type,
+                in_types,
+                onnx_opset=opset,
+                attributes=_node_attributes(node),
+                mode=mode,
+                kernel_path=kernel_path,
+                name=node.name,
+            )
             if reason is not None:
-                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, _classify(reason),
-                                            reason))
+                rep.nodes.append(
+                    NodeReport(where, node.name, node.op_type, shown, False, _classify(reason), reason)
+                )
                 continue
             node.domain = DOMAIN
             node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
