@@ -1,0 +1,13 @@
+"""The generated op table in docs/ops-elementwise.md matches the library's op table."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_op_doc_is_current():
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_op_docs.py"), "--check"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
