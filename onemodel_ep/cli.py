@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--ops", action="store_true", help="also list the supported operators")
     i.set_defaults(func=cmd_info)
 
+    from onemodel_ep import bench
+
+    bench.add_subparser(sub)
     try:
         from onemodel_ep import diff as _diff  # noqa: F401
     except ImportError:

@@ -1,0 +1,341 @@
+"""Benchmark: stock ORT beside OneModel EP exact and fast mode, in one process, interleaved.
+
+For each operator, element type, size and thread setting, the three sessions run the same one-node model
+on the same inputs, round-robin (ORT, exact, fast, ORT, ...) after a warm-up, and the median of the runs is reported
+as elements per second together with our/ORT ratios. Timings are measurements for docs and decisions, never
+test assertions.
+
+    onemodel bench                                   # the default table
+    onemodel bench --ops Add,Exp --sizes 1M,16M --threads 1 --json out.json --plot out.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+from onemodel_ep._lib import op_table
+from onemodel_ep.rewriter import RewriteReport, rewrite
+from onemodel_ep.session import session_options
+
+DEFAULT_OPS = (
+    "Add",
+    "Mul",
+    "Div",
+    "Max",
+    "Neg",
+    "Abs",
+    "Floor",
+    "Sqrt",
+    "Clip",
+    "Where",
+    "Less",
+    "Cast",
+    "Exp",
+    "Log",
+    "Tanh",
+    "Sigmoid",
+    "Erf",
+    "Gelu",
+    "Pow",
+)
+SIZES = {"1K": 1 << 10, "64K": 1 << 16, "1M": 1 << 20, "16M": 1 << 24}
+TYPES = {
+    "float": TensorProto.FLOAT,
+    "double": TensorProto.DOUBLE,
+    "float16": TensorProto.FLOAT16,
+    "int32": TensorProto.INT32,
+    "int64": TensorProto.INT64,
+}
+
+
+@dataclass
+class Row:
+    op: str
+    dtype: str
+    size: int
+    threads: int
+    served: bool
+    ort_eps: float
+    exact_eps: float
+    fast_eps: float
+    runs: int
+
+    @property
+    def exact_ratio(self) -> float:
+        return self.exact_eps / self.ort_eps
+
+    @property
+    def fast_ratio(self) -> float:
+        return self.fast_eps / self.ort_eps
+
+
+@dataclass
+class Report:
+    machine: dict[str, Any]
+    rows: list[Row] = field(default_factory=list)
+    copy_eps: float = 0.0
+    overhead: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "machine": self.machine,
+            "copy_elements_per_s": self.copy_eps,
+            "overhead": self.overhead,
+            "rows": [
+                asdict(r) | {"exact_ratio": r.exact_ratio, "fast_ratio": r.fast_ratio} for r in self.rows
+            ],
+        }
+
+
+def _model(op: str, elem: int) -> tuple[onnx.ModelProto, list[tuple[str, int]]]:
+    """A one-node model of `op` over a 1-D tensor of symbolic length, and its (input, type) list."""
+    vi = helper.make_tensor_value_info
+    ins: list[tuple[str, int]] = [("x", elem)]
+    attrs: dict[str, Any] = {}
+    out_t = elem
+    node_inputs = ["x"]
+    opset = 20
+    if op in ("Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Less", "Equal", "Greater"):
+        ins.append(("y", elem))
+        node_inputs = ["x", "y"]
+        if op in ("Less", "Equal", "Greater"):
+            out_t = TensorProto.BOOL
+    elif op == "Where":
+        ins = [("c", TensorProto.BOOL), ("x", elem), ("y", elem)]
+        node_inputs = ["c", "x", "y"]
+    elif op == "Clip":
+        ins += [("lo", elem), ("hi", elem)]
+        node_inputs = ["x", "lo", "hi"]
+    elif op == "Cast":
+        out_t = TensorProto.FLOAT16 if elem != TensorProto.FLOAT16 else TensorProto.FLOAT
+        attrs["to"] = out_t
+    inputs = [vi(n, t, [] if n in ("lo", "hi") else ["N"]) for n, t in ins]
+    node = helper.make_node(op, node_inputs, ["out"], **attrs)
+    graph = helper.make_graph([node], op, inputs, [vi("out", out_t, ["N"])])
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", opset)]), ins
+
+
+def _inputs(ins: list[tuple[str, int]], n: int, op: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    feeds: dict[str, np.ndarray] = {}
+    for name, t in ins:
+        dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+        if name in ("lo", "hi"):
+            feeds[name] = np.array(-1.0 if name == "lo" else 1.0, dtype=dt)
+        elif dt == np.bool_:
+            feeds[name] = rng.integers(0, 2, n).astype(bool)
+        elif dt.kind == "f":
+            lo, hi = (0.01, 100.0) if op in ("Log", "Sqrt", "Pow") else (-10.0, 10.0)
+            if op == "Pow" and name == "y":
+                lo, hi = -3.0, 3.0
+            feeds[name] = rng.uniform(lo, hi, n).astype(dt)
+        else:
+            v = rng.integers(1, 100, n) if name == "y" else rng.integers(-1000, 1000, n)
+            if op == "Pow" and name == "y":
+                v = rng.integers(0, 4, n)
+            feeds[name] = v.astype(dt)
+    return feeds
+
+
+def _session(model: onnx.ModelProto, threads: int, ours: bool) -> ort.InferenceSession:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.log_severity_level = 3
+    if ours:
+        so = session_options(so)
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def _time_interleaved(
+    sessions: Sequence[ort.InferenceSession], feeds: dict[str, np.ndarray], n: int, budget_s: float
+) -> tuple[list[float], int]:
+    for s in sessions:  # warm-up
+        for _ in range(3):
+            s.run(None, feeds)
+    times: list[list[float]] = [[] for _ in sessions]
+    start = time.perf_counter()
+    runs = 0
+    while runs < 5 or (time.perf_counter() - start < budget_s and runs < 2000):
+        for k, s in enumerate(sessions):
+            t = time.perf_counter()
+            s.run(None, feeds)
+            times[k].append(time.perf_counter() - t)
+        runs += 1
+    return [n / statistics.median(ts) for ts in times], runs
+
+
+def copy_bandwidth(n: int = 1 << 24) -> float:
+    """Elements (float32) per second of a plain memory copy: the memory-bound ceiling."""
+    a = np.random.default_rng(0).random(n, dtype=np.float32)
+    b = np.empty_like(a)
+    ts = []
+    for _ in range(15):
+        t = time.perf_counter()
+        np.copyto(b, a)
+        ts.append(time.perf_counter() - t)
+    return n / statistics.median(ts)
+
+
+def call_overhead(n: int = 1024, threads: int = 1, budget_s: float = 1.0) -> dict[str, float]:
+    """Seconds per session.run of one built-in Add node against one ai.onemodel Add node, on n floats."""
+    model, ins = _model("Add", TensorProto.FLOAT)
+    ours = rewrite(model)
+    a, b = _session(model, threads, False), _session(ours, threads, True)
+    feeds = _inputs(ins, n, "Add", np.random.default_rng(0))
+    eps, _ = _time_interleaved([a, b], feeds, n, budget_s)
+    return {"elements": n, "builtin_s": n / eps[0], "custom_s": n / eps[1], "ratio": eps[0] / eps[1]}
+
+
+def run(
+    ops: Sequence[str],
+    dtypes: Sequence[str],
+    sizes: Sequence[str],
+    threads: Sequence[int],
+    budget_s: float = 0.5,
+    progress: bool = True,
+) -> Report:
+    machine = {
+        "platform": platform.platform(),
+        "processor": platform.processor(),
+        "cpus": os.cpu_count(),
+        "onnxruntime": ort.__version__,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                machine["cpu"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    rep = Report(machine)
+    rep.copy_eps = copy_bandwidth()
+    rep.overhead = call_overhead()
+    rng = np.random.default_rng(0)
+    served_ops = op_table()
+    for op in ops:
+        for dname in dtypes:
+            elem = TYPES[dname]
+            model, ins = _model(op, elem)
+            rr = RewriteReport("exact", None)
+            exact = rewrite(model, mode="exact", report=rr)
+            fast = rewrite(model, mode="fast")
+            served = op in served_ops and bool(rr.moved)
+            for th in threads:
+                try:
+                    sess = [_session(model, th, False), _session(exact, th, True), _session(fast, th, True)]
+                except Exception as e:  # stock ORT may not have this op/type
+                    print(f"skip {op} {dname}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+                    break
+                for sname in sizes:
+                    n = SIZES[sname]
+                    feeds = _inputs(ins, n, op, rng)
+                    eps, runs = _time_interleaved(sess, feeds, n, budget_s)
+                    row = Row(op, dname, n, th, served, eps[0], eps[1], eps[2], runs)
+                    rep.rows.append(row)
+                    if progress:
+                        print(format_row(row), file=sys.stderr, flush=True)
+    return rep
+
+
+def format_row(r: Row) -> str:
+    th = "default" if r.threads == 0 else str(r.threads)
+    size = next((k for k, v in SIZES.items() if v == r.size), str(r.size))
+    note = "" if r.served else "  (not served: stock ORT on both sides)"
+    return (
+        f"| {r.op} | {r.dtype} | {size} | {th} | {r.ort_eps / 1e9:.2f} | {r.exact_eps / 1e9:.2f} | "
+        f"{r.fast_eps / 1e9:.2f} | {r.exact_ratio:.2f} | {r.fast_ratio:.2f} |{note}"
+    )
+
+
+def format_table(rep: Report) -> str:
+    lines = [
+        f"machine: {rep.machine.get('cpu', rep.machine['processor'])}, {rep.machine['cpus']} cpus, "
+        f"onnxruntime {rep.machine['onnxruntime']}, {rep.machine['date']}",
+        f"memory-bound ceiling (float32 copy, 16M): {rep.copy_eps / 1e9:.2f} G elements/s",
+        f"per-call overhead, Add on {rep.overhead['elements']} floats, 1 thread: built-in "
+        f"{rep.overhead['builtin_s'] * 1e6:.1f} us, ai.onemodel {rep.overhead['custom_s'] * 1e6:.1f} us "
+        f"(custom / built-in time = {1 / rep.overhead['ratio']:.2f})",
+        "",
+        "| op | type | size | threads | ORT G/s | exact G/s | fast G/s | exact/ORT | fast/ORT |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [format_row(r) for r in rep.rows]
+    return "\n".join(lines)
+
+
+def plot(rep: Report, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in rep.rows if r.size == max(x.size for x in rep.rows if x.op == r.op)]
+    labels = [f"{r.op}\n{r.dtype}\nT={r.threads or 'def'}" for r in rows]
+    x = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.6), 4))
+    ax.bar(x - 0.2, [r.exact_ratio for r in rows], 0.4, label="exact / ORT")
+    ax.bar(x + 0.2, [r.fast_ratio for r in rows], 0.4, label="fast / ORT")
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel("throughput ratio (higher is better)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def _parse_size(s: str) -> str:
+    if s not in SIZES:
+        raise argparse.ArgumentTypeError(f"size must be one of {', '.join(SIZES)}")
+    return s
+
+
+def add_subparser(sub: Any) -> None:
+    b = sub.add_parser("bench", help="time stock ORT against OneModel EP exact and fast mode")
+    b.add_argument("--ops", default=",".join(DEFAULT_OPS))
+    b.add_argument("--types", default="float", help=f"comma list of {', '.join(TYPES)}")
+    b.add_argument("--sizes", default="1K,64K,1M,16M")
+    b.add_argument("--threads", default="1,0", help="comma list; 0 is ORT's default thread count")
+    b.add_argument("--budget", type=float, default=0.5, help="seconds of timing per configuration")
+    b.add_argument("--json", default=None)
+    b.add_argument("--plot", default=None)
+    b.set_defaults(func=main_args)
+
+
+def main_args(args: argparse.Namespace) -> int:
+    from onemodel_ep.cli import UsageError
+
+    ops = [o for o in args.ops.split(",") if o]
+    dtypes = [t for t in args.types.split(",") if t]
+    sizes = [s for s in args.sizes.split(",") if s]
+    for t in dtypes:
+        if t not in TYPES:
+            raise UsageError(f"unknown type {t!r}; expected {', '.join(TYPES)}")
+    for s in sizes:
+        if s not in SIZES:
+            raise UsageError(f"unknown size {s!r}; expected {', '.join(SIZES)}")
+    try:
+        threads = [int(t) for t in args.threads.split(",") if t]
+    except ValueError as e:
+        raise UsageError(f"--threads: {e}") from e
+    rep = run(ops, dtypes, sizes, threads, budget_s=args.budget)
+    print(format_table(rep))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rep.to_json(), f, indent=1)
+    if args.plot:
+        plot(rep, args.plot)
+    return 0
