@@ -1,9 +1,9 @@
 """Benchmark: stock ORT beside OneModel EP exact and fast mode, in one process, interleaved.
 
-For each operator, element type, size and thread setting, the three sessions run the same one-node model
-on the same inputs, round-robin (ORT, exact, fast, ORT, ...) after a warm-up, and the median of the runs is reported
-as elements per second together with our/ORT ratios. Timings are measurements for docs and decisions, never
-test assertions.
+For each operator, element type, size and thread setting, the three sessions run the same one-node
+model on the same inputs, round-robin (ORT, exact, fast, ORT, ...) after a warm-up, and the median of the
+runs is reported as elements per second together with our/ORT ratios. Timings are measurements for docs
+and decisions, never test assertions.
 
     onemodel bench                                   # the default table
     onemodel bench --ops Add,Exp --sizes 1M,16M --threads 1 --json out.json --plot out.png
