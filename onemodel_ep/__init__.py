@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from onemodel_ep._lib import DOMAIN, kernel_paths, library_path, op_table
+from onemodel_ep.diff import diff
 from onemodel_ep.rewriter import NodeReport, RewriteReport, rewrite
 from onemodel_ep.session import InferenceSession, load_model, session_options
 
@@ -20,6 +21,7 @@ __all__ = [
     "NodeReport",
     "RewriteReport",
     "__version__",
+    "diff",
     "kernel_paths",
     "library_path",
     "load_model",
