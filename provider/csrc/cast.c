@@ -104,35 +104,37 @@ static int om_is_floaty(int t) {
   return t == OM_T_FLOAT || t == OM_T_DOUBLE || t == OM_T_FLOAT16 || t == OM_T_BFLOAT16;
 }
 
+#define OM_LOOP(EXPR)                      \
+  do {                                     \
+    for (size_t i = 0; i < n; i++) EXPR;   \
+  } while (0)
+
 static void om_load_double(const void* in, int from, double* buf, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    switch (from) {
-      case OM_T_FLOAT: buf[i] = (double)((const float*)in)[i]; break;
-      case OM_T_DOUBLE: buf[i] = ((const double*)in)[i]; break;
-      case OM_T_FLOAT16: buf[i] = om_half_to_double(((const uint16_t*)in)[i]); break;
-      default: { /* bfloat16: the high half of a float */
+  switch (from) {
+    case OM_T_FLOAT: OM_LOOP(buf[i] = (double)((const float*)in)[i]); break;
+    case OM_T_DOUBLE: OM_LOOP(buf[i] = ((const double*)in)[i]); break;
+    case OM_T_FLOAT16: OM_LOOP(buf[i] = om_half_to_double(((const uint16_t*)in)[i])); break;
+    default: /* bfloat16: the high half of a float */
+      for (size_t i = 0; i < n; i++) {
         uint32_t u = (uint32_t)((const uint16_t*)in)[i] << 16;
         float f;
         memcpy(&f, &u, sizeof f);
         buf[i] = (double)f;
       }
-    }
   }
 }
 
 static void om_load_int(const void* in, int from, int64_t* buf, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    switch (from) {
-      case OM_T_INT8: buf[i] = ((const int8_t*)in)[i]; break;
-      case OM_T_INT16: buf[i] = ((const int16_t*)in)[i]; break;
-      case OM_T_INT32: buf[i] = ((const int32_t*)in)[i]; break;
-      case OM_T_INT64: buf[i] = ((const int64_t*)in)[i]; break;
-      case OM_T_UINT8: buf[i] = ((const uint8_t*)in)[i]; break;
-      case OM_T_UINT16: buf[i] = ((const uint16_t*)in)[i]; break;
-      case OM_T_UINT32: buf[i] = ((const uint32_t*)in)[i]; break;
-      case OM_T_UINT64: buf[i] = (int64_t)((const uint64_t*)in)[i]; break; /* bits kept; read as unsigned */
-      default: buf[i] = ((const uint8_t*)in)[i] != 0; break;                /* bool */
-    }
+  switch (from) {
+    case OM_T_INT8: OM_LOOP(buf[i] = ((const int8_t*)in)[i]); break;
+    case OM_T_INT16: OM_LOOP(buf[i] = ((const int16_t*)in)[i]); break;
+    case OM_T_INT32: OM_LOOP(buf[i] = ((const int32_t*)in)[i]); break;
+    case OM_T_INT64: OM_LOOP(buf[i] = ((const int64_t*)in)[i]); break;
+    case OM_T_UINT8: OM_LOOP(buf[i] = ((const uint8_t*)in)[i]); break;
+    case OM_T_UINT16: OM_LOOP(buf[i] = ((const uint16_t*)in)[i]); break;
+    case OM_T_UINT32: OM_LOOP(buf[i] = ((const uint32_t*)in)[i]); break;
+    case OM_T_UINT64: OM_LOOP(buf[i] = (int64_t)((const uint64_t*)in)[i]); break; /* bits; read as unsigned */
+    default: OM_LOOP(buf[i] = ((const uint8_t*)in)[i] != 0); break;                /* bool */
   }
 }
 
@@ -150,59 +152,62 @@ static uint64_t om_sat_unsigned(double d, int bits) {
   if (d >= om_pow2(bits)) return (~0ull) >> (64 - bits);
   return (uint64_t)d;
 }
+static float om_to_float_canon(double d) {
+  float f = (float)d;
+  if (f != f) {
+    uint32_t q = 0x7fc00000u;
+    memcpy(&f, &q, sizeof f);
+  }
+  return f;
+}
 
 static void om_store_from_double(const double* buf, void* out, int to, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    double d = buf[i];
-    switch (to) {
-      case OM_T_FLOAT: {
-        float f = (float)d;
-        if (f != f) {
-          uint32_t q = 0x7fc00000u;
-          memcpy(&f, &q, sizeof f);
-        }
-        ((float*)out)[i] = f;
-        break;
-      }
-      case OM_T_DOUBLE: ((double*)out)[i] = om_canon_nan_d(d); break;
-      case OM_T_FLOAT16: ((uint16_t*)out)[i] = om_double_to_small(d, 10, 5); break;
-      case OM_T_BFLOAT16: ((uint16_t*)out)[i] = om_double_to_small(d, 7, 8); break;
-      case OM_T_BOOL: ((uint8_t*)out)[i] = d != 0; break;
-      case OM_T_INT8: ((int8_t*)out)[i] = (int8_t)om_sat_signed(d, 8); break;
-      case OM_T_INT16: ((int16_t*)out)[i] = (int16_t)om_sat_signed(d, 16); break;
-      case OM_T_INT32: ((int32_t*)out)[i] = (int32_t)om_sat_signed(d, 32); break;
-      case OM_T_INT64: ((int64_t*)out)[i] = om_sat_signed(d, 64); break;
-      case OM_T_UINT8: ((uint8_t*)out)[i] = (uint8_t)om_sat_unsigned(d, 8); break;
-      case OM_T_UINT16: ((uint16_t*)out)[i] = (uint16_t)om_sat_unsigned(d, 16); break;
-      case OM_T_UINT32: ((uint32_t*)out)[i] = (uint32_t)om_sat_unsigned(d, 32); break;
-      default: ((uint64_t*)out)[i] = om_sat_unsigned(d, 64); break;
-    }
+  switch (to) {
+    case OM_T_FLOAT: OM_LOOP(((float*)out)[i] = om_to_float_canon(buf[i])); break;
+    case OM_T_DOUBLE: OM_LOOP(((double*)out)[i] = om_canon_nan_d(buf[i])); break;
+    case OM_T_FLOAT16: OM_LOOP(((uint16_t*)out)[i] = om_double_to_small(buf[i], 10, 5)); break;
+    case OM_T_BFLOAT16: OM_LOOP(((uint16_t*)out)[i] = om_double_to_small(buf[i], 7, 8)); break;
+    case OM_T_BOOL: OM_LOOP(((uint8_t*)out)[i] = buf[i] != 0); break;
+    case OM_T_INT8: OM_LOOP(((int8_t*)out)[i] = (int8_t)om_sat_signed(buf[i], 8)); break;
+    case OM_T_INT16: OM_LOOP(((int16_t*)out)[i] = (int16_t)om_sat_signed(buf[i], 16)); break;
+    case OM_T_INT32: OM_LOOP(((int32_t*)out)[i] = (int32_t)om_sat_signed(buf[i], 32)); break;
+    case OM_T_INT64: OM_LOOP(((int64_t*)out)[i] = om_sat_signed(buf[i], 64)); break;
+    case OM_T_UINT8: OM_LOOP(((uint8_t*)out)[i] = (uint8_t)om_sat_unsigned(buf[i], 8)); break;
+    case OM_T_UINT16: OM_LOOP(((uint16_t*)out)[i] = (uint16_t)om_sat_unsigned(buf[i], 16)); break;
+    case OM_T_UINT32: OM_LOOP(((uint32_t*)out)[i] = (uint32_t)om_sat_unsigned(buf[i], 32)); break;
+    default: OM_LOOP(((uint64_t*)out)[i] = om_sat_unsigned(buf[i], 64)); break;
   }
 }
 
+/* Integer -> float16: rounding to float first is exact or harmless, since any integer of more than 24 bits is
+ * >= 65520 and overflows half to infinity either way. */
+static uint16_t om_int_to_half(int64_t v, int from_u64) {
+  float f = from_u64 ? (float)(uint64_t)v : (float)v;
+  return om_double_to_small((double)f, 10, 5);
+}
+static uint16_t om_int_to_bf16_signed(int64_t v, int from_u64) {
+  uint64_t u = (uint64_t)v;
+  int neg = !from_u64 && v < 0;
+  return om_int_to_bf16(neg ? 0 - u : u, neg);
+}
+
 static void om_store_from_int(const int64_t* buf, int from_u64, void* out, int to, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    int64_t v = buf[i];
-    uint64_t u = (uint64_t)v;
-    int neg = !from_u64 && v < 0;
-    uint64_t mag = neg ? 0 - u : u;
-    switch (to) {
-      case OM_T_FLOAT: ((float*)out)[i] = from_u64 ? (float)u : (float)v; break;
-      case OM_T_DOUBLE: ((double*)out)[i] = from_u64 ? (double)u : (double)v; break;
-      case OM_T_FLOAT16: {
-        /* Rounding to float first is exact or harmless: any integer of more than 24 bits is >= 65520 and
-         * overflows half to infinity either way. */
-        float f = from_u64 ? (float)u : (float)v;
-        ((uint16_t*)out)[i] = om_double_to_small((double)f, 10, 5);
-        break;
-      }
-      case OM_T_BFLOAT16: ((uint16_t*)out)[i] = om_int_to_bf16(mag, neg); break;
-      case OM_T_BOOL: ((uint8_t*)out)[i] = v != 0; break;
-      case OM_T_INT8: case OM_T_UINT8: ((uint8_t*)out)[i] = (uint8_t)u; break;
-      case OM_T_INT16: case OM_T_UINT16: ((uint16_t*)out)[i] = (uint16_t)u; break;
-      case OM_T_INT32: case OM_T_UINT32: ((uint32_t*)out)[i] = (uint32_t)u; break;
-      default: ((uint64_t*)out)[i] = u; break;
-    }
+  switch (to) {
+    case OM_T_FLOAT:
+      if (from_u64) OM_LOOP(((float*)out)[i] = (float)(uint64_t)buf[i]);
+      else OM_LOOP(((float*)out)[i] = (float)buf[i]);
+      break;
+    case OM_T_DOUBLE:
+      if (from_u64) OM_LOOP(((double*)out)[i] = (double)(uint64_t)buf[i]);
+      else OM_LOOP(((double*)out)[i] = (double)buf[i]);
+      break;
+    case OM_T_FLOAT16: OM_LOOP(((uint16_t*)out)[i] = om_int_to_half(buf[i], from_u64)); break;
+    case OM_T_BFLOAT16: OM_LOOP(((uint16_t*)out)[i] = om_int_to_bf16_signed(buf[i], from_u64)); break;
+    case OM_T_BOOL: OM_LOOP(((uint8_t*)out)[i] = buf[i] != 0); break;
+    case OM_T_INT8: case OM_T_UINT8: OM_LOOP(((uint8_t*)out)[i] = (uint8_t)(uint64_t)buf[i]); break;
+    case OM_T_INT16: case OM_T_UINT16: OM_LOOP(((uint16_t*)out)[i] = (uint16_t)(uint64_t)buf[i]); break;
+    case OM_T_INT32: case OM_T_UINT32: OM_LOOP(((uint32_t*)out)[i] = (uint32_t)(uint64_t)buf[i]); break;
+    default: OM_LOOP(((uint64_t*)out)[i] = (uint64_t)buf[i]); break;
   }
 }
 

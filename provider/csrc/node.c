@@ -472,9 +472,15 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
       om_walk_plan(j, &w, 3, sh, rk, s, e);
       return;
     }
-    case OM_KIND_CAST:
-      om_cast((const char*)j->data[0] + s * esz, node->type, j->out + s * osz, node->out_type, e - s);
+    case OM_KIND_CAST: {
+      /* Vector kernel for the common pairs (whole vectors), cast.c for the rest and the tail: same rules. */
+      const char* a = (const char*)j->data[0] + s * esz;
+      char* o = j->out + s * osz;
+      om_un_fn vec = node->wide->cast[node->type][node->out_type];
+      size_t done = vec ? vec(a, o, e - s, fl) : 0;
+      om_cast(a + done * esz, node->type, o + done * osz, node->out_type, e - s - done);
       return;
+    }
     default: return;
   }
 }

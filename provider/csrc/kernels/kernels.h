@@ -73,6 +73,7 @@ typedef struct om_kernel_table {
   om_un_fn un[OM_K_UN_COUNT][OM_T_SLOTS];
   om_bin_fn cmp[OM_K_CMP_COUNT][OM_T_SLOTS];
   om_ter_fn ter[OM_K_TER_COUNT][OM_T_SLOTS];
+  om_un_fn cast[OM_T_SLOTS][OM_T_SLOTS]; /* [from][to]: vector Cast for common pairs; cast.c does the rest */
 } om_kernel_table;
 
 /* Kernel paths, widest first. */

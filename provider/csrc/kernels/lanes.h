@@ -18,5 +18,10 @@
   typedef MASKT M __attribute__((vector_size((lanes) * sizeof(MASKT)), unused))
 #define OM_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 #define OM_STORE(p, v) memcpy((p), &(v), sizeof(v))
+/* Every lane of v set to the scalar s, bit for bit (adding s to a zero vector would turn -0 into +0). */
+#define OM_SPLAT(v, s)                                                          \
+  do {                                                                          \
+    for (size_t l_ = 0; l_ < sizeof(v) / sizeof((v)[0]); l_++) (v)[l_] = (s); \
+  } while (0)
 /* Per-lane select on the bits: m ? a : b, with m all-ones or all-zeros per lane. */
 #define OM_SEL(VT, MT, m, a, b) ((VT)(((MT)(m) & (MT)(a)) | (~(MT)(m) & (MT)(b))))
