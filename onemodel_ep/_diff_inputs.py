@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Union
@@ -213,6 +214,8 @@ def load_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     p = os.fspath(path)
     if not os.path.isfile(p):
         raise DiffError(f"no such inputs file: {p}")
+    if not zipfile.is_zipfile(p):
+        raise DiffError(f"{p} is not an .npz file (np.savez writes one, with the input names as keys)")
     try:
         with np.load(p, allow_pickle=False) as z:
             if not hasattr(z, "files"):
