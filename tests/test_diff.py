@@ -1,5 +1,6 @@
-"""`onemodel diff` and onemodel_ep.diff(): comparisons, planted divergences found at the right node, kernel-path
-bit-identity, exit codes, the JSON schema (docs/diff.md), input generation and clear one-line user errors."""
+"""`onemodel diff` and onemodel_ep.diff(): comparisons, planted divergences found at the right node,
+kernel-path bit-identity, exit codes, the JSON schema (docs/diff.md), input generation and clear one-line
+user errors."""
 
 from __future__ import annotations
 
@@ -61,8 +62,8 @@ def int_model() -> onnx.ModelProto:
 
 
 def quantize_chain() -> onnx.ModelProto:
-    """x -> Mul(8) -> Add -> Cast(int8) -> Cast(float) -> Mul -> Add: the int8 Cast is where the runs part (stock ORT
-    wraps out-of-range values, OneModel EP saturates); everything before it agrees bit for bit."""
+    """x -> Mul(8) -> Add -> Cast(int8) -> Cast(float) -> Mul -> Add: the int8 Cast is where the runs part
+    (stock ORT wraps out-of-range values, OneModel EP saturates); everything before it agrees bit for bit."""
     return _model(
         [
             helper.make_node("Mul", ["x", "eight"], ["a"], name="scale"),
@@ -87,7 +88,8 @@ def quantize_chain() -> onnx.ModelProto:
 
 def test_compare_ulp_and_special_values():
     a = np.array([1.0, 0.0, np.nan, np.nan, np.inf, 1.0, -1.0], np.float32)
-    b = np.array([np.nextafter(np.float32(1), np.float32(2)), -0.0, np.nan, 2.0, np.inf, 1.0, -1.0], np.float32)
+    up = np.nextafter(np.float32(1), np.float32(2))
+    b = np.array([up, -0.0, np.nan, 2.0, np.inf, 1.0, -1.0], np.float32)
     c = compare(a, b, Criteria())
     assert c.kind == "float" and c.elements == 7
     assert c.identical == 4  # nan/nan with the same bits, inf, 1, -1
@@ -116,7 +118,7 @@ def test_compare_bool_and_shape_mismatch():
     assert not c.passed and c.error and "[2, 3]" in c.error
 
 
-# ------------------------------------------------------------------------------------------- identical outputs
+# ---------------------------------------------------------------------------------------- identical outputs
 
 
 def test_pure_integer_model_has_no_differences(tmp_path, capsys):
@@ -133,7 +135,7 @@ def test_pure_integer_model_has_no_differences(tmp_path, capsys):
     assert "bit-identical 48/48 (100.0%)" in out
 
 
-# ------------------------------------------------------------------------------------------- planted divergences
+# -------------------------------------------------------------------------------------- planted divergences
 
 
 def test_per_node_finds_the_int8_cast():
@@ -325,7 +327,8 @@ def test_user_errors_exit_2_with_one_line(tmp_path, capsys, case, expect):
 
 
 def test_bad_option_values_exit_2(capsys):
-    for argv in (["--range=5,1"], ["--special", "2"], ["--top", "-1"], ["--max-ulp", "x"], ["--mode", "slow"]):
+    bad = (["--range=5,1"], ["--special", "2"], ["--top", "-1"], ["--max-ulp", "x"], ["--mode", "slow"])
+    for argv in bad:
         with pytest.raises(SystemExit) as e:
             cli.main(["diff", *argv])
         assert e.value.code == 2
@@ -376,8 +379,8 @@ def test_save_inputs_round_trip(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------- JSON, plot, API
 
 TOP_KEYS = {
-    "schema_version", "model", "mode", "kernel_path", "versions", "criteria", "passed", "inputs", "generation",
-    "rewrite", "outputs", "all_paths", "per_node", "seconds",
+    "schema_version", "model", "mode", "kernel_path", "versions", "criteria", "passed", "inputs",
+    "generation", "rewrite", "outputs", "all_paths", "per_node", "seconds",
 }  # fmt: skip
 OUTPUT_KEYS = {
     "name", "kind", "dtype", "shape", "elements", "identical", "failing", "passed", "max_abs", "max_rel",
