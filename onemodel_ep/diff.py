@@ -230,7 +230,8 @@ def _one_line(e: BaseException) -> str:
 
 def _load_model(model: ModelArg) -> tuple[onnx.ModelProto, str]:
     if model is None:
-        model = example_model_path()
+        m, _ = _load_model(example_model_path())
+        return m, "diff_demo.onnx (the bundled example)"
     if isinstance(model, onnx.ModelProto):
         return model, model.graph.name or "<model>"
     if isinstance(model, (bytes, bytearray)):
