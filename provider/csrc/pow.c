@@ -173,6 +173,8 @@ static int om_pow_special(double x, double y, double* r, int* neg) {
   if (x < 0) {
     if (kind == 0) return *r = NAN, 1;
     *neg = kind == 2;
+    /* (-1)^y: om_pow_core excludes |x| == 1 (log 1 = 0 would read as overflow for |y| > 2^64) */
+    if (ax == 1.0) return *r = *neg ? -1.0 : 1.0, 1;
   }
   return 0;
 }
@@ -268,6 +270,8 @@ static float om_load_as_float(const void* p, int type, size_t i) {
 }
 
 static double om_pow_fast_f64(double x, double y) {
+  /* Pow(x, 0) = 1 and Pow(1, y) = 1 for every x, y (spec, Annex F); glibc's pow gives NaN for a signaling NaN */
+  if (y == 0.0 || x == 1.0) return 1.0;
   if (y == 2.0) return x * x;
   return pow(x, y);
 }
@@ -285,7 +289,7 @@ void om_pow_run(int base_type, int exp_type, int exact, const void* base, const 
           memcpy(&r, &q, sizeof r);
         }
       } else {
-        r = (y == 2.0f) ? x * x : powf(x, y);
+        r = (y == 0.0f || x == 1.0f) ? 1.0f : (y == 2.0f) ? x * x : powf(x, y); /* see om_pow_fast_f64 */
       }
       ((float*)out)[i] = r;
     } else {
