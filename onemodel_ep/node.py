@@ -104,7 +104,8 @@ class Node:
     def run(self, *inputs: np.ndarray | None) -> np.ndarray:
         if len(inputs) != self.n_inputs:
             raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
-        arrays = [None if x is None else np.ascontiguousarray(x) for x in inputs]
+        # np.asarray(order="C"), not np.ascontiguousarray: that one turns a rank-0 array into shape (1,).
+        arrays = [None if x is None else np.asarray(x, order="C") for x in inputs]
         n = len(arrays)
         keep: list[Any] = []
         data = ffi.new("void*[]", max(n, 1))

@@ -183,6 +183,10 @@ def run_case(op: str, types: list[int], ins: list[np.ndarray | None], attrs: dic
             outs[path] = node.run(*ins)
             out_t = node.output_type
         first = outs[PATHS[0]]
+        shaping = ins[:1] if op in ("Clip", "CastLike") else ins  # bounds and the type source shape nothing
+        shaped = [x for x in shaping if x is not None]
+        want = np.broadcast_shapes(*[x.shape for x in shaped])
+        assert first.shape == want, f"{label}: output shape {first.shape}, broadcast shape {want}"
         for path, out in outs.items():
             if mode == "exact" or not info.flags & F_MODES:
                 a, b = _as_compared(first, out_t), _as_compared(out, out_t)
