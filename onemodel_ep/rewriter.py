@@ -74,35 +74,29 @@ def _default_opset(model: onnx.ModelProto) -> int:
     return 0
 
 
-def _collect_types(model: onnx.ModelProto) -> tuple[dict[str, int], dict[str, int]]:
-    """Element type and, where known, rank of every tensor name ONNX shape inference can find (all graphs,
-    one namespace)."""
+def _collect_types(model: onnx.ModelProto) -> dict[str, int]:
+    """Element type of every tensor name ONNX shape inference can find (all graphs, one namespace)."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
     except Exception:  # an unknown custom op or a malformed graph: use what the model declares
         inferred = model
     types: dict[str, int] = {}
-    ranks: dict[str, int] = {}
 
     def visit(graph: onnx.GraphProto) -> None:
         for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
                 types[vi.name] = vi.type.tensor_type.elem_type
-                if vi.type.tensor_type.HasField("shape"):
-                    ranks[vi.name] = len(vi.type.tensor_type.shape.dim)
         for init in graph.initializer:
             types[init.name] = init.data_type
-            ranks[init.name] = len(init.dims)
         for sp in graph.sparse_initializer:
             types[sp.values.name] = sp.values.data_type
-            ranks[sp.values.name] = len(sp.dims)
         for node in graph.node:
             for attr in node.attribute:
                 for sub in _subgraphs(attr):
                     visit(sub)
 
     visit(inferred.graph)
-    return types, ranks
+    return types
 
 
 def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
@@ -118,6 +112,18 @@ def _node_attributes(node: onnx.NodeProto) -> dict[str, object]:
         if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING):
             out[a.name] = helper.get_attribute_value(a)
     return out
+
+
+def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
+    """A Constant node making an empty tensor of Cast's target type.
+
+    The retargeted Cast takes it as a second input: ORT infers a custom op's output type from its last
+    input, which then is right without a shape-inference function (ORT's cannot express an unknown rank).
+    """
+    to = next(a.i for a in node.attribute if a.name == "to")
+    name = f"{node.output[0]}__onemodel_cast_to"
+    empty = helper.make_tensor(name, to, [0], [])
+    return helper.make_node("Constant", [], [name], name=name, value=empty)
 
 
 def _classify(reason: str) -> str:
@@ -157,12 +163,13 @@ def rewrite(
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
-    types, ranks = _collect_types(out)
+    types = _collect_types(out)
     table = op_table()
     moved_any = False
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
         nonlocal moved_any
+        witnesses: list[tuple[int, onnx.NodeProto]] = []
         for index, node in enumerate(graph.node):
             label = node.name or f"{node.op_type}_{index}"
             for attr in node.attribute:
@@ -199,20 +206,6 @@ def rewrite(
                     )
                 )
                 continue
-            if node.op_type == "Cast" and node.input[0] not in ranks:
-                # ORT custom-op shape inference cannot say "rank unknown": it would stamp a scalar shape.
-                rep.nodes.append(
-                    NodeReport(
-                        where,
-                        node.name,
-                        node.op_type,
-                        shown,
-                        False,
-                        "unknown shape",
-                        "Cast is retargeted only when the rank of its input is known",
-                    )
-                )
-                continue
             reason = probe(
                 node.op_type,
                 in_types,
@@ -227,6 +220,10 @@ def rewrite(
                     NodeReport(where, node.name, node.op_type, shown, False, _classify(reason), reason)
                 )
                 continue
+            if node.op_type == "Cast" and len(node.input) == 1:
+                witness = _cast_witness(node)
+                witnesses.append((index, witness))
+                node.input.append(witness.output[0])
             node.domain = DOMAIN
             node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
             node.attribute.append(helper.make_attribute(ATTR_OPSET, opset))
@@ -234,6 +231,8 @@ def rewrite(
                 node.attribute.append(helper.make_attribute(ATTR_PATH, kernel_path))
             moved_any = True
             rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
+        for index, witness in reversed(witnesses):  # each right before its Cast, keeping topological order
+            graph.node.insert(index, witness)
 
     visit(out.graph, "main")
     if moved_any and not any(imp.domain == DOMAIN for imp in out.opset_import):

@@ -235,10 +235,16 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
     }
     case OM_OP_CAST:
     case OM_OP_CAST_LIKE: {
-      int to = id == OM_OP_CAST ? (int)attrs->to : input_types[1];
+      /* Cast's target is its attribute `to`; the rewritten form also carries an empty tensor of that type as
+       * input 1 (the type witness ORT infers the output type from); CastLike's target is input 1's type. */
+      int witness = n_inputs > 1 ? input_types[1] : 0;
       if (id == OM_OP_CAST && !attrs->has_to) OM_FAIL("node '%s' (op Cast): attribute 'to' is missing", nn);
       if (id == OM_OP_CAST && (attrs->to < 0 || attrs->to > 1000))
         OM_FAIL("node '%s' (op Cast): attribute 'to' is not an ONNX element type (%lld)", nn, (long long)attrs->to);
+      if (id == OM_OP_CAST && witness && witness != attrs->to)
+        OM_FAIL("node '%s' (op Cast): input 1 has element type %s but attribute 'to' says %s", nn,
+                om_type_name(witness), om_type_name((int)attrs->to));
+      int to = id == OM_OP_CAST ? (int)attrs->to : witness;
       if (!om_cast_supported(t0, to))
         OM_FAIL("node '%s' (op %s): cast from %s to %s is not supported (unsupported element type %s)", nn, op,
                 om_type_name(t0), om_type_name(to), om_type_name(om_cast_supported(t0, t0) ? to : t0));
@@ -277,8 +283,9 @@ int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* co
     return -1;
   }
   size_t n_shaped = n_inputs;
-  if (node->op == OM_OP_CLIP || node->op == OM_OP_CAST_LIKE) {
-    /* Clip's bounds must be single values; CastLike's second input gives only a type. Neither shapes the output. */
+  if (node->op == OM_OP_CLIP || node->op == OM_OP_CAST_LIKE || node->op == OM_OP_CAST) {
+    /* Clip's bounds must be single values; the second input of Cast and CastLike gives only a type. None of
+     * them shapes the output. */
     n_shaped = 1;
     for (size_t k = 1; node->op == OM_OP_CLIP && k < n_inputs; k++) {
       if (!shapes[k]) continue;
@@ -514,7 +521,8 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
   if (total == 0) return 0;
   for (size_t k = 0; k < n_inputs; k++) {
     int optional = node->op == OM_OP_CLIP && k > 0;
-    if (!data[k] && !optional && !(node->op == OM_OP_CAST_LIKE && k == 1)) {
+    int type_only = (node->op == OM_OP_CAST_LIKE || node->op == OM_OP_CAST) && k == 1;
+    if (!data[k] && !optional && !type_only) {
       snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;
     }

@@ -70,12 +70,20 @@ static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomO
                                                    : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
 }
 
-/* Cast: the output has the input's shape and the element type named by `to`. */
+/* Cast written with one input: the output has the input's shape and the element type named by `to`. (ORT's
+ * custom-op inference cannot express an unknown rank, so an input of unknown shape is stamped as a scalar
+ * and ORT falls back to a lenient merge with a warning. The rewriter therefore writes Cast with a second
+ * input, an empty tensor of the target type, from which ORT infers the output type itself; then this
+ * function leaves the output alone.) */
 static OrtStatus* OM_ORT_CALL om_infer_cast(const OrtCustomOp* op, OrtShapeInferContext* ctx) {
   (void)op;
   const OrtApi* api = om_once_api;
+  size_t n_in = 0;
+  OrtStatus* st = api->ShapeInferContext_GetInputCount(ctx, &n_in);
+  if (st) return st;
+  if (n_in >= 2) return NULL;
   const OrtOpAttr* attr = NULL;
-  OrtStatus* st = api->ShapeInferContext_GetAttribute(ctx, "to", &attr);
+  st = api->ShapeInferContext_GetAttribute(ctx, "to", &attr);
   if (st || !attr) {
     if (st) api->ReleaseStatus(st);
     return NULL; /* kernel creation reports the missing attribute */
