@@ -30,10 +30,6 @@ BROADCAST = [
     ((2, 3, 4), (4,)),
     ((4, 1, 3), (1, 5, 1)),
 ]
-FLOAT_BINARY_SCALAR_ZERO_BUG = (
-    "library bug: a broadcast size-1 f32/f64 operand reads -0 as +0 (e.g. Add([-0], [-0, -0]) gives +0, "
-    "Mul([1, 1], [-0]) gives +0), every path, both modes"
-)
 
 
 def _combos():
@@ -141,20 +137,7 @@ def _broadcast_combos():
         op, attrs, dt = p.values
         if _arity(op) < 2:
             continue
-        marks = []
-        if dt in (np.float32, np.float64) and op in (
-            "Add",
-            "Sub",
-            "Mul",
-            "Div",
-            "Mod",
-            "Max",
-            "Min",
-            "Sum",
-            "Mean",
-        ):
-            marks = [pytest.mark.xfail(strict=True, reason=FLOAT_BINARY_SCALAR_ZERO_BUG)]
-        out.append(pytest.param(op, attrs, dt, id=p.id, marks=marks))
+        out.append(pytest.param(op, attrs, dt, id=p.id))
     return out
 
 
@@ -176,7 +159,6 @@ def test_variadic_fold(op, dt):
         _check(op, {}, dt, inputs)
 
 
-@pytest.mark.xfail(strict=True, reason=FLOAT_BINARY_SCALAR_ZERO_BUG)
 @pytest.mark.parametrize("dt,t", [(np.float32, 1), (np.float64, 11)])
 def test_scalar_operand_keeps_negative_zero(dt, t):
     for path in PATHS:
@@ -185,13 +167,6 @@ def test_scalar_operand_keeps_negative_zero(dt, t):
         assert np.signbit(got).all(), f"{path}: Add([-0, -0], [-0]) gave {got}"
 
 
-RANK0_BUG = (
-    "library bug: Node.run / om_node_output_shape gives shape (1,) for all-rank-0 inputs "
-    "(ONNX: rank 0); the ORT path gives () correctly"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=RANK0_BUG)
 @pytest.mark.parametrize("op,n", [("Add", 2), ("Abs", 1), ("Max", 3)])
 def test_rank0_inputs_give_rank0_output(op, n):
     x = [np.array(1.5, np.float32)] * n

@@ -30,14 +30,7 @@ TABLE = onemodel_ep.op_table()
 TRANSCENDENTAL_TOL = 1e-4
 
 # Library bugs found by these cases: case-id regex -> reason (xfail, strict). Empty when the library is clean.
-SCALAR_ZERO_BUG = (
-    "library bug: a broadcast (size-1 / inner-broadcast) f32/f64 operand reads -0 as +0, every path and mode "
-    "(Add([-0],[-0,-0]) gives +0)"
-)
-KNOWN_BUGS: dict[str, str] = {
-    r"^(Add|Sub|Mul|Div|Mod\[fmod=1\]|Max|Min|Sum|Mean)/opset17/float(32|64)/specials/": SCALAR_ZERO_BUG,
-    r"^Min/opset17/float32/broadcast/\[1,17\]x\[19,1\]$": SCALAR_ZERO_BUG,
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @lru_cache(maxsize=1)
