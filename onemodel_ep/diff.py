@@ -93,9 +93,10 @@ class NodeDiff:
     inputs: list[dict[str, Any]]  # name, stats (stock ORT side), identical (both runs agree bit for bit)
 
     @property
-    def error_key(self) -> tuple[int, int, float, float]:
+    def error_key(self) -> tuple[bool, int, float, float, int]:
+        """Largest errors first: failing at all, NaN mismatches, max ulp, max abs, failing count."""
         c = self.comparison
-        return (c.failing, c.nan_mismatches, float(c.max_ulp or 0), float(c.max_abs or 0.0))
+        return (c.failing > 0, c.nan_mismatches, float(c.max_ulp or 0), float(c.max_abs or 0.0), c.failing)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -412,7 +413,11 @@ def _per_node(
     progress: Progress,
 ) -> tuple[dict[str, Any], list[NodeDiff]]:
     g, rg = model.graph, rewritten.graph
-    moved = [i for i, n in enumerate(rg.node) if n.domain == DOMAIN]
+    # The rewriter may insert helper nodes (e.g. Cast's type witness): match nodes by their first output.
+    index_of = {n.output[0]: i for i, n in enumerate(g.node) if n.output and n.output[0]}
+    moved = sorted(
+        index_of[n.output[0]] for n in rg.node if n.domain == DOMAIN and n.output and n.output[0] in index_of
+    )
     types = _value_types(model)
     inits = {i.name: i for i in g.initializer}
     graph_inputs = {i.name for i in g.input} - set(inits)
