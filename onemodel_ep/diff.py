@@ -817,6 +817,14 @@ def _format(r: DiffReport) -> str:
 # ---------------------------------------------------------------------------------------------- plotting
 
 
+def _short_bucket(label: str) -> str:
+    """'1024-2047' -> '2^10' (the bucket [2^10, 2^11)) for the plot's axis."""
+    lo, sep, _ = label.partition("-")
+    if sep and lo.isdigit() and int(lo) >= 16:
+        return f"2^{int(lo).bit_length() - 1}"
+    return label
+
+
 def plot(report: DiffReport, path: str | os.PathLike[str]) -> None:
     """One ulp-error histogram per output, into a PNG (needs matplotlib: pip install 'onemodel-ep[plot]')."""
     try:
@@ -830,7 +838,7 @@ def plot(report: DiffReport, path: str | os.PathLike[str]) -> None:
     fig, axes = plt.subplots(len(outs), 1, figsize=(8, 2.6 * max(len(outs), 1)), squeeze=False)
     for ax, o in zip(axes[:, 0], outs):
         c = o.comparison
-        labels = [str(h[0]) for h in c.histogram] or ["-"]
+        labels = [_short_bucket(str(h[0])) for h in c.histogram] or ["-"]
         counts = [int(h[1]) for h in c.histogram] or [0]
         colors = [
             "tab:green" if lab == "0" else "tab:red" if "mismatch" in lab else "tab:orange" for lab in labels
