@@ -7,7 +7,7 @@
 #   PYTHON=/path/to/python bash tools/sanitize.sh
 #   SANITIZE_BUILD=/tmp/om-san bash tools/sanitize.sh   # build directory (default build/sanitize)
 #   SANITIZE_TESTS="tests/test_fuzz.py" bash tools/sanitize.sh   # a subset
-#   SANITIZE_STRIDE=1 bash tools/sanitize.sh   # every case of the big parametrized files (default: 1 in 12)
+#   SANITIZE_STRIDE=1 bash tools/sanitize.sh   # every case of the big parametrized files (default: 1 in 4)
 #
 # Bounded for CI: the fuzzer's sweep runs every op x type x kernel path and the seeded fuzz profile runs in
 # full; the big case files (oracle cases, direct op tests, cast matrix) run a deterministic 1-in-N sample of
@@ -35,7 +35,7 @@ fi
 CC="${CC:-gcc}"
 BUILD="${SANITIZE_BUILD:-$ROOT/build/sanitize}"
 TIMEOUT_S="${SANITIZE_TIMEOUT:-900}"
-STRIDE="${SANITIZE_STRIDE:-12}"
+STRIDE="${SANITIZE_STRIDE:-4}"
 SAMPLED="test_oracle_cases.py test_ops_direct.py test_cast_matrix.py"
 
 asan_rt="$("$CC" -print-file-name=libasan.so)"
