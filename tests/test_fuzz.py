@@ -49,13 +49,13 @@ SANITIZE = bool(os.environ.get("ONEMODEL_SANITIZE"))
 
 _common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                print_blob=True)
-settings.register_profile("ci", max_examples=80 if SANITIZE else 300, derandomize=True, **_common)
+settings.register_profile("ci", max_examples=150 if SANITIZE else 1500, derandomize=True, **_common)
 settings.register_profile("long", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")), **_common)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci")
                                if os.environ.get("HYPOTHESIS_PROFILE") in ("ci", "long") else "ci")
 
 
-# ------------------------------------------------------------------------------------------------ values
+# ---- values
 
 def _edges(t: int) -> np.ndarray:
     dt = np.dtype(NP_OF[t])
@@ -99,7 +99,7 @@ def _values(rng: np.random.Generator, t: int, shape: tuple[int, ...], edge_p: fl
     return raw.reshape(shape)
 
 
-# ------------------------------------------------------------------------------------------------ checks
+# ---- checks
 
 def _as_compared(x: np.ndarray, t: int) -> np.ndarray:
     """bf16 (uint16 bits or ml_dtypes) as float64 values; everything else as is."""
@@ -183,7 +183,7 @@ def run_case(op: str, types: list[int], ins: list[np.ndarray | None], attrs: dic
             outs[path] = node.run(*ins)
             out_t = node.output_type
         first = outs[PATHS[0]]
-        shaping = ins[:1] if op in ("Clip", "CastLike") else ins  # bounds and the type source shape nothing
+        shaping = ins[:1] if op in ("Clip", "Cast", "CastLike") else ins  # bounds, type sources: no shape
         shaped = [x for x in shaping if x is not None]
         want = np.broadcast_shapes(*[x.shape for x in shaped])
         assert first.shape == want, f"{label}: output shape {first.shape}, broadcast shape {want}"
@@ -203,7 +203,7 @@ def run_case(op: str, types: list[int], ins: list[np.ndarray | None], attrs: dic
             assert (_bits(first)[nan] == canon).all(), f"{label}: exact-mode NaN not canonical"
 
 
-# ------------------------------------------------------------------------------------------------ drawing
+# ---- drawing
 
 DIMS = [0, 1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 16, 17, 33]
 
@@ -230,6 +230,8 @@ def cases(draw: st.DrawFn) -> tuple[str, list[int], list[np.ndarray | None], dic
         to = draw(st.sampled_from(STORED))
         if op == "Cast":
             attrs["to"] = to
+            if n == 2:  # the rewriter's type carrier: an (empty) tensor of the target type
+                types = [t0, to]
         else:
             types = [t0, to]
         ref_attrs.update(bf16_in=t0 == BF16, to_bf16=to == BF16, to_dtype=NP_OF[to])
@@ -263,7 +265,7 @@ def cases(draw: st.DrawFn) -> tuple[str, list[int], list[np.ndarray | None], dic
         if op == "Clip" and k > 0:
             shapes.append(draw(st.sampled_from([(), (1,)])))
             continue
-        if op == "CastLike" and k == 1:
+        if op in ("Cast", "CastLike") and k == 1:
             shapes.append(draw(st.sampled_from([(), (3,), (0,)])))
             continue
         drop = draw(st.integers(0, len(out_shape))) if draw(st.booleans()) else 0
@@ -289,7 +291,7 @@ def test_fuzz(case):
     run_case(*case)
 
 
-# ------------------------------------------------------------------------------------------------ sweep
+# ---- sweep
 
 def _sweep_cases() -> list[Any]:
     out = []
