@@ -492,11 +492,34 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
   }
 }
 
+/* The floating-point environment is part of the result: a host that set flush-to-zero, denormals-are-zero
+ * or another rounding mode on a thread (ORT can, with session.set_denormal_as_zero) would change our bits.
+ * Every range runs under the IEEE default (round to nearest even, no FTZ/DAZ, exceptions masked) and the
+ * caller's setting is restored afterwards. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define OM_IEEE_MXCSR 0x1f80u
+static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
+  unsigned saved = _mm_getcsr();
+  if (saved != OM_IEEE_MXCSR) _mm_setcsr(OM_IEEE_MXCSR);
+  om_job_range(j, s, e);
+  if (saved != OM_IEEE_MXCSR) _mm_setcsr(saved);
+}
+#else
+#include <fenv.h>
+static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
+  int saved = fegetround();
+  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
+  om_job_range(j, s, e);
+  if (saved != FE_TONEAREST) fesetround(saved);
+}
+#endif
+
 static void om_job_chunk(void* vjob, size_t i) {
   const om_job* j = vjob;
   size_t s = i * OM_CHUNK, e = s + OM_CHUNK;
   if (e > j->total) e = j->total;
-  om_job_range(j, s, e);
+  om_job_range_ieee(j, s, e);
 }
 
 static uint64_t om_count_as_type(size_t n, int type) {
@@ -531,6 +554,6 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
                 om_count_as_type(n_inputs, node->type)};
   size_t chunks = (total + OM_CHUNK - 1) / OM_CHUNK;
   if (parallel_for && chunks > 1) parallel_for(host_ctx, om_job_chunk, chunks, &job);
-  else om_job_range(&job, 0, total);
+  else om_job_range_ieee(&job, 0, total);
   return 0;
 }

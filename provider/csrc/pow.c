@@ -340,30 +340,46 @@ static double om_pow_fast_f64(double x, double y) {
 
 void om_pow_run(int base_type, int exp_type, int exact, const void* base, const void* exponent, void* out, size_t n,
                 unsigned bcast) {
-  for (size_t i = 0; i < n; i++) {
-    size_t ia = (bcast & 1u) ? 0 : i, ib = (bcast & 2u) ? 0 : i;
+  /* The exponent is converted to the base's float type in blocks, so the inner loops carry no type switch. */
+  enum { BLOCK = 256 };
+  for (size_t s = 0; s < n; s += BLOCK) {
+    size_t m = n - s < BLOCK ? n - s : BLOCK;
+    size_t ib0 = (bcast & 2u) ? 0 : s, ia0 = (bcast & 1u) ? 0 : s;
+    size_t bstep = (bcast & 2u) ? 0 : 1, astep = (bcast & 1u) ? 0 : 1;
     if (base_type == OM_T_FLOAT) {
-      float x = ((const float*)base)[ia], y = om_load_as_float(exponent, exp_type, ib), r;
+      float y[BLOCK];
+      for (size_t i = 0; i < m; i++) y[i] = om_load_as_float(exponent, exp_type, ib0 + i * bstep);
+      const float* x = (const float*)base + ia0;
+      float* o = (float*)out + s;
       if (exact) {
-        r = om_pow_exact_f32(x, y);
-        if (r != r) {
-          uint32_t q = 0x7fc00000u;
-          memcpy(&r, &q, sizeof r);
+        for (size_t i = 0; i < m; i++) {
+          float r = om_pow_exact_f32(x[i * astep], y[i]);
+          if (r != r) {
+            uint32_t q = 0x7fc00000u;
+            memcpy(&r, &q, sizeof r);
+          }
+          o[i] = r;
         }
       } else {
-        r = (y == 0.0f || x == 1.0f) ? 1.0f : (y == 2.0f) ? x * x : powf(x, y); /* see om_pow_fast_f64 */
+        for (size_t i = 0; i < m; i++) {
+          float xi = x[i * astep];
+          o[i] = (y[i] == 0.0f || xi == 1.0f) ? 1.0f : (y[i] == 2.0f) ? xi * xi : powf(xi, y[i]); /* see om_pow_fast_f64 */
+        }
       }
-      ((float*)out)[i] = r;
     } else {
-      double y = om_load_as_double(exponent, exp_type, ib);
-      double x = om_load_as_double(base, base_type, ia);
-      double r = exact ? om_pow_exact_f64(x, y) : om_pow_fast_f64(x, y);
+      double y[BLOCK], x[BLOCK], r[BLOCK];
+      for (size_t i = 0; i < m; i++) y[i] = om_load_as_double(exponent, exp_type, ib0 + i * bstep);
+      for (size_t i = 0; i < m; i++) x[i] = om_load_as_double(base, base_type, ia0 + i * astep);
+      if (exact)
+        for (size_t i = 0; i < m; i++) r[i] = om_pow_exact_f64(x[i], y[i]);
+      else
+        for (size_t i = 0; i < m; i++) r[i] = om_pow_fast_f64(x[i], y[i]);
       if (base_type == OM_T_DOUBLE) {
-        if (exact && r != r) r = om_bits_to_d(0x7ff8000000000000ull);
-        ((double*)out)[i] = r;
+        double* o = (double*)out + s;
+        for (size_t i = 0; i < m; i++) o[i] = (exact && r[i] != r[i]) ? om_bits_to_d(0x7ff8000000000000ull) : r[i];
       } else {
         /* Integer base: back from double with truncation and saturation; NaN gives 0 (as Cast does). */
-        om_cast(&r, OM_T_DOUBLE, (char*)out + i * om_type_size(base_type), base_type, 1);
+        om_cast(r, OM_T_DOUBLE, (char*)out + s * om_type_size(base_type), base_type, m);
       }
     }
   }

@@ -25,6 +25,16 @@ int om_path_from_name(const char* name) {
   return -1;
 }
 
+#if OM_X86
+#include <cpuid.h>
+/* F16C (CPUID.1:ECX bit 29); GCC 12's cpu model has no name for it. */
+static int om_has_f16c(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  return (c >> 29) & 1u;
+}
+#endif
+
 /* What each path's target pragma assumes, checked with CPUID (through GCC's cpu model). The OS must also
  * save the wide registers; GCC's cpu model reports AVX/AVX-512 features only when XGETBV says it does. */
 int om_path_available(int path) {
@@ -34,12 +44,14 @@ int om_path_available(int path) {
     case OM_PATH_128: __builtin_cpu_init(); return __builtin_cpu_supports("sse4.2");
     case OM_PATH_256:
       __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2") &&
+             om_has_f16c();
     case OM_PATH_512:
       __builtin_cpu_init();
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2") &&
+             om_has_f16c();
 #endif
     default: return 0;
   }
