@@ -336,3 +336,24 @@ def test_sweep(op, t0):
                     if x.dtype.kind == "f":
                         x[np.isnan(x)] = 0
             run_case(op, types, ins, attrs, ref_attrs)
+
+
+# ---- regressions found by the fuzzer
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_broadcast_plan_merges_only_contiguous_runs(path):
+    """Found by the long fuzz run: om_plan_make compared a dimension's stride with the stride of the wrong
+    (unmerged) neighbour, so after one merge a later dimension could be merged across a broadcast one; Add of
+    (1,2,1,2,2,1) and (1,1,2,1,1,1) repeated the first half of the output."""
+    rng = np.random.default_rng(1)
+    b = rng.integers(0, 255, (1, 2, 1, 2, 2, 1)).astype(np.uint8)
+    c = np.array([169, 3], np.uint8).reshape(1, 1, 2, 1, 1, 1)
+    a = np.array(95, np.uint8).reshape((1,) * 6)
+    np.testing.assert_array_equal(Node("Add", [2, 2], kernel_path=path).run(b, c), b + c)
+    np.testing.assert_array_equal(
+        Node("Max", [2, 2, 2], kernel_path=path).run(a, b, c), np.maximum(np.maximum(a, b), c)
+    )
+    x = rng.standard_normal((3, 1, 4, 5)).astype(np.float32)
+    y = rng.standard_normal((1, 2, 1, 5)).astype(np.float32)
+    np.testing.assert_array_equal(Node("Mul", [1, 1], kernel_path=path).run(x, y), x * y)

@@ -68,7 +68,7 @@ void om_plan_make(om_plan* plan, size_t n, const int64_t* const* shapes, const s
     if (r > 0) {
       int mergeable = 1;
       for (size_t k = 0; k < n; k++)
-        if (stride[k][j] != stride[k][r - 1] * plan->dims[r - 1]) mergeable = 0;
+        if (stride[k][j] != plan->stride[k][r - 1] * plan->dims[r - 1]) mergeable = 0; /* merged run */
       if (mergeable) {
         plan->dims[r - 1] *= dims[j];
         continue;
