@@ -25,3 +25,65 @@
   } while (0)
 /* Per-lane select on the bits: m ? a : b, with m all-ones or all-zeros per lane. */
 #define OM_SEL(VT, MT, m, a, b) ((VT)(((MT)(m) & (MT)(a)) | (~(MT)(m) & (MT)(b))))
+
+/* ---- per-ISA helpers where GCC's generic lowering is poor ---------------------------------------------------
+ * Zero-extend `lanes` bytes at p to lanes of `width` bytes (2, 4 or 8) at out: GCC 12 scalarises
+ * __builtin_convertvector from 8-bit lanes, so the vector paths use the PMOVZX instructions. Reads exactly
+ * `lanes` bytes. */
+#if OM_VB != 0
+#include <immintrin.h>
+#endif
+static inline __attribute__((always_inline)) void OM_FN(widen_u8)(const uint8_t* p, void* out, int width) {
+#if OM_VB == 64
+  if (width == 2) {
+    __m256i b;
+    memcpy(&b, p, 32);
+    __m512i r = _mm512_cvtepu8_epi16(b);
+    memcpy(out, &r, 64);
+  } else if (width == 4) {
+    __m128i b;
+    memcpy(&b, p, 16);
+    __m512i r = _mm512_cvtepu8_epi32(b);
+    memcpy(out, &r, 64);
+  } else {
+    __m128i b = _mm_loadl_epi64((const __m128i*)(const void*)p);
+    __m512i r = _mm512_cvtepu8_epi64(b);
+    memcpy(out, &r, 64);
+  }
+#elif OM_VB == 32
+  if (width == 2) {
+    __m128i b;
+    memcpy(&b, p, 16);
+    __m256i r = _mm256_cvtepu8_epi16(b);
+    memcpy(out, &r, 32);
+  } else if (width == 4) {
+    __m128i b = _mm_loadl_epi64((const __m128i*)(const void*)p);
+    __m256i r = _mm256_cvtepu8_epi32(b);
+    memcpy(out, &r, 32);
+  } else {
+    int32_t w;
+    memcpy(&w, p, 4);
+    __m256i r = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(w));
+    memcpy(out, &r, 32);
+  }
+#elif OM_VB == 16
+  if (width == 2) {
+    __m128i b = _mm_loadl_epi64((const __m128i*)(const void*)p);
+    __m128i r = _mm_cvtepu8_epi16(b);
+    memcpy(out, &r, 16);
+  } else if (width == 4) {
+    int32_t w;
+    memcpy(&w, p, 4);
+    __m128i r = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(w));
+    memcpy(out, &r, 16);
+  } else {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    __m128i r = _mm_cvtepu8_epi64(_mm_cvtsi32_si128(h));
+    memcpy(out, &r, 16);
+  }
+#else
+  uint64_t v = p[0];
+  memcpy(out, &v, (size_t)width); /* little-endian x86 and the usual targets */
+#endif
+}
