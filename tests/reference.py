@@ -17,6 +17,25 @@ Rules implemented here:
   - Sum, Mean, Max, Min fold their inputs left to right with broadcasting at each step; Mean is the sum
     divided by n (one rounded division).
   - Gelu(-inf) is -0 (the limit).
+  - Comparisons: NaN compares false with everything (Equal(NaN, NaN) is false); output bool; bool inputs
+    are "nonzero is true". Not, And, Or, Xor on bool.
+  - Where selects the bits (a selected -0 stays -0; a selected NaN is canonical in exact mode); broadcasting
+    over all three inputs.
+  - Cast, CastLike: float -> float rounds once to nearest even (f16 and bf16 included, never through an
+    intermediate format), overflow to inf; float -> int truncates and saturates, NaN gives 0; float -> bool
+    is x != 0 (NaN true, -0 false); int -> int wraps; int -> float rounds once (u64 unsigned); int -> bool is
+    x != 0; bool -> any is 0 or 1. CastLike takes the type of input 1 and never reads its values.
+  - Clip: min(max(x, lo), hi), the upper bound wins when lo > hi, NaN passes through. Before opset 11 the
+    bounds are the float attributes min/max (defaults: lowest/highest finite FLOAT); from 11 optional
+    single-value inputs, an omitted one the element type's finite extreme (Clip(+inf) is the type's max).
+  - Reciprocal, Sqrt, Floor, Ceil: IEEE (Floor and Ceil keep the sign of x); Round: half to even, keeps the
+    sign of zero; f16 through f32, rounded once.
+  - LeakyRelu x < 0 ? alpha*x : x (0.01); HardSigmoid clamp(alpha*x + beta, 0, 1), product and sum each
+    rounded (0.2, 0.5); HardSwish x * clamp(x * 0.16666667f + 0.5f, 0, 1), each operation rounded in f32.
+  - Pow: an f32 base takes the exponent rounded to f32, an f64 base to f64; an integer base computes in f64
+    (base and exponent rounded to f64) and converts back like Cast (truncate, saturate, NaN gives 0).
+    Exponent 0 gives 1 (NaN base included), exponent 2 is x * x (one rounded product), otherwise the
+    correctly rounded pow (MPFR, C99 Annex F special values). The library may be 1 ulp off: `pow_within`.
 """
 
 from __future__ import annotations
@@ -25,18 +44,27 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import gmpy2
+import ml_dtypes
 import numpy as np
+from onnx import helper
 
-FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-CANONICAL_NAN_BITS = {
-    np.dtype(np.float16): 0x7E00,
-    np.dtype(np.float32): 0x7FC00000,
-    np.dtype(np.float64): 0x7FF8000000000000,
-}
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+FLOAT_DTYPES = (F16, F32, F64, BF16)  # bf16 is stored (Cast, CastLike, Where), never computed on
+CANONICAL_NAN_BITS = {F16: 0x7E00, F32: 0x7FC00000, F64: 0x7FF8000000000000, BF16: 0x7FC0}
 UINT_OF = {
-    np.dtype(np.float16): np.dtype(np.uint16),
-    np.dtype(np.float32): np.dtype(np.uint32),
-    np.dtype(np.float64): np.dtype(np.uint64),
+    F16: np.dtype(np.uint16),
+    F32: np.dtype(np.uint32),
+    F64: np.dtype(np.uint64),
+    BF16: np.dtype(np.uint16),
+}
+# significand bits (with the hidden one), exponent of the smallest normal, largest finite value
+FLOAT_FORMATS = {
+    F16: (11, -14, 65504.0),
+    BF16: (8, -126, float(ml_dtypes.finfo(BF16).max)),
+    F32: (24, -126, float(np.finfo(np.float32).max)),
+    F64: (53, -1022, float(np.finfo(np.float64).max)),
 }
 TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu"})
 
@@ -59,7 +87,8 @@ def canonicalize(x: np.ndarray) -> np.ndarray:
     if not is_float(x.dtype):
         return x
     out = np.array(x, copy=True)
-    out[np.isnan(out)] = canonical_nan(out.dtype)
+    with np.errstate(all="ignore"):
+        out[np.isnan(out)] = canonical_nan(out.dtype)
     return out
 
 
@@ -268,35 +297,388 @@ def _fold(op: str, inputs: Sequence[np.ndarray]) -> np.ndarray:
     return np.asarray(acc)
 
 
+# --------------------------------------------------------------------------------------------- conversions
+
+
+def np_dtype_of(onnx_type: int) -> np.dtype:
+    return np.dtype(helper.tensor_dtype_to_np_dtype(int(onnx_type)))
+
+
+def round_to_float(x64: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """float64 values rounded ONCE to the float format `dt` (nearest even, subnormals, overflow to inf).
+
+    The rounding is done on float64 by exact power-of-two scaling and one np.rint (ties to even), so it never
+    goes through an intermediate format (no double rounding, e.g. f64 -> bf16 not via f32).
+    """
+    x64 = np.asarray(x64, dtype=np.float64)
+    dt = np.dtype(dt)
+    if dt == F64:
+        return x64.copy()
+    p, emin, fmax = FLOAT_FORMATS[dt]
+    out = np.array(x64, copy=True)
+    fin = np.isfinite(x64) & (x64 != 0)
+    v = x64[fin]
+    _, e = np.frexp(v)  # v = m * 2^e with 0.5 <= |m| < 1: the leading bit has weight 2^(e-1)
+    k = np.maximum(e - p, emin - p + 1)  # weight of the last kept bit (the subnormal quantum at most)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(np.rint(np.ldexp(v, -k)), k)
+        out[fin] = np.where(np.abs(r) > fmax, np.copysign(np.inf, v), r)
+        return out.astype(dt)  # every value is representable now: exact
+
+
+def _round_int(v: int, p: int) -> int:
+    """A Python int rounded to p significant bits, nearest even."""
+    a = abs(v)
+    s = a.bit_length() - p
+    if s <= 0:
+        return v
+    q, r = divmod(a, 1 << s)
+    half = 1 << (s - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return -(q << s) if v < 0 else q << s
+
+
+def int_to_float(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Integers (any width, u64 unsigned) rounded once to the float format `dt`; overflow to inf."""
+    p, _, fmax = FLOAT_FORMATS[np.dtype(dt)]
+    vals = [float(_round_int(int(v), p)) for v in np.asarray(x).ravel().tolist()]
+    r = np.array([v if abs(v) <= fmax else math.copysign(math.inf, v) for v in vals], dtype=np.float64)
+    return r.reshape(np.shape(x)).astype(dt)
+
+
+def float_to_int(x64: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Floats (as float64) to an integer type: truncate toward zero, saturate, NaN gives 0."""
+    ii = np.iinfo(dt)
+    x64 = np.asarray(x64, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        t = np.trunc(x64)
+    hi = t >= float(int(ii.max) + 1)  # 2^n: exact in f64
+    lo = t < float(ii.min)
+    mid = ~np.isnan(t) & ~hi & ~lo
+    out = np.zeros(x64.shape, dtype=dt)
+    out[hi] = ii.max
+    out[lo] = ii.min
+    out[mid] = np.array([int(v) for v in t[mid].tolist()], dtype=object).astype(dt)
+    return out
+
+
+def to_float64(x: np.ndarray) -> np.ndarray:
+    """A float array (f16, bf16, f32, f64) as float64: exact."""
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(np.float64)
+
+
+def cast(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The spec's Cast of `x` to element type `dt` (NaNs not yet canonical)."""
+    x = np.asarray(x)
+    src, dt = x.dtype, np.dtype(dt)
+    if dt not in FLOAT_DTYPES and dt != np.bool_ and dt.kind not in "iu":
+        raise Unsupported(f"Cast to {dt} is not served")
+    if src == np.bool_:
+        return x.astype(np.uint8).astype(dt)  # 0 or 1
+    if is_float(src):
+        x64 = to_float64(x)
+        if dt == np.bool_:
+            return (x64 != 0) | np.isnan(x64)
+        if is_float(dt):
+            return round_to_float(x64, dt)
+        return float_to_int(x64, dt)
+    if src.kind not in "iu":
+        raise Unsupported(f"Cast from {src} is not served")
+    if dt == np.bool_:
+        return x != 0
+    if is_float(dt):
+        return int_to_float(x, dt)
+    return _wrap([int(v) for v in x.ravel().tolist()], dt, x.shape)
+
+
+# --------------------------------------------------------------------------------------------- logic
+
+
+def _compare(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype != b.dtype:
+        raise Unsupported(f"{op}: mixed element types {a.dtype} and {b.dtype}")
+    if a.dtype == BF16:
+        raise Unsupported(f"{op} does not take bfloat16")
+    if a.dtype == np.bool_:
+        if op != "Equal":
+            raise Unsupported(f"{op} does not take bool")
+        a, b = a != 0, b != 0
+    elif is_float(a.dtype):
+        a, b = to_float64(a), to_float64(b)  # exact; NaN compares false
+    f = {
+        "Equal": np.equal,
+        "Less": np.less,
+        "Greater": np.greater,
+        "LessOrEqual": np.less_equal,
+        "GreaterOrEqual": np.greater_equal,
+    }[op]
+    with np.errstate(all="ignore"):
+        return np.asarray(f(a, b), dtype=np.bool_)
+
+
+def _logic(op: str, ins: Sequence[np.ndarray]) -> np.ndarray:
+    if any(x.dtype != np.bool_ for x in ins):
+        raise Unsupported(f"{op} takes bool only")
+    bs = [x != 0 for x in ins]
+    if op == "Not":
+        return ~bs[0]
+    f = {"And": np.logical_and, "Or": np.logical_or, "Xor": np.logical_xor}[op]
+    return np.asarray(f(bs[0], bs[1]), dtype=np.bool_)
+
+
+def _where(c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if c.dtype != np.bool_:
+        raise Unsupported("Where: the condition must be bool")
+    if x.dtype != y.dtype:
+        raise Unsupported(f"Where: mixed element types {x.dtype} and {y.dtype}")
+    c, x, y = np.broadcast_arrays(c != 0, x, y)
+    return np.where(c, x, y).astype(x.dtype)  # selects the bits: -0 stays -0
+
+
+# --------------------------------------------------------------------------------------------- float unary
+
+
+def _float_un(x: np.ndarray, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    dt = x.dtype
+    with np.errstate(all="ignore"):
+        return np.asarray(f(x.astype(_compute_dtype(dt))), dtype=_compute_dtype(dt)).astype(dt)
+
+
+def _clamp01(t: np.ndarray) -> np.ndarray:
+    """clamp(t, 0, 1) in t's type; NaN passes through."""
+    one, zero = np.array(1, t.dtype), np.array(0, t.dtype)
+    with np.errstate(all="ignore"):
+        t = np.where(t < 0, zero, t)
+        return np.where(t > 1, one, t)
+
+
+def _activation(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    if x.dtype != F32:
+        raise Unsupported(f"{op} takes float32 only")
+    with np.errstate(all="ignore"):
+        if op == "LeakyRelu":
+            alpha = np.float32(attributes.get("alpha", 0.01))
+            return np.where(x < 0, alpha * x, x).astype(F32)
+        if op == "HardSigmoid":
+            alpha = np.float32(attributes.get("alpha", 0.2))
+            beta = np.float32(attributes.get("beta", 0.5))
+            t = (alpha * x).astype(F32)  # rounded product, then rounded sum
+            t = (t + beta).astype(F32)
+            return _clamp01(t).astype(F32)
+        # HardSwish: x * clamp(x * 0.16666667f + 0.5f, 0, 1), each operation rounded in f32
+        t = (x * np.float32(0.16666667)).astype(F32)
+        t = (t + np.float32(0.5)).astype(F32)
+        return (x * _clamp01(t)).astype(F32)
+
+
+def _float_unary(op: str, x: np.ndarray) -> np.ndarray:
+    if x.dtype not in (F16, F32, F64):
+        raise Unsupported(f"{op} takes f16, f32, f64 only")
+    f = {
+        "Reciprocal": np.reciprocal,
+        "Sqrt": np.sqrt,
+        "Floor": np.floor,  # IEEE floor/ceil keep the sign of x (ceil(-0.7) is -0)
+        "Ceil": np.ceil,
+        "Round": np.rint,  # half to even, keeps the sign of zero
+    }[op]
+    return _float_un(x, f)
+
+
+# --------------------------------------------------------------------------------------------- Clip
+
+
+def _clip(ins: Sequence[np.ndarray | None], attributes: dict[str, Any], opset: int | None) -> np.ndarray:
+    x = ins[0]
+    assert x is not None
+    dt = x.dtype
+    if dt == np.bool_ or dt == BF16:
+        raise Unsupported(f"Clip does not take {dt}")
+    old_form = opset is not None and opset < 11
+    if old_form:  # attributes min/max (float), defaults lowest/highest finite FLOAT
+        if not is_float(dt):
+            raise Unsupported("Clip before opset 12 takes float types only")
+        fmax = float(np.finfo(np.float32).max)
+        lo = np.float32(attributes.get("min", -fmax))
+        hi = np.float32(attributes.get("max", fmax))
+        cd = _compute_dtype(dt)
+        lo_a, hi_a = np.asarray(lo).astype(cd), np.asarray(hi).astype(cd)
+    else:
+        if not is_float(dt) and opset is not None and opset < 12:
+            raise Unsupported("Clip takes integer types from opset 12")
+        ext = np.finfo(dt) if is_float(dt) else np.iinfo(dt)
+        cd = _compute_dtype(dt)
+        bounds = []
+        for k, default in ((1, ext.min), (2, ext.max)):  # an omitted bound is the type's finite extreme
+            b = ins[k] if len(ins) > k else None
+            if b is None or b.size == 0:
+                bounds.append(np.asarray(default, dtype=dt).astype(cd))
+            else:
+                if b.dtype != dt or b.size != 1:
+                    raise Unsupported("Clip bounds are single values of x's type")
+                bounds.append(b.reshape(()).astype(cd))
+        lo_a, hi_a = bounds
+    with np.errstate(all="ignore"):
+        r = x.astype(cd)
+        r = np.where(r < lo_a, lo_a, r)  # NaN compares false: passes through
+        r = np.where(r > hi_a, hi_a, r)  # the upper bound wins when lo > hi
+        return np.asarray(r, dtype=cd).astype(dt)
+
+
+# --------------------------------------------------------------------------------------------- Pow
+
+POW_BASES = (F32, F64, np.dtype(np.int32), np.dtype(np.int64))
+POW_EXPONENTS = (*POW_BASES, np.dtype(np.uint32), np.dtype(np.uint64))
+_POW_CTX = {
+    # MPFR contexts that round once to the format: precision, exponent range, subnormals
+    F32: gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True, round=gmpy2.RoundToNearest),
+    F64: gmpy2.context(precision=53, emin=-1073, emax=1024, subnormalize=True, round=gmpy2.RoundToNearest),
+}
+
+
+def _to_format(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """A base or exponent converted to the float format `dt` (round to nearest even)."""
+    if is_float(x.dtype):
+        return round_to_float(to_float64(x), dt)
+    return int_to_float(x, dt)
+
+
+def pow_float(x: float, y: float, dt: np.dtype) -> float:
+    """pow(x, y) in format dt (f32/f64 values as Python floats): y == 0 gives 1, y == 2 is x * x, otherwise
+    the correctly rounded pow (MPFR; its special values are those of C99 Annex F)."""
+    if y == 0:
+        return 1.0
+    if y == 2:
+        with np.errstate(all="ignore"):
+            return float(np.asarray(x, dt) * np.asarray(x, dt))
+    with _POW_CTX[np.dtype(dt)]:
+        return float(gmpy2.mpfr(x, 53) ** gmpy2.mpfr(y, 53))
+
+
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype not in POW_BASES or b.dtype not in POW_EXPONENTS:
+        raise Unsupported(f"Pow: base {a.dtype}, exponent {b.dtype} not served")
+    bt = a.dtype
+    fmt = bt if is_float(bt) else F64  # an integer base computes in f64
+    xf = _to_format(a, fmt).astype(np.float64)
+    yf = _to_format(b, fmt).astype(np.float64)
+    xf, yf = np.broadcast_arrays(xf, yf)
+    r = np.array(
+        [pow_float(u, v, fmt) for u, v in zip(xf.ravel().tolist(), yf.ravel().tolist())], dtype=np.float64
+    ).reshape(xf.shape)
+    if is_float(bt):
+        return r.astype(bt)  # exact: every value is already in the format
+    return float_to_int(r, bt)  # truncate, saturate, NaN gives 0
+
+
+def ulp_steps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Per element, how many representable values apart two float arrays of one type are (0 for two NaNs,
+    a huge number for NaN against a number). -0 and +0 are one step apart."""
+    u = UINT_OF[np.dtype(want.dtype)]
+    nbits = u.itemsize * 8
+    g = np.ascontiguousarray(got).view(u).astype(object)
+    w = np.ascontiguousarray(want).view(u).astype(object)
+    sign = 1 << (nbits - 1)
+
+    def ordered(v: Any) -> Any:
+        return sign - 1 - v if v >= sign else v  # -0 -> -1, +0 -> 0, more negative below
+
+    og = np.frompyfunc(ordered, 1, 1)(g) if g.size else g
+    ow = np.frompyfunc(ordered, 1, 1)(w) if w.size else w
+    steps = np.abs(og - ow).astype(np.float64) if g.size else np.zeros(got.shape)
+    gn, wn = np.isnan(got), np.isnan(want)
+    return np.where(gn & wn, 0.0, np.where(gn | wn, np.inf, steps))
+
+
+def pow_within(got: np.ndarray, want: np.ndarray, ulps: int = 1) -> np.ndarray:
+    """Per element, whether a Pow result is acceptable against the expected one: floats within `ulps`
+    representable steps (infinities and NaN exact); integer bases (computed in f64, truncated) equal, or
+    for |want| >= 2^53 (not exact in f64) off by at most `ulps` f64 ulps of want."""
+    if is_float(want.dtype):
+        ok = ulp_steps(got, want) <= ulps
+        inf = np.isinf(want) | np.isinf(got)
+        return ok & (~inf | (got.astype(np.float64) == want.astype(np.float64)))
+    g = np.array([int(v) for v in got.ravel().tolist()], dtype=object)
+    w = np.array([int(v) for v in want.ravel().tolist()], dtype=object)
+    res = []
+    for gv, wv in zip(g.tolist(), w.tolist()):
+        tol = 0 if abs(wv) < 2**53 else ulps * (1 << (abs(wv).bit_length() - 53))
+        res.append(abs(gv - wv) <= tol)
+    return np.array(res, dtype=np.bool_).reshape(got.shape)
+
+
 # --------------------------------------------------------------------------------------------- entry
 
 
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Mod"})
 UNARY = frozenset({"Neg", "Abs", "Sign"}) | TRANSCENDENTAL
 VARIADIC = frozenset({"Max", "Min", "Sum", "Mean"})
-KNOWN_OPS = BINARY | UNARY | VARIADIC
+COMPARISONS = frozenset({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
+LOGIC = frozenset({"Not", "And", "Or", "Xor"})
+FLOAT_UNARY = frozenset({"Reciprocal", "Sqrt", "Floor", "Ceil", "Round"})
+ACTIVATIONS = frozenset({"LeakyRelu", "HardSigmoid", "HardSwish"})
+OTHER = frozenset({"Where", "Cast", "CastLike", "Clip", "Pow"})
+KNOWN_OPS = BINARY | UNARY | VARIADIC | COMPARISONS | LOGIC | FLOAT_UNARY | ACTIVATIONS | OTHER
+ARITY = {
+    **{op: 2 for op in BINARY | COMPARISONS | {"And", "Or", "Xor", "CastLike", "Pow"}},
+    **{op: 1 for op in UNARY | FLOAT_UNARY | ACTIVATIONS | {"Not", "Cast"}},
+    "Where": 3,
+}
 
 
 def evaluate(
-    op: str, inputs: Sequence[np.ndarray], attributes: dict[str, Any] | None = None, mode: str = "exact"
+    op: str,
+    inputs: Sequence[np.ndarray | None],
+    attributes: dict[str, Any] | None = None,
+    mode: str = "exact",
+    opset: int | None = None,
 ) -> np.ndarray:
-    """The spec's result of `op` on `inputs`; NaNs canonical in exact mode."""
+    """The spec's result of `op` on `inputs`; NaNs canonical in exact mode.
+
+    `opset` matters for Clip only (attribute bounds before 11); None is the newest form. An omitted optional
+    input (Clip's bounds) is None.
+    """
     attributes = attributes or {}
-    ins = [np.asarray(x) for x in inputs]
+    ins = [None if x is None else np.asarray(x) for x in inputs]
+    if op == "Clip":
+        if not 1 <= len(ins) <= 3 or ins[0] is None:
+            raise Unsupported("Clip takes 1 to 3 inputs")
+        r = _clip(ins, attributes, opset)
+        return canonicalize(np.asarray(r)) if mode == "exact" else np.asarray(r)
+    if any(x is None for x in ins):
+        raise Unsupported(f"{op}: no optional inputs")
+    arrs: list[np.ndarray] = [x for x in ins if x is not None]
+    if op in ARITY and len(arrs) != ARITY[op]:
+        raise Unsupported(f"{op} takes {ARITY[op]} input(s)")
     if op in BINARY:
-        if len(ins) != 2:
-            raise Unsupported(f"{op} takes 2 inputs")
-        r = _binary(op, ins[0], ins[1], int(attributes.get("fmod", 0)))
+        r = _binary(op, arrs[0], arrs[1], int(attributes.get("fmod", 0)))
     elif op in UNARY:
-        if len(ins) != 1:
-            raise Unsupported(f"{op} takes 1 input")
-        r = _unary(op, ins[0], attributes)
+        r = _unary(op, arrs[0], attributes)
     elif op in VARIADIC:
-        if not ins:
+        if not arrs:
             raise Unsupported(f"{op} takes at least 1 input")
-        if any(x.dtype != ins[0].dtype for x in ins):
+        if any(x.dtype != arrs[0].dtype for x in arrs):
             raise Unsupported(f"{op}: mixed element types")
-        r = _fold(op, ins)
+        r = _fold(op, arrs)
+    elif op in COMPARISONS:
+        r = _compare(op, arrs[0], arrs[1])
+    elif op in LOGIC:
+        r = _logic(op, arrs)
+    elif op in FLOAT_UNARY:
+        r = _float_unary(op, arrs[0])
+    elif op in ACTIVATIONS:
+        r = _activation(op, arrs[0], attributes)
+    elif op == "Where":
+        r = _where(arrs[0], arrs[1], arrs[2])
+    elif op == "Cast":
+        if "to" not in attributes:
+            raise Unsupported("Cast needs the attribute 'to'")
+        r = cast(arrs[0], np_dtype_of(attributes["to"]))
+    elif op == "CastLike":
+        r = cast(arrs[0], arrs[1].dtype)  # never reads input 1's values
+    elif op == "Pow":
+        r = _pow(arrs[0], arrs[1])
     else:
         raise Unsupported(f"reference has no rule for {op}")
     r = np.asarray(r)
@@ -339,7 +721,8 @@ def same_values(got: np.ndarray, expected: np.ndarray, *, zero_sign: bool = True
         return False
     if not is_float(expected.dtype):
         return bool((bits(got) == bits(expected)).all())
-    gn, en = np.isnan(got), np.isnan(expected)
+    with np.errstate(all="ignore"):
+        gn, en = np.isnan(got), np.isnan(expected)
     if (gn != en).any():
         return False
     with np.errstate(all="ignore"):

@@ -2,6 +2,8 @@
 against tests/reference.py (the spec's NumPy reference); exact mode must be bit-identical across paths.
 
 Ops the reference does not know yet (added to the table after it) are listed by test_reference_knows_ops.
+Where, Cast, CastLike, Clip and Pow (inputs of several types, optional inputs) have tests of their own below;
+Pow results may be 1 ulp off (the library's own pow), everything else is bit-exact in exact mode.
 """
 
 from __future__ import annotations
@@ -12,7 +14,18 @@ import numpy as np
 import pytest
 import reference
 from onnx import helper
-from ops_elementwise_oracle import OPS, gen_general, specials
+from ops_elementwise_oracle import (
+    OPS,
+    STORED,
+    WHERE_SHAPES,
+    _clip_bounds,
+    cast_edges,
+    gen_general,
+    gen_pow_base,
+    gen_pow_exponent,
+    pow_exponent_specials,
+    specials,
+)
 
 import onemodel_ep
 from onemodel_ep._lib import MODES
@@ -35,7 +48,7 @@ BROADCAST = [
 def _combos():
     out = []
     for op, info in sorted(TABLE.items()):
-        if op not in reference.KNOWN_OPS:
+        if op not in reference.KNOWN_OPS or op in reference.OTHER:
             continue
         spec = OPS[op]
         for attrs in spec.attributes:
@@ -59,22 +72,28 @@ def _arity(op: str) -> int:
     return 2 if a == -1 else a
 
 
-def _check(op, attrs, dt, inputs):
-    spec = OPS[op]
-    types = [int(helper.np_dtype_to_tensor_dtype(dt))] * len(inputs)
+def _check(op, attrs, dt, inputs, types=None, opset=None):
+    spec = OPS.get(op, OPS["Add"])
+    if types is None:
+        types = [int(helper.np_dtype_to_tensor_dtype(dt))] * len(inputs)
+    opset = opset or _opset(op)
     if spec.transcendental:
         why = probe(op, types, onnx_opset=_opset(op), attributes=attrs)
         if why is not None:  # listed in the table before its kernels landed
             pytest.skip(f"not served yet: {why}")
     exact_out = {}
     for mode in MODES:
-        want = reference.evaluate(op, inputs, attrs, mode=mode)
+        want = reference.evaluate(op, inputs, attrs, mode=mode, opset=opset)
         for path in PATHS:
-            node = Node(op, types, onnx_opset=_opset(op), attributes=attrs, mode=mode, kernel_path=path)
+            node = Node(op, types, onnx_opset=opset, attributes=attrs, mode=mode, kernel_path=path)
             got = node.run(*inputs)
-            where = f"{op} {dt.name} {attrs} mode={mode} path={path} shapes={[a.shape for a in inputs]}"
+            shapes = [None if a is None else a.shape for a in inputs]
+            where = f"{op} {dt.name} {attrs} mode={mode} path={path} shapes={shapes}"
             assert got.dtype == want.dtype and got.shape == want.shape, where
-            if spec.transcendental:
+            if op == "Pow":  # the library's own pow (exact mode) or the platform's (fast): within 1 ulp
+                ok = reference.pow_within(got, want, 1)
+                assert ok.all(), f"{where}: {_first_bad(~ok, got, want, inputs)}"
+            elif spec.transcendental:
                 g, w = got.astype(np.float64), want.astype(np.float64)
                 with np.errstate(all="ignore"):
                     ok = (
@@ -103,7 +122,12 @@ def _check(op, attrs, dt, inputs):
 
 def _first_bad(bad, got, want, inputs):
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
-    ins = [np.broadcast_to(a, got.shape)[idx].item() for a in inputs]
+    ins = []
+    for a in inputs:
+        try:
+            ins.append(np.broadcast_to(a, got.shape)[idx].item())
+        except ValueError:  # CastLike's second input, an omitted Clip bound
+            ins.append("...")
     return (
         f"{int(bad.sum())} bad, e.g. at {list(idx)}: inputs {ins}: got {got[idx].item()!r}, "
         f"want {want[idx].item()!r}"
@@ -178,3 +202,88 @@ def test_reference_knows_ops():
     unknown = sorted(set(TABLE) - reference.KNOWN_OPS)
     if unknown:
         pytest.skip(f"tests/reference.py has no rule yet for: {', '.join(unknown)}")
+
+
+# ---- Where, Cast, CastLike, Clip, Pow
+
+
+def _t(dt) -> int:
+    return int(helper.np_dtype_to_tensor_dtype(np.dtype(dt)))
+
+
+BOOL = np.dtype(np.bool_)
+
+
+def _table_types(op: str, other: bool = False) -> list[np.dtype]:
+    info = TABLE[op]
+    mask = info.other_types if other else info.input0_types
+    return [t for t in STORED if _t(t) in mask]
+
+
+@pytest.mark.parametrize("dt", _table_types("Where", other=True), ids=lambda d: d.name)
+def test_where(dt):
+    rng = np.random.default_rng(zlib.crc32(f"Where{dt.name}".encode()))
+    types = [_t(BOOL), _t(dt), _t(dt)]
+    for n in (0, 1, 7, 33, 257):
+        ins = [gen_general(rng, BOOL, (n,)), gen_general(rng, dt, (n,)), gen_general(rng, dt, (n,))]
+        _check("Where", {}, dt, ins, types, 16)
+    sp = specials(dt)  # every special selected from x and from y
+    _check(
+        "Where",
+        {},
+        dt,
+        [np.array([True, False]).reshape(2, 1, 1), sp.reshape(1, -1, 1), sp.reshape(1, 1, -1)],
+        types,
+        16,
+    )
+    for shapes in WHERE_SHAPES:
+        ins = [
+            gen_general(rng, BOOL, shapes[0]),
+            gen_general(rng, dt, shapes[1]),
+            gen_general(rng, dt, shapes[2]),
+        ]
+        _check("Where", {}, dt, ins, types, 16)
+
+
+@pytest.mark.parametrize("src", _table_types("Cast"), ids=lambda d: d.name)
+def test_cast_and_castlike(src):
+    """Every source x every target (the exhaustive bit matrix is tests/test_cast_matrix.py)."""
+    rng = np.random.default_rng(zlib.crc32(f"Cast{src.name}".encode()))
+    x = np.concatenate([cast_edges(src), gen_general(rng, src, (67,))])
+    for k, dst in enumerate(_table_types("Cast", other=True)):
+        _check("Cast", {"to": _t(dst)}, dst, [x], [_t(src)], 21)
+        _check("Cast", {"to": _t(dst)}, dst, [x.reshape(1, -1, 1)[:, : (k % 5) * 7]], [_t(src)], 13)
+        like = gen_general(rng, dst, [(3,), (), (2, 2)][k % 3])  # its values are never read
+        _check("CastLike", {}, dst, [x, like], [_t(src), _t(dst)], 21)
+
+
+@pytest.mark.parametrize("dt", _table_types("Clip"), ids=lambda d: d.name)
+def test_clip(dt):
+    rng = np.random.default_rng(zlib.crc32(f"Clip{dt.name}".encode()))
+    xs = [specials(dt), gen_general(rng, dt, (67,)), gen_general(rng, dt, (3, 0)), gen_general(rng, dt, ())]
+    for lo, hi in _clip_bounds(dt).values():
+        bounds = [None if v is None else np.array(v, dtype=dt) for v in (lo, hi)]
+        while bounds and bounds[-1] is None:
+            bounds.pop()
+        types = [_t(dt)] + [_t(dt) if b is not None else 0 for b in bounds]
+        for x in xs:
+            _check("Clip", {}, dt, [x, *bounds], types, 13)
+    if reference.is_float(dt):  # opset 6: float attributes, defaults the lowest/highest finite float
+        for attrs in ({}, {"min": -2.5}, {"max": 3.0}, {"min": 0.1, "max": 1e5}, {"min": 3.0, "max": -2.5}):
+            for x in xs:
+                _check("Clip", attrs, dt, [x], [_t(dt)], 6)
+
+
+POW_COMBOS = [(b, e) for b in _table_types("Pow") for e in _table_types("Pow", other=True)]
+
+
+@pytest.mark.parametrize("bt,et", POW_COMBOS, ids=[f"{b.name}^{e.name}" for b, e in POW_COMBOS])
+def test_pow(bt, et):
+    """Spec rules and special values over base x exponent types (the MPFR accuracy study is test_pow.py)."""
+    rng = np.random.default_rng(zlib.crc32(f"Pow{bt.name}{et.name}".encode()))
+    types = [_t(bt), _t(et)]
+    _check("Pow", {}, bt, [specials(bt).reshape(-1, 1), pow_exponent_specials(et).reshape(1, -1)], types, 15)
+    for n in (0, 1, 17, 100):
+        _check("Pow", {}, bt, [gen_pow_base(rng, bt, (n,)), gen_pow_exponent(rng, et, (n,))], types, 15)
+    _check("Pow", {}, bt, [gen_pow_base(rng, bt, (4, 1, 3)), gen_pow_exponent(rng, et, (5, 1))], types, 15)
+    _check("Pow", {}, bt, [gen_pow_base(rng, bt, ()), gen_pow_exponent(rng, et, (9,))], types, 15)
