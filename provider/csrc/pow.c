@@ -148,6 +148,8 @@ static double om_pow2i(int k) { return om_bits_to_d((uint64_t)(k + 1023) << 52);
 static int om_int_kind(double y) {
   double ay = fabs(y);
   if (ay >= 0x1p53) return 1;
+  /* From 2^52 on every double is an integer, and ay + 2^52 would round (its ulp is 2) */
+  if (ay >= 0x1p52) return ((uint64_t)ay & 1u) ? 2 : 1;
   double t = (ay + 0x1p52) - 0x1p52;
   if (t > ay) t -= 1.0; /* floor */
   if (t != ay) return 0;
