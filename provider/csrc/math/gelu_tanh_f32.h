@@ -1,0 +1,29 @@
+/* gelu_tanh_f32.h - Gelu approximate="tanh": x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with
+ * sqrt(2/pi) and 0.044715 the exact reals, f32, correctly rounded in exact mode (per path, transcendental.inc).
+ *
+ * Identity: x/2 (1 + tanh u) = x sigma(2u), sigma(v) = 1/(1 + e^-v): no cancellation in the negative tail.
+ * v = 2u = x (K1 + K3 x^2), K1 = 2 sqrt(2/pi), K3 = 0.08943 sqrt(2/pi) rounded to double (Sollya): x^2 exact,
+ * four more roundings and the two constants: |v~ - v| < 2^-50.9 |v|.
+ * sigma(v) as in sigmoid_f32.h with v clamped to [-120, 120] (x < -20 is clamped to -20 first, whose result
+ * is far below 2^-150): relative error < 2^-51.1 for the exact v; the error of v moves log sigma by at most
+ * (1 - sigma(v)) |dv| <= 2^-50.9 |v|, which reaches 2^-44 in the far negative tail. y = x sigma: one rounding.
+ * Per-lane bound: 2^-50.3 + 2^-50.5 |v|, used as the rounding test's eps (the fallback rate stays small).
+ * Fallback om_fb_gelu_tanh: v and sigma(v) in double-double.
+ * Specials: NaN -> canonical NaN; -inf -> -0; +inf -> +inf; -0 -> -0.
+ */
+static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, int exact, om_vih* bad) {
+  om_vd x = __builtin_convertvector(xf, om_vd);
+  om_vih nan = (om_vih)(xf != xf);
+  om_vd xc = om_vmax(x, OM_VD(-20.0));
+  xc = OM_VSELD(x != x, OM_VD(0.0), xc);
+  om_vd v = xc * (OM_K1_hi + OM_K3_hi * (xc * xc));
+  om_vd vc = om_vmin(om_vmax(v, OM_VD(-120.0)), OM_VD(120.0));
+  om_vd hi, lo;
+  om_vd t = -om_vabs(vc);
+  om_vexp_parts(&t, &hi, &lo);
+  om_vd e = hi + lo;
+  om_vd y = xc * (OM_VSELD(vc < 0, e, OM_VD(1.0)) / (1.0 + e));
+  om_vd eps = 0x1.9p-51 + om_vabs(vc) * 0x1.6a09e667f3bcdp-51;
+  return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
+}
+OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v, om_fb_gelu_tanh)

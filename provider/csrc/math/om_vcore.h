@@ -1,0 +1,202 @@
+/* om_vcore.h - the vector building blocks of the exact f32 transcendentals, for one kernel path.
+ *
+ * Included by transcendental.inc once per path (OM_VB, OM_FN and om_vf/om_vi/om_vu from elementwise.inc are
+ * set). Every lane is an f32 widened to double (exactly); the functions evaluate in double with GCC vector
+ * extensions, one double lane per f32 lane (so a path's vectors of doubles are two registers wide), using
+ * only IEEE + - * / and exact conversions: the same bits on every path. Table lookups are per-lane loads.
+ *
+ * Rounding test (om_tr_round): the double result y has a proven relative error bound eps (per function, per
+ * lane where it depends on the input); the true value lies in [y - eps|y|, y + eps|y|] (eps is padded by
+ * 2^-52 for the rounding of that interval's own end points). RN_f32 is monotone, so when both ends round to
+ * the same f32 that f32 is the correctly rounded result; otherwise the lane takes the scalar double-double
+ * fallback (om_dd.h). This holds for subnormal results and overflow too, since the conversion from double to
+ * f32 rounds to nearest even with the full f32 format.
+ */
+#include "om_dd.h"
+
+/* The double vectors are twice the path's register width; they only travel between static inline functions
+ * of this translation unit, so the ABI note GCC gives for passing them by value does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* A path's f32 vector is processed as two halves, each widened to one native vector of doubles (OM_TR_L
+ * lanes; one lane on the scalar path): vectors wider than the target's registers would make GCC lower their
+ * comparisons and selects lane by lane. */
+#ifdef OM_TR_STATS /* tools (tr_bench.c, cr_verify.c) see every lane that takes the fallback */
+void om_tr_on_fallback(float x);
+#endif
+#define OM_TR_L (OM_LANES(float) > 1 ? OM_LANES(float) / 2 : 1)
+typedef double om_vd __attribute__((vector_size(OM_TR_L * 8)));
+typedef int64_t om_vl __attribute__((vector_size(OM_TR_L * 8)));
+typedef uint64_t om_vul __attribute__((vector_size(OM_TR_L * 8)));
+typedef float om_vfh __attribute__((vector_size(OM_TR_L * 4)));
+typedef int32_t om_vih __attribute__((vector_size(OM_TR_L * 4)));
+
+#define OM_VD(c) ((om_vd){0} + (double)(c))
+#define OM_VSELD(m, a, b) OM_SEL(om_vd, om_vl, m, a, b)
+#define OM_VSELF(m, a, b) OM_SEL(om_vfh, om_vih, m, a, b)
+
+#define om_vabs(x) ((om_vd)((om_vul)(x) & 0x7fffffffffffffffULL))
+/* min/max of pure expressions (evaluated twice); the NaN-free operand order of each caller matters not. */
+#define om_vmin(a, b) OM_VSELD((a) < (b), (a), (b))
+#define om_vmax(a, b) OM_VSELD((a) > (b), (a), (b))
+/* x with the sign of s (s >= 0 or s <= -0 by its sign bit). */
+#define om_vcopysign(x, s) \
+  ((om_vd)(((om_vul)(x) & 0x7fffffffffffffffULL) | ((om_vul)(s) & 0x8000000000000000ULL)))
+/* rint(x) for |x| < 2^51, as a double and as an integer. */
+static inline __attribute__((always_inline)) om_vd om_vrint(const om_vd* x, om_vl* k) {
+  om_vd kd = *x + 0x1.8p52;
+  *k = (om_vl)kd - (om_vl)((om_vd){0} + 0x1.8p52);
+  return kd - 0x1.8p52;
+}
+#if OM_VB == 64 || OM_VB == 32
+#include <immintrin.h>
+#endif
+/* Per-lane table loads (exact; an AVX2/AVX-512 gather where the path has one). */
+static inline __attribute__((always_inline)) om_vd om_vgather(const double* tab, const om_vl* idx) {
+  om_vd r;
+#if OM_VB == 64
+  __m512i vi;
+  memcpy(&vi, idx, 64);
+  __m512d g = _mm512_i64gather_pd(vi, tab, 8);
+  memcpy(&r, &g, 64);
+#elif OM_VB == 32
+  __m256i vi;
+  memcpy(&vi, idx, 32);
+  __m256d g = _mm256_i64gather_pd(tab, vi, 8);
+  memcpy(&r, &g, 32);
+#else
+  for (size_t l = 0; l < OM_TR_L; l++) r[l] = tab[(*idx)[l]];
+#endif
+  return r;
+}
+
+/* e^t = hi + lo for |t| <= 700 (t exact):
+ *   k = rint(t 64/ln2), r = (t - k C1) - k C2 (C1 + C2 = ln2/64 to 2^-96, k C1 exact, t - k C1 exact by
+ *   Sterbenz), so |r| <= 0.005417 and r has an absolute error below 2^-60.5 (the one rounding of its last
+ *   subtraction, plus < 2^-82 from C1 + C2 and k C2);
+ *   p = r + r^2 q(r) ~= e^r - 1 (Sollya: relative error < 2^-61.4; evaluation error < 2^-53 |p| (last add)
+ *   + 2^-59.9 |r|), absolute error of p < 2^-60.4;
+ *   2^(j/64) = Thi + Tlo (error < 2^-106), j = k mod 64, S = 2^(k div 64);
+ *   hi = S Thi (exact), lo = S (Tlo + Thi p): two roundings of at most 2^-53 * 2 * 0.0055 = 2^-59.5 each.
+ * So |hi + lo - e^t| < 2^-57.7 e^t, and RN(hi + lo) has relative error < 2^-53 + 2^-57.7 < 2^-52.9.
+ * e^t - 1 = (hi - 1) + lo: exactly p when k = 0 (relative error < 2^-52.9); otherwise |e^t - 1| > 0.0054
+ * and the absolute error 2^-57.7 e^t, plus two roundings, gives a relative error below 2^-49.8. */
+static inline __attribute__((always_inline)) void om_vexp_parts(const om_vd* tp, om_vd* hi, om_vd* lo) {
+  om_vd t = *tp, tk = t * OM_INVLN2_64;
+  om_vl k;
+  om_vd kd = om_vrint(&tk, &k);
+  om_vd r = (t - kd * OM_LN2_64_1) - kd * OM_LN2_64_2;
+  const double* q = om_expm1_q;
+  om_vd p = r + (r * r) * (q[0] + r * (q[1] + r * (q[2] + r * (q[3] + r * q[4]))));
+  om_vl j2 = (k & 63) * 2, j2l = j2 + 1;
+  om_vd th = om_vgather(om_exp_tab, &j2), tl = om_vgather(om_exp_tab, &j2l);
+  om_vd s = (om_vd)(((k >> 6) + 1023) << 52);
+  *hi = s * th;
+  *lo = s * (tl + th * p);
+}
+
+/* erf(w) ~= w P(w^2) for |w| <= 0.5, w2 = w^2: Sollya relative error < 2^-56.0; Horner in double with
+ * s = w2 <= 1/4 and alternating terms decreasing by > 4x: evaluation error < 1.3 * 2^-53 relative, and the
+ * final product 2^-53: < 2^-51.7 in all (plus the error of w2 when w2 is rounded: |d log P / d log w2| < 0.1). */
+static inline __attribute__((always_inline)) om_vd om_verf_small(const om_vd* w, const om_vd* w2) {
+  const double* c = om_erf_p;
+  om_vd p = OM_VD(c[9]);
+  for (int i = 8; i >= 0; i--) p = c[i] + *w2 * p;
+  return *w * p;
+}
+
+/* g(w) = e^(w^2) erfc(w) for 0.5 <= w <= 10.5: piece i = rint(4 (w - 0.625)) in [0, 39], d = w - m_i exact
+ * (Sterbenz) with |d| <= 0.125, polynomial of degree 10 (Sollya relative error < 2^-53.25 on every piece);
+ * Horner with |c1 d| < 0.15 c0 and faster decreasing terms: evaluation error < 1.4 * 2^-53 relative.
+ * Total < 2^-51.9. */
+static inline __attribute__((always_inline)) om_vd om_verfc_g(const om_vd* wp) {
+  om_vd w = *wp;
+  om_vd id = om_vmin(om_vmax((w - 0.625) * 4.0 + 0x1.8p52, OM_VD(0x1.8p52)), OM_VD(0x1.8p52 + 39));
+  om_vl i = (om_vl)id - (om_vl)OM_VD(0x1.8p52);
+  om_vd m = 0.625 + 0.25 * (id - 0x1.8p52);
+  om_vd d = w - m;
+  om_vl base = i * 11;
+  om_vl ij = base + 10;
+  om_vd p = om_vgather(om_erfc_g, &ij);
+  for (int j = 9; j >= 0; j--) {
+    ij = base + j;
+    p = om_vgather(om_erfc_g, &ij) + d * p;
+  }
+  return p;
+}
+
+/* The last step of every kernel: y the double result with relative error bound eps (per lane), sp the lanes
+ * whose result sv is already settled (specials). Returns RN_f32(y) in every lane (sv in sp lanes); in exact
+ * mode *bad gets the lanes where the rounding test (see the file comment) cannot vouch for RN_f32(y), which the
+ * kernel loop then recomputes with the scalar fallback (om_tr_fix). In fast mode the test is skipped: RN_f32(y),
+ * at most half an ulp plus the tiny eps off. */
+static inline __attribute__((always_inline)) om_vfh om_tr_round(const om_vd* yp, const om_vd* epsp, om_vih sp,
+                                                                om_vfh sv, int exact, om_vih* bad) {
+  om_vd y = *yp, eps = *epsp;
+  om_vfh r = __builtin_convertvector(y, om_vfh);
+  if (exact) {
+    om_vd e = om_vabs(y) * (eps + 0x1p-52);
+    om_vfh a = __builtin_convertvector(y - e, om_vfh), b = __builtin_convertvector(y + e, om_vfh);
+    *bad = (om_vih)(a != b) & ~sp; /* -0 == +0: the sign of a result is that of y (relative error < 1) */
+  }
+  return OM_VSELF(sp, sv, r);
+}
+
+/* Recompute the lanes of o[0..OM_TR_L) flagged in bad with the scalar fallback (rare: kept out of line so the
+ * vector loop does not save its registers around the call). */
+static __attribute__((noinline, cold)) void om_tr_fix(const float* a, float* o, const om_vih* bad,
+                                                      float (*fb)(double)) {
+  for (size_t l = 0; l < OM_TR_L; l++)
+    if ((*bad)[l]) {
+#ifdef OM_TR_STATS
+      om_tr_on_fallback(a[l]);
+#endif
+      o[l] = fb((double)a[l]);
+    }
+}
+static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
+#if OM_VB == 64
+  __m256i v;
+  memcpy(&v, bad, 32);
+  return !_mm256_testz_si256(v, v);
+#elif OM_VB == 32
+  __m128i v;
+  memcpy(&v, bad, 16);
+  return !_mm_testz_si128(v, v);
+#else
+  uint64_t w = 0;
+  memcpy(&w, bad, sizeof *bad);
+  return w != 0;
+#endif
+}
+
+/* The loop of a unary f32 transcendental kernel: whole vectors of the path only (one lane on the scalar
+ * path), each as two half vectors (OM_TR_L lanes). VFN(x, exact, &bad) gives the half vector's results. */
+#define OM_TR_HALF(VFN, EX, FB, OFF)                                          \
+  {                                                                           \
+    om_vfh x_, r_;                                                            \
+    om_vih bad_ = {0};                                                        \
+    OM_LOAD(x_, a + i + (OFF));                                               \
+    r_ = VFN(x_, EX, &bad_);                                                  \
+    OM_STORE(o + i + (OFF), r_);                                              \
+    if ((EX) && __builtin_expect(om_tr_any(&bad_), 0)) om_tr_fix(a + i + (OFF), o + i + (OFF), &bad_, FB); \
+  }
+#define OM_TR_LOOP(VFN, EX, FB)                                          \
+  for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {               \
+    OM_TR_HALF(VFN, EX, FB, 0)                                           \
+    if (OM_LANES(float) > 1) OM_TR_HALF(VFN, EX, FB, OM_TR_L)            \
+  }
+#define OM_TR_KERNEL(NAME, VFN, FB)                                            \
+  static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) { \
+    const float* a = (const float*)pa;                                         \
+    float* o = (float*)po;                                                     \
+    size_t i = 0;                                                              \
+    if (fl & OM_FL_EXACT) {                                                    \
+      OM_TR_LOOP(VFN, 1, FB)                                                   \
+    } else {                                                                   \
+      OM_TR_LOOP(VFN, 0, FB)                                                   \
+    }                                                                          \
+    return i;                                                                  \
+  }
+
+#define OM_QNAN_F ((om_vfh)((om_vih){0} + 0x7fc00000))

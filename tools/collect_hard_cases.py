@@ -1,0 +1,76 @@
+"""Write tests/data/transcendental_hard_cases.json from tools/cr_verify.c.
+
+For each function: when the exhaustive sweep's state is complete (tools/cr_state/<f>_exact_scalar_512, 256
+shards), its aggregated hardest cases; otherwise a scan of every 257th bit pattern (tools/cr_verify.sh -r 0
+0x100000000 -t 257). Kept: the 24 inputs whose f(x) is closest to an f32 rounding boundary, and the 40
+closest among |x| >= 2^-60 (so the list is not only the tiny inputs of Gelu, where f(x) ~ x/2 sits next to a
+midpoint). Also up to 32 inputs per function whose lane took the kernel's double-double fallback.
+
+    python tools/collect_hard_cases.py            # all functions
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"]
+LINE = re.compile(r"^\s*HARD (\w+) (0x[0-9a-f]{8}) (0x[0-9a-f]{8}) (\S+)", re.M)
+FB = re.compile(r"^\s*FALLBACK (\w+) (0x[0-9a-f]{8})", re.M)
+
+
+def _f32(bits: str) -> float:
+    return struct.unpack("<f", struct.pack("<I", int(bits, 16)))[0]
+
+
+def collect(func: str) -> tuple[str, list[list[str]], list[str]]:
+    state = ROOT / "tools" / "cr_state" / f"{func}_exact_scalar_512"
+    full = state.is_dir() and len(list(state.glob("shard_[0-9][0-9][0-9]"))) == 256
+    cmd = ["tools/cr_verify.sh", "-k", "2048"]
+    cmd += [func] if full else ["-r", "0", "0x100000000", "-t", "257", func]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    if "misrounded: 0" not in out:
+        sys.exit(f"{func}: the verifier reports misrounded inputs:\n{out}")
+    rows = [(m.group(2), m.group(3), float(m.group(4))) for m in LINE.finditer(out)]
+    rows.sort(key=lambda r: r[2])
+    keep = rows[:24]
+    seen = {r[0] for r in keep}
+    for r in rows:
+        if len(keep) >= 64:
+            break
+        if r[0] not in seen and abs(_f32(r[0])) >= 2.0**-60:
+            keep.append(r)
+            seen.add(r[0])
+    source = " ".join(cmd)
+    fallback = [m.group(2) for m in FB.finditer(out)][:32]
+    return source, [[r[0], r[1], f"{r[2]:.3e}"] for r in keep], fallback
+
+
+def main() -> None:
+    data = {
+        "about": "f32 inputs (bits) whose exact f(x) lies closest to an f32 rounding boundary, with the "
+        "correctly rounded result (bits) and the distance to the boundary in units of the f32 spacing; "
+        "written by tools/collect_hard_cases.py from tools/cr_verify.c (MPFR at 512 bits)",
+        "fallback_about": "inputs whose lane took the kernel's double-double fallback (the rounding test "
+        "could not settle the fast double result), as reported by the verifier built with -DOM_TR_STATS",
+        "sources": {},
+        "cases": {},
+        "fallback_inputs": {},
+    }
+    for f in FUNCS:
+        src, cases, fallback = collect(f)
+        data["sources"][f] = src
+        data["cases"][f] = cases
+        data["fallback_inputs"][f] = fallback
+        print(f, len(cases), "cases,", len(fallback), "fallback inputs, from", src, file=sys.stderr)
+    path = ROOT / "tests" / "data" / "transcendental_hard_cases.json"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+/* tr_bench.c - single-thread throughput of the f32 transcendental kernels, per path and mode, on 1M floats.
+ * Run: tools/tr_bench.sh  (compiles with the library's flags). Inputs: uniform in [-lim, lim] per function
+ * (lim = 10; log: (0, 100]). Reports elements per second (best of 5). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kernels/kernels.h"
+
+static unsigned long long om_tr_fallbacks;
+void om_tr_on_fallback(float x) {
+  (void)x;
+  om_tr_fallbacks++;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char** argv) {
+  const size_t N = 1u << 20;
+  float* in = malloc(N * 4);
+  float* out = malloc(N * 4);
+  const char* names[] = {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeluErf", "GeluTanh"};
+  const int ks[] = {OM_K_EXP, OM_K_LOG, OM_K_TANH, OM_K_SIGMOID, OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
+  int only = argc > 1 ? atoi(argv[1]) : -1;
+  srand(1);
+  printf("%-9s %-7s %12s %12s  (G elements/s, one thread, 1M floats)\n", "op", "path", "exact", "fast");
+  for (int f = 0; f < 7; f++) {
+    if (only >= 0 && only != f) continue;
+    for (size_t i = 0; i < N; i++) {
+      double u = rand() / (double)RAND_MAX;
+      in[i] = (float)(ks[f] == OM_K_LOG ? 100.0 * u + 1e-30 : 20.0 * u - 10.0);
+    }
+    for (int p = 0; p < OM_PATH_COUNT; p++) {
+      if (!om_path_available(p)) continue;
+      double rate[2];
+      for (int m = 0; m < 2; m++) {
+        om_un_fn fn = om_path_table(p)->un[ks[f]][OM_T_FLOAT];
+        om_un_fn tail = om_path_table(OM_PATH_SCALAR)->un[ks[f]][OM_T_FLOAT];
+        unsigned fl = m == 0 ? OM_FL_EXACT : 0;
+        double best = 1e9;
+        for (int rep = 0; rep < 5; rep++) {
+          double t0 = now();
+          size_t d = fn(in, out, N, fl);
+          if (d < N) tail(in + d, out + d, N - d, fl);
+          double t = now() - t0;
+          if (t < best) best = t;
+        }
+        rate[m] = N / best / 1e9;
+      }
+      printf("%-9s %-7s %12.3f %12.3f   fallback lanes per call: %.1f\n", names[f], om_path_name(p), rate[0], rate[1],
+             om_tr_fallbacks / 10.0);
+      om_tr_fallbacks = 0;
+    }
+  }
+  return 0;
+}
