@@ -8,6 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_op_doc_is_current():
-    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_op_docs.py"), "--check"], capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gen_op_docs.py"), "--check"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
