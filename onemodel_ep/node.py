@@ -52,20 +52,18 @@ def probe(
     name: str = "",
 ) -> str | None:
     """None when the library serves this node; otherwise the library's reason."""
-    err = ffi.new("char[]", _ERR_LEN)
-    types = ffi.new("int[]", list(input_types) or [0])
-    node = lib.om_node_create(
-        name.encode(),
-        op.encode(),
-        len(input_types),
-        types,
-        _attrs(mode, kernel_path, onnx_opset, attributes or {}),
-        err,
-        _ERR_LEN,
-    )
-    if node == ffi.NULL:
-        return ffi.string(err).decode(errors="replace")
-    lib.om_node_destroy(node)
+    try:
+        Node(
+            op,
+            input_types,
+            onnx_opset=onnx_opset,
+            attributes=attributes,
+            mode=mode,
+            kernel_path=kernel_path,
+            name=name,
+        )
+    except NodeError as e:
+        return str(e)
     return None
 
 

@@ -126,6 +126,26 @@ def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
     return helper.make_node("Constant", [], [name], name=name, value=empty)
 
 
+def _verdict(
+    node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
+) -> tuple[str, str] | None:
+    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
+    if node.op_type not in op_table():
+        return "op", f"{node.op_type} is not an operator of OneModel EP"
+    if any(t < 0 for t in in_types):
+        return "unknown type", "the element type of an input is not known"
+    reason = probe(
+        node.op_type,
+        in_types,
+        onnx_opset=opset,
+        attributes=_node_attributes(node),
+        mode=mode,
+        kernel_path=kernel_path,
+        name=node.name,
+    )
+    return None if reason is None else (_classify(reason), reason)
+
+
 def _classify(reason: str) -> str:
     if "opset" in reason:
         return "opset"
@@ -164,7 +184,6 @@ def rewrite(
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
     types = _collect_types(out)
-    table = op_table()
     moved_any = False
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
@@ -180,45 +199,10 @@ def rewrite(
                 continue
             in_types = [types.get(name, -1) if name else 0 for name in node.input]
             shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
-            if node.op_type not in table:
-                rep.nodes.append(
-                    NodeReport(
-                        where,
-                        node.name,
-                        node.op_type,
-                        shown,
-                        False,
-                        "op",
-                        f"{node.op_type} is not an operator of OneModel EP",
-                    )
-                )
-                continue
-            if any(t < 0 for t in in_types):
-                rep.nodes.append(
-                    NodeReport(
-                        where,
-                        node.name,
-                        node.op_type,
-                        shown,
-                        False,
-                        "unknown type",
-                        "the element type of an input is not known",
-                    )
-                )
-                continue
-            reason = probe(
-                node.op_type,
-                in_types,
-                onnx_opset=opset,
-                attributes=_node_attributes(node),
-                mode=mode,
-                kernel_path=kernel_path,
-                name=node.name,
-            )
-            if reason is not None:
-                rep.nodes.append(
-                    NodeReport(where, node.name, node.op_type, shown, False, _classify(reason), reason)
-                )
+
+            verdict = _verdict(node, in_types, opset, mode, kernel_path)
+            if verdict is not None:
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *verdict))
                 continue
             if node.op_type == "Cast" and len(node.input) == 1:
                 witness = _cast_witness(node)
