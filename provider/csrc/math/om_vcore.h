@@ -142,18 +142,6 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round(const om_vd* yp,
   return OM_VSELF(sp, sv, r);
 }
 
-/* Recompute the lanes of o[0..OM_TR_L) flagged in bad with the scalar fallback (rare: kept out of line so the
- * vector loop does not save its registers around the call). */
-static __attribute__((noinline, cold)) void om_tr_fix(const float* a, float* o, const om_vih* bad,
-                                                      float (*fb)(double)) {
-  for (size_t l = 0; l < OM_TR_L; l++)
-    if ((*bad)[l]) {
-#ifdef OM_TR_STATS
-      om_tr_on_fallback(a[l]);
-#endif
-      o[l] = fb((double)a[l]);
-    }
-}
 static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #if OM_VB == 64
   __m256i v;
@@ -170,33 +158,64 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #endif
 }
 
-/* The loop of a unary f32 transcendental kernel: whole vectors of the path only (one lane on the scalar
- * path), each as two half vectors (OM_TR_L lanes). VFN(x, exact, &bad) gives the half vector's results. */
-#define OM_TR_HALF(VFN, EX, FB, OFF)                                          \
-  {                                                                           \
-    om_vfh x_, r_;                                                            \
-    om_vih bad_ = {0};                                                        \
-    OM_LOAD(x_, a + i + (OFF));                                               \
-    r_ = VFN(x_, EX, &bad_);                                                  \
-    OM_STORE(o + i + (OFF), r_);                                              \
-    if ((EX) && __builtin_expect(om_tr_any(&bad_), 0)) om_tr_fix(a + i + (OFF), o + i + (OFF), &bad_, FB); \
+/* The kernel of a unary f32 transcendental: whole vectors of the path (one lane on the scalar path), each as
+ * two half vectors of OM_TR_L lanes; VFN(x, exact, &bad) gives a half vector's results and, in exact mode, the
+ * lanes the rounding test could not settle. The loop has no call in it (a call would evict every constant
+ * from the registers): it only notes the offsets of the half vectors with such lanes, for up to OM_TR_CHUNK
+ * elements; NAME_fix then recomputes each noted half vector (the same operations, so the same bad lanes) and
+ * replaces its flagged lanes with the scalar fallback FB. */
+#define OM_TR_CHUNK 512
+#define OM_TR_HALF(VFN, EX, OFF)                               \
+  {                                                            \
+    om_vfh x_, r_;                                             \
+    om_vih bad_ = {0};                                         \
+    OM_LOAD(x_, a + i + (OFF));                                \
+    r_ = VFN(x_, EX, &bad_);                                   \
+    OM_STORE(o + i + (OFF), r_);                               \
+    if (EX) {                                                  \
+      fix[nfix] = (uint32_t)(i + (OFF));                       \
+      nfix += (unsigned)om_tr_any(&bad_);                      \
+    }                                                          \
   }
-#define OM_TR_LOOP(VFN, EX, FB)                                          \
-  for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {               \
-    OM_TR_HALF(VFN, EX, FB, 0)                                           \
-    if (OM_LANES(float) > 1) OM_TR_HALF(VFN, EX, FB, OM_TR_L)            \
+#define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
+  static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
+    om_vfh x, r;                                                                                 \
+    om_vih bad = {0};                                                                            \
+    OM_LOAD(x, a);                                                                               \
+    r = VFN(x, 1, &bad);                                                                         \
+    (void)r;                                                                                     \
+    for (size_t l = 0; l < OM_TR_L; l++)                                                         \
+      if (bad[l]) OM_TR_ON_FALLBACK(a[l]), o[l] = FB((double)a[l]);                              \
+  }                                                                                              \
+  static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
+    const float* a = (const float*)pa;                                                           \
+    float* o = (float*)po;                                                                       \
+    size_t i = 0;                                                                                \
+    uint32_t fix[2 * OM_TR_CHUNK / OM_LANES(float) + 1];                                         \
+    unsigned nfix = 0;                                                                           \
+    if (!(fl & OM_FL_EXACT)) {                                                                   \
+      for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                                   \
+        OM_TR_HALF(VFN, 0, 0)                                                                    \
+        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, 0, OM_TR_L)                                     \
+      }                                                                                          \
+      return i;                                                                                  \
+    }                                                                                            \
+    while (i + OM_LANES(float) <= n) {                                                           \
+      size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
+      nfix = 0;                                                                                  \
+      for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
+        OM_TR_HALF(VFN, 1, 0)                                                                    \
+        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, 1, OM_TR_L)                                     \
+      }                                                                                          \
+      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
+    }                                                                                            \
+    return i;                                                                                    \
   }
-#define OM_TR_KERNEL(NAME, VFN, FB)                                            \
-  static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) { \
-    const float* a = (const float*)pa;                                         \
-    float* o = (float*)po;                                                     \
-    size_t i = 0;                                                              \
-    if (fl & OM_FL_EXACT) {                                                    \
-      OM_TR_LOOP(VFN, 1, FB)                                                   \
-    } else {                                                                   \
-      OM_TR_LOOP(VFN, 0, FB)                                                   \
-    }                                                                          \
-    return i;                                                                  \
-  }
+
+#ifdef OM_TR_STATS
+#define OM_TR_ON_FALLBACK(x) om_tr_on_fallback(x)
+#else
+#define OM_TR_ON_FALLBACK(x) (void)0
+#endif
 
 #define OM_QNAN_F ((om_vfh)((om_vih){0} + 0x7fc00000))
