@@ -68,6 +68,8 @@ static const long double K1L = 1.5957691216057307117597842397375L; /* 2 sqrt(2/p
 static long double ref_filter(float xf) {
   double x = xf;
   long double xl = xf;
+  if (isinf(xf) && (g_func == F_GELU_ERF || g_func == F_GELU_TANH))
+    return xf > 0 ? xl : -0.0L; /* the limits of x Phi(x): the formulas below give inf * 0 there */
   switch (g_func) {
     case F_EXP: return exp(x);
     case F_LOG: return log(x);

@@ -5,8 +5,8 @@ set -e
 cd "$(dirname "$0")/.."
 BIN=tools/cr_state/cr_verify
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs and state: never committed
-SRC="tools/cr_verify.c provider/csrc/kernels/kernels_512.c provider/csrc/kernels/kernels_256.c \
-     provider/csrc/kernels/kernels_128.c provider/csrc/kernels/kernels_scalar.c provider/csrc/kernels/paths.c"
+# All of the library's C sources (as provider/build_ffi.py compiles them): the kernel tables refer to other files.
+SRC="tools/cr_verify.c $(ls provider/csrc/*.c provider/csrc/kernels/*.c)"
 NEWER=$(find provider/csrc tools/cr_verify.c -newer "$BIN" -name '*.[ch]*' 2>/dev/null | head -1 || true)
 if [ ! -x "$BIN" ] || [ -n "$NEWER" ]; then
   gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra \

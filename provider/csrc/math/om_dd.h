@@ -246,7 +246,8 @@ static float om_fb_erf(double x) {
 static float om_fb_gelu_erf(double x) {
   if (x == 0) return (float)x;
   if (x < -14.5) return -0.0f;
-  if (x > 8.0) return (float)x; /* Phi(x) > 1 - 2^-50 */
+  double a = x < 0 ? -x : x;
+  if (x > 8.0) return (float)x; /* Phi(x) > 1 - 2^-50; x < -8 is computed (it is not -0 before -14.41) */
   om_dd w = om_dd_mul_d(om_dd_make(OM_SQRT1_2_hi, OM_SQRT1_2_lo), a);
   double w2 = x * x * 0.5;
   om_dd phi = x >= 0 ? om_dd_add_d(om_dd_erf_series(w, w2), 1.0) : om_dd_erfc(w, w2);
