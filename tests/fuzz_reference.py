@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -243,6 +244,23 @@ def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray
     return np.asarray(r).astype(np.float32)
 
 
+_TR16: dict[str, np.ndarray] = {}
+
+
+def _transcendental16(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
+    """f16, or bf16 as uint16 bits (attrs `bf16_in`): the correctly rounded result, bit for bit, from the MPFR
+    table of tools/gen_transcendental16_refs.py."""
+    if not _TR16:
+        path = Path(__file__).resolve().parent.parent / "testdata" / "transcendental16_refs.npz"
+        with np.load(path) as f:
+            _TR16.update({k: f[k] for k in f.files})
+    name = op.lower() if op != "Gelu" else "gelu_" + ("tanh" if attrs.get("approximate") == "tanh" else "erf")
+    bf16 = bool(attrs.get("bf16_in", False))
+    table = _TR16[f"{name}_{'bf16' if bf16 else 'f16'}"]
+    r = table[np.asarray(x, order="C").view(np.uint16)]  # (ascontiguousarray makes rank 0 rank 1)
+    return r if bf16 else r.view(np.float16)
+
+
 def _pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
     dt = base.dtype
     b, e = np.broadcast_arrays(base, exp)
@@ -258,7 +276,8 @@ def _pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
 
 
 def expected(op: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any]) -> np.ndarray:
-    """The spec's result; bfloat16 only in Cast/CastLike (attrs `bf16_in`, `to_bf16`), as uint16 bits."""
+    """The spec's result; bfloat16 (as uint16 bits) only in Cast/CastLike (attrs `bf16_in`, `to_bf16`) and the
+    transcendentals (`bf16_in`)."""
     ins = list(inputs)
     x = ins[0]
     assert x is not None
@@ -298,6 +317,8 @@ def expected(op: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any]
             r = np.where(np.isnan(x), x, r).astype(dt)
         return r
     if op in TRANSCENDENTAL:
+        if dt == np.float16 or attrs.get("bf16_in"):
+            return _transcendental16(op, x, attrs)
         return _transcendental(op, x, attrs)
     if op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"):
         b = ins[1]

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import gmpy2
@@ -233,9 +234,27 @@ def _gelu64(x: np.ndarray, approximate: str) -> np.ndarray:
     return r
 
 
+_TR16: dict[str, np.ndarray] = {}
+
+
+def _transcendental16(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    """float16 and bfloat16: the correctly rounded result, bit for bit, from the MPFR table of
+    tools/gen_transcendental16_refs.py (testdata/transcendental16_refs.npz)."""
+    if not _TR16:
+        with np.load(Path(__file__).resolve().parent.parent / "testdata" / "transcendental16_refs.npz") as f:
+            _TR16.update({k: f[k] for k in f.files})
+    approx = attributes.get("approximate", "none")
+    approx = approx.decode() if isinstance(approx, bytes) else str(approx)
+    name = op.lower() if op != "Gelu" else "gelu_" + ("tanh" if approx == "tanh" else "erf")
+    table = _TR16[f"{name}_{'f16' if x.dtype == np.float16 else 'bf16'}"]
+    return table[np.asarray(x, order="C").view(np.uint16)].view(x.dtype)
+
+
 def _transcendental(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    if x.dtype in (np.float16, BF16):
+        return _transcendental16(op, x, attributes)
     if x.dtype != np.float32:
-        raise Unsupported(f"{op} takes float32 only")
+        raise Unsupported(f"{op} takes float32, float16 and bfloat16 only")
     with np.errstate(all="ignore"):
         x64 = x.astype(np.float64)
         if op == "Exp":

@@ -9,6 +9,10 @@
  *
  * That the fallbacks settle every lane that reaches them is not argued from the bounds alone: the exhaustive
  * check (tools/cr_verify.c) runs every f32 input through the kernels and compares with MPFR.
+ *
+ * The dd-valued om_dd_log, om_dd_tanh, om_dd_erf, om_dd_gelu_erf, om_dd_gelu_tanh (with om_dd_exp and
+ * om_dd_sigmoid) are also the evaluations behind the f16/bf16 tables of ../tr16.c, which round them once to
+ * the 16-bit format.
  */
 #ifndef OM_DD_H
 #define OM_DD_H
@@ -162,7 +166,7 @@ static float om_fb_exp(double x) {
 
 /* log x = k ln2 - log c + log1p(r) as in the fast path (r = z c - 1 exact); log1p(r) = 2 atanh(s),
  * s = r / (2 + r), |s| < 2^-8, series in s^2 to s^16 (truncation < 2^-120): relative error < 2^-98. */
-static float om_fb_log(double x) {
+static inline om_dd om_dd_log(double x) { /* x > 0 a normal double */
   uint64_t ix;
   memcpy(&ix, &x, 8);
   uint64_t tmp = ix - 0x3fe6000000000000ULL;
@@ -181,20 +185,24 @@ static float om_fb_log(double x) {
   l1p.hi *= 2.0;
   l1p.lo *= 2.0;
   om_dd kl = om_dd_mul_d(om_dd_make(OM_LN2_hi, OM_LN2_lo), (double)k);
-  om_dd res = om_dd_add(om_dd_add(kl, om_dd_make(om_log_tab[3 * i + 1], om_log_tab[3 * i + 2])), l1p);
-  return om_dd_to_f32(res);
+  return om_dd_add(om_dd_add(kl, om_dd_make(om_log_tab[3 * i + 1], om_log_tab[3 * i + 2])), l1p);
 }
+static float om_fb_log(double x) { return om_dd_to_f32(om_dd_log(x)); }
 
 /* tanh |x| = expm1(2|x|) / (expm1(2|x|) + 2). |x| < 2^-12 rounds to x (tanh x = x (1 - x^2/3 + ...) and
  * x^2/3 < 2^-25.5 is below half an ulp, nearest boundary at relative distance >= 2^-25). */
+static inline om_dd om_dd_tanh(double x) { /* |x| <= 10 */
+  double a = x < 0 ? -x : x;
+  om_dd m = om_dd_expm1(om_dd_make(2.0 * a, 0.0));
+  om_dd t = om_dd_div(m, om_dd_add_d(m, 2.0));
+  if (x < 0) t = om_dd_neg(t);
+  return t;
+}
 static float om_fb_tanh(double x) {
   double a = x < 0 ? -x : x;
   if (a < 0x1p-12) return (float)x;
   if (a > 10.0) return x < 0 ? -1.0f : 1.0f;
-  om_dd m = om_dd_expm1(om_dd_make(2.0 * a, 0.0));
-  om_dd t = om_dd_div(m, om_dd_add_d(m, 2.0));
-  if (x < 0) t = om_dd_neg(t);
-  return om_dd_to_f32(t);
+  return om_dd_to_f32(om_dd_tanh(x));
 }
 
 /* sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0. */
@@ -233,36 +241,46 @@ static om_dd om_dd_erfc(om_dd w, double w2) {
   om_dd e = om_dd_exp(om_dd_make(-w2, 0.0));
   return om_dd_div(om_dd_mul(e, om_dd_make(OM_1_SQRTPI_hi, OM_1_SQRTPI_lo)), f);
 }
+static inline om_dd om_dd_erf(double x) { /* 0 < |x| <= 4 */
+  double a = x < 0 ? -x : x;
+  om_dd r = om_dd_erf_series(om_dd_make(a, 0.0), a * a);
+  if (x < 0) r = om_dd_neg(r);
+  return r;
+}
 static float om_fb_erf(double x) {
   if (x == 0) return (float)x; /* keeps the sign of zero */
   double a = x < 0 ? -x : x;
   if (a > 4.0) return x < 0 ? -1.0f : 1.0f;
-  om_dd r = om_dd_erf_series(om_dd_make(a, 0.0), a * a);
-  if (x < 0) r = om_dd_neg(r);
-  return om_dd_to_f32(r);
+  return om_dd_to_f32(om_dd_erf(x));
 }
 /* Gelu(x) = x Phi(x), Phi(x) = (1 + erf(w))/2 for x >= 0 and erfc(w)/2 for x < 0, w = |x|/sqrt2 in
  * double-double, w^2 = x^2/2 exactly. */
-static float om_fb_gelu_erf(double x) {
-  if (x == 0) return (float)x;
-  if (x < -14.5) return -0.0f;
+static inline om_dd om_dd_gelu_erf(double x) { /* x != 0, -14.5 <= x <= 8 */
   double a = x < 0 ? -x : x;
-  if (x > 8.0) return (float)x; /* Phi(x) > 1 - 2^-50; x < -8 is computed (it is not -0 before -14.41) */
   om_dd w = om_dd_mul_d(om_dd_make(OM_SQRT1_2_hi, OM_SQRT1_2_lo), a);
   double w2 = x * x * 0.5;
   om_dd phi = x >= 0 ? om_dd_add_d(om_dd_erf_series(w, w2), 1.0) : om_dd_erfc(w, w2);
-  return om_dd_to_f32(om_dd_mul_d(phi, 0.5 * x));
+  return om_dd_mul_d(phi, 0.5 * x);
+}
+static float om_fb_gelu_erf(double x) {
+  if (x == 0) return (float)x;
+  if (x < -14.5) return -0.0f;
+  if (x > 8.0) return (float)x; /* Phi(x) > 1 - 2^-50 */
+  return om_dd_to_f32(om_dd_gelu_erf(x));
 }
 /* Gelu tanh: x/2 (1 + tanh(u)) = x sigma(2u), 2u = K1 x + K3 x^3 in double-double (x^2 exact, x^3 exact as
  * a pair), K1 = 2 sqrt(2/pi), K3 = 0.08943 sqrt(2/pi) to 106 bits. */
+static inline om_dd om_dd_gelu_tanh(double x) { /* |x| <= 20 */
+  double x2 = x * x;
+  om_dd x3 = om_two_prod(x2, x);
+  om_dd v = om_dd_add(om_dd_mul_d(om_dd_make(OM_K1_hi, OM_K1_lo), x), om_dd_mul(om_dd_make(OM_K3_hi, OM_K3_lo), x3));
+  return om_dd_mul_d(om_dd_sigmoid(v), x);
+}
 static float om_fb_gelu_tanh(double x) {
   if (x == 0) return (float)x;
   if (x < -20.0) return -0.0f;
   if (x > 20.0) return (float)x;
-  double x2 = x * x;
-  om_dd x3 = om_two_prod(x2, x);
-  om_dd v = om_dd_add(om_dd_mul_d(om_dd_make(OM_K1_hi, OM_K1_lo), x), om_dd_mul(om_dd_make(OM_K3_hi, OM_K3_lo), x3));
-  return om_dd_to_f32(om_dd_mul_d(om_dd_sigmoid(v), x));
+  return om_dd_to_f32(om_dd_gelu_tanh(x));
 }
 
 #endif
