@@ -25,59 +25,10 @@
 #include <string.h>
 
 #include "cast.h"
+#include "math/om_dd_core.h"
 #include "om_types.h"
 
-typedef struct dd {
-  double hi, lo;
-} dd;
-
-static inline dd om_two_sum(double a, double b) {
-  double s = a + b, bb = s - a;
-  return (dd){s, (a - (s - bb)) + (b - bb)};
-}
-static inline dd om_fast_two_sum(double a, double b) { /* |a| >= |b| */
-  double s = a + b;
-  return (dd){s, b - (s - a)};
-}
-static inline void om_split(double a, double* hi, double* lo) {
-  double t = 134217729.0 * a; /* 2^27 + 1 */
-  *hi = t - (t - a);
-  *lo = a - *hi;
-}
-static inline dd om_two_prod(double a, double b) {
-  double p = a * b, ah, al, bh, bl;
-  om_split(a, &ah, &al);
-  om_split(b, &bh, &bl);
-  return (dd){p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
-}
-static inline dd om_dd_add(dd a, dd b) {
-  dd s = om_two_sum(a.hi, b.hi), t = om_two_sum(a.lo, b.lo);
-  s.lo += t.hi;
-  s = om_fast_two_sum(s.hi, s.lo);
-  s.lo += t.lo;
-  return om_fast_two_sum(s.hi, s.lo);
-}
-static inline dd om_dd_mul(dd a, dd b) {
-  dd p = om_two_prod(a.hi, b.hi);
-  p.lo += a.hi * b.lo + a.lo * b.hi;
-  return om_fast_two_sum(p.hi, p.lo);
-}
-static inline dd om_dd_mul_d(dd a, double b) {
-  dd p = om_two_prod(a.hi, b);
-  p.lo += a.lo * b;
-  return om_fast_two_sum(p.hi, p.lo);
-}
-static inline dd om_dd_div(dd a, dd b) {
-  double q1 = a.hi / b.hi;
-  dd r = om_dd_add(a, om_dd_mul_d(b, -q1));
-  double q2 = r.hi / b.hi;
-  r = om_dd_add(r, om_dd_mul_d(b, -q2));
-  double q3 = r.hi / b.hi;
-  dd q = om_fast_two_sum(q1, q2);
-  return om_dd_add(q, (dd){q3, 0.0});
-}
-
-static const dd OM_LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
+static const om_dd OM_LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
 
 static double om_bits_to_d(uint64_t u) {
   double d;
@@ -91,7 +42,7 @@ static uint64_t om_d_to_bits(double d) {
 }
 
 /* log x for finite x > 0, as a double-double. */
-static dd om_log_dd(double x) {
+static om_dd om_log_dd(double x) {
   int k = 0;
   if (x < 0x1p-1022) { /* subnormal: scale into the normal range */
     x *= 0x1p54;
@@ -104,45 +55,44 @@ static dd om_log_dd(double x) {
     m *= 0.5;
     k++;
   }
-  dd s = om_dd_div((dd){m - 1.0, 0.0}, om_two_sum(m, 1.0)); /* m - 1 is exact (Sterbenz) */
-  dd s2 = om_dd_mul(s, s);
+  om_dd s = om_dd_div((om_dd){m - 1.0, 0.0}, om_two_sum(m, 1.0)); /* m - 1 is exact (Sterbenz) */
+  om_dd s2 = om_dd_mul(s, s);
   /* sum_{j=0}^{12} s2^j / (2j+1); 1/3 and 1/5 as double-doubles, the rest (terms < 2^-15) as doubles. */
-  dd p = {1.0 / 25.0, 0.0};
+  om_dd p = {1.0 / 25.0, 0.0};
   static const double inv_odd[12] = {1.0, 0, 0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0, 1.0 / 13.0, 1.0 / 15.0,
                                      1.0 / 17.0, 1.0 / 19.0, 1.0 / 21.0, 1.0 / 23.0};
   for (int j = 11; j >= 0; j--) {
-    dd c = {inv_odd[j], 0.0};
-    if (j == 1) c = (dd){0x1.5555555555555p-2, 0x1.5555555555555p-56};
-    if (j == 2) c = (dd){0x1.999999999999ap-3, -0x1.999999999999ap-57};
+    om_dd c = {inv_odd[j], 0.0};
+    if (j == 1) c = (om_dd){0x1.5555555555555p-2, 0x1.5555555555555p-56};
+    if (j == 2) c = (om_dd){0x1.999999999999ap-3, -0x1.999999999999ap-57};
     p = om_dd_add(om_dd_mul(p, s2), c);
   }
-  dd lm = om_dd_mul(s, p);
+  om_dd lm = om_dd_mul(s, p);
   lm.hi *= 2.0;
   lm.lo *= 2.0;
   return om_dd_add(om_dd_mul_d(OM_LN2, (double)k), lm);
 }
 
 /* e^t for a double-double t with |t.hi| <= 746, as a double-double times 2^*k. */
-static dd om_exp_dd(dd t, int* k) {
+static om_dd om_exp_dd(om_dd t, int* k) {
   double kd = (t.hi * 0x1.71547652b82fep+0 + 0x1.8p52) - 0x1.8p52; /* nearest integer to t / ln2 */
-  dd r = om_dd_add(t, om_dd_mul_d(OM_LN2, -kd));
+  om_dd r = om_dd_add(t, om_dd_mul_d(OM_LN2, -kd));
   r.hi *= 0x1p-8;
   r.lo *= 0x1p-8;
   /* e^r - 1 = r (1 + r (1/2 + r (1/6 + r (1/24 + r (1/120 + r (1/720 + r/5040)))))) */
-  dd q = {1.0 / 5040.0, 0.0};
+  om_dd q = {1.0 / 5040.0, 0.0};
   static const double c[6] = {1.0, 0.5, 0x1.5555555555555p-3, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0};
   for (int j = 5; j >= 0; j--) {
-    dd cj = {c[j], 0.0};
+    om_dd cj = {c[j], 0.0};
     if (j == 2) cj.lo = 0x1.5555555555555p-57;
     q = om_dd_add(om_dd_mul(q, r), cj);
   }
-  dd em1 = om_dd_mul(q, r);
-  for (int i = 0; i < 8; i++) em1 = om_dd_mul(em1, om_dd_add(em1, (dd){2.0, 0.0}));
+  om_dd em1 = om_dd_mul(q, r);
+  for (int i = 0; i < 8; i++) em1 = om_dd_mul(em1, om_dd_add(em1, (om_dd){2.0, 0.0}));
   *k = (int)kd;
-  return om_dd_add((dd){1.0, 0.0}, em1);
+  return om_dd_add((om_dd){1.0, 0.0}, em1);
 }
 
-static double om_pow2i(int k) { return om_bits_to_d((uint64_t)(k + 1023) << 52); } /* -1022 <= k <= 1023 */
 
 /* y is an integer: 0 no, 1 even, 2 odd. */
 static int om_int_kind(double y) {
@@ -184,22 +134,22 @@ static int om_pow_special(double x, double y, double* r, int* neg) {
 }
 
 /* |x|^y for finite nonzero x, finite y, |x| != 1, as a double-double scaled by 2^*k; *ovf = +1 overflow,
- * -1 underflow (then the dd is unused). */
-static dd om_pow_core(double ax, double y, int* k, int* ovf) {
+ * -1 underflow (then the double-double is unused). */
+static om_dd om_pow_core(double ax, double y, int* k, int* ovf) {
   *ovf = 0;
-  dd l = om_log_dd(ax);
+  om_dd l = om_log_dd(ax);
   if (fabs(y) > 0x1p64) { /* |t| > 2^11 since |log| >= 2^-53 here */
     *ovf = ((l.hi > 0) == (y > 0)) ? 1 : -1;
-    return (dd){0, 0};
+    return (om_dd){0, 0};
   }
-  dd t = om_dd_mul_d(l, y);
+  om_dd t = om_dd_mul_d(l, y);
   if (t.hi > 710.0) {
     *ovf = 1;
-    return (dd){0, 0};
+    return (om_dd){0, 0};
   }
   if (t.hi < -746.0) {
     *ovf = -1;
-    return (dd){0, 0};
+    return (om_dd){0, 0};
   }
   return om_exp_dd(t, k);
 }
@@ -221,7 +171,7 @@ static int om_pow_int_exact(double ax, double y, uint64_t* p, int* e2) {
   if (om_int_kind(y) == 0 || y > 64.0) return 0;
   for (int i = 0; i < j; i++) {
     double r = sqrt(ax); /* correctly rounded; exact iff r * r == ax exactly */
-    dd sq = om_two_prod(r, r);
+    om_dd sq = om_two_prod(r, r);
     if (sq.hi != ax || sq.lo != 0.0) return 0;
     ax = r;
   }
@@ -253,16 +203,16 @@ double om_pow_exact_f64(double x, double y) {
     int pe = 63 - __builtin_clzll(p);
     if (e2 + pe > -1020 && e2 + pe < 1020) {
       double m = (double)p;
-      r = e2 >= 0 ? m * om_pow2i(e2 / 2) * om_pow2i(e2 - e2 / 2) : m * om_pow2i(e2 / 2) * om_pow2i(e2 - e2 / 2);
+      r = e2 >= 0 ? m * om_pow2(e2 / 2) * om_pow2(e2 - e2 / 2) : m * om_pow2(e2 / 2) * om_pow2(e2 - e2 / 2);
       return neg ? -r : r;
     }
   }
-  dd e = om_pow_core(fabs(x), y, &k, &ovf);
+  om_dd e = om_pow_core(fabs(x), y, &k, &ovf);
   if (ovf > 0) r = INFINITY;
   else if (ovf < 0) r = 0.0;
-  else if (k > 1000) r = e.hi * om_pow2i(1000) * om_pow2i(k - 1000);
-  else if (k < -1000) r = (e.hi * om_pow2i(k + 600)) * om_pow2i(-600);
-  else r = e.hi * om_pow2i(k);
+  else if (k > 1000) r = e.hi * om_pow2(1000) * om_pow2(k - 1000);
+  else if (k < -1000) r = (e.hi * om_pow2(k + 600)) * om_pow2(-600);
+  else r = e.hi * om_pow2(k);
   return neg ? -r : r;
 }
 
@@ -281,18 +231,18 @@ float om_pow_exact_f32(float xf, float yf) {
      * normal float. */
     int pe = 63 - __builtin_clzll(p);
     if (e2 + pe > -126 && e2 + pe < 127) {
-      float f = (float)((double)(float)p * om_pow2i(e2));
+      float f = (float)((double)(float)p * om_pow2(e2));
       return neg ? -f : f;
     }
   }
-  dd e = om_pow_core(fabs(x), y, &k, &ovf);
+  om_dd e = om_pow_core(fabs(x), y, &k, &ovf);
   float f;
   if (ovf > 0) f = INFINITY;
   else if (ovf < 0) f = 0.0f;
   else if (k > 200 || k < -200) f = k > 0 ? INFINITY : 0.0f;
   else {
     /* Scale exactly (the result lies well inside double's normal range), then round the double-double once. */
-    double s = om_pow2i(k), hi = e.hi * s, lo = e.lo * s;
+    double s = om_pow2(k), hi = e.hi * s, lo = e.lo * s;
     f = (float)hi;
     double fd = f;
     if (fd != hi && lo != 0.0) {
