@@ -435,28 +435,21 @@ def _per_node(
             if not v or v in graph_inputs or v in inits or v in const_of or v in wanted:
                 continue
             (wanted if v in types else untyped).append(v)
-    progress(f"per node: stock ORT with {len(wanted)} intermediate value(s) exposed")
-    ref = (
-        _run(
-            _session(_with_outputs(model, wanted, types), False, "stock ORT (per node)"),
+
+    def exposed(m: onnx.ModelProto, ours: bool, label: str) -> dict[str, np.ndarray]:
+        """Run `m` with every wanted intermediate value added as a graph output."""
+        progress(f"per node: {label} with {len(wanted)} intermediate value(s) exposed")
+        if not wanted:
+            return {}
+        return _run(
+            _session(_with_outputs(m, wanted, types), ours, f"{label} (per node)"),
             feeds,
             wanted,
-            "stock ORT (per node)",
+            f"{label} (per node)",
         )
-        if wanted
-        else {}
-    )
-    progress(f"per node: OneModel EP with {len(wanted)} intermediate value(s) exposed")
-    got = (
-        _run(
-            _session(_with_outputs(rewritten, wanted, types), True, "OneModel EP (per node)"),
-            feeds,
-            wanted,
-            "OneModel EP (per node)",
-        )
-        if wanted
-        else {}
-    )
+
+    ref = exposed(model, False, "stock ORT")
+    got = exposed(rewritten, True, "OneModel EP")
 
     def value(name: str, side: dict[str, Any]) -> np.ndarray | None:
         if name in feeds:
