@@ -28,7 +28,7 @@ import onemodel_ep
 
 SANITIZE = bool(os.environ.get("ONEMODEL_SANITIZE"))
 TESTS = Path(__file__).resolve().parent
-CHUNK = 1 << 16  # the library's parallel chunk (node.c OM_CHUNK)
+CHUNK = 1 << 16  # the library's largest parallel chunk (node.c OM_CHUNK; transcendentals use 8K)
 N = 3 * CHUNK + 1234  # several chunks and a ragged tail
 
 
@@ -49,6 +49,11 @@ def chain_model() -> onnx.ModelProto:
         helper.make_node("Cast", ["x"], ["xi"], name="casti", to=TensorProto.INT32),
         helper.make_node("Mul", ["xi", "xi"], ["xi2"], name="muli"),  # wraps
         helper.make_node("Clip", ["d", "lo", "hi"], ["c"], name="clip"),
+        # Transcendentals and Pow run in smaller chunks (node.c OM_CHUNK_COSTLY): 8K elements.
+        helper.make_node("Tanh", ["c"], ["t"], name="tanh"),
+        helper.make_node("Exp", ["t"], ["e"], name="exp"),
+        helper.make_node("Pow", ["e", "t"], ["pw"], name="pow"),
+        helper.make_node("Erf", ["pw"], ["ef"], name="erf"),
     ]
     g = helper.make_graph(
         nodes,
@@ -62,6 +67,7 @@ def chain_model() -> onnx.ModelProto:
             helper.make_tensor_value_info("sum", TensorProto.DOUBLE, None),
             helper.make_tensor_value_info("xi2", TensorProto.INT32, None),
             helper.make_tensor_value_info("c", f, None),
+            helper.make_tensor_value_info("ef", f, None),
         ],
         initializer=[helper.make_tensor("lo", f, [], [-3.0]), helper.make_tensor("hi", f, [], [1e4])],
     )

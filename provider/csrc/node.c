@@ -21,8 +21,13 @@
 #include "om_ops.h"
 #include "pow.h"
 
-/* Elements per parallel chunk: fixed, so results never depend on the number of threads. */
+/* Elements per parallel chunk: fixed per node (never from the thread count; and every kernel computes each
+ * element on its own, so no result depends on where a chunk boundary falls). Cheap kernels (a few
+ * instructions per element, memory-bound beyond the caches) take 64K-element chunks, whose hand-off to a
+ * thread costs far less than the chunk; the f32/f64 transcendentals and Pow cost tens of instructions per
+ * element, so they take 8K-element chunks and a 64K tensor already spreads over the intra-op threads. */
 #define OM_CHUNK ((size_t)1 << 16)
+#define OM_CHUNK_COSTLY ((size_t)1 << 13)
 
 enum { OM_KIND_UNARY, OM_KIND_BINARY, OM_KIND_FOLD, OM_KIND_COMPARE, OM_KIND_TERNARY, OM_KIND_CAST, OM_KIND_POW };
 
@@ -39,6 +44,7 @@ struct om_node {
   const om_kernel_table* wide;
   const om_kernel_table* one;
   unsigned char param[2][8]; /* scalar parameters in the element type (alpha/beta, Clip bounds) */
+  size_t chunk; /* elements per parallel chunk */
   char name[128];
 };
 
@@ -266,6 +272,13 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
     default: break;
   }
   if (!have) OM_FAIL("node '%s' (op %s): no kernel for element type %s", nn, op, om_type_name(ktype));
+  node->chunk = OM_CHUNK;
+  if (node->kind == OM_KIND_POW ||
+      (node->kind == OM_KIND_UNARY && (node->type == OM_T_FLOAT || node->type == OM_T_DOUBLE) &&
+       (node->kernel == OM_K_EXP || node->kernel == OM_K_LOG || node->kernel == OM_K_TANH ||
+        node->kernel == OM_K_SIGMOID || node->kernel == OM_K_ERF || node->kernel == OM_K_GELU_ERF ||
+        node->kernel == OM_K_GELU_TANH)))
+    node->chunk = OM_CHUNK_COSTLY;
   return node;
 }
 
@@ -517,7 +530,7 @@ static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
 
 static void om_job_chunk(void* vjob, size_t i) {
   const om_job* j = vjob;
-  size_t s = i * OM_CHUNK, e = s + OM_CHUNK;
+  size_t s = i * j->node->chunk, e = s + j->node->chunk;
   if (e > j->total) e = j->total;
   om_job_range_ieee(j, s, e);
 }
@@ -552,7 +565,7 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
   }
   om_job job = {node, n_inputs, data, shapes, ranks, out, out_shape, out_rank, total,
                 om_count_as_type(n_inputs, node->type)};
-  size_t chunks = (total + OM_CHUNK - 1) / OM_CHUNK;
+  size_t chunks = (total + node->chunk - 1) / node->chunk;
   if (parallel_for && chunks > 1) parallel_for(host_ctx, om_job_chunk, chunks, &job);
   else om_job_range_ieee(&job, 0, total);
   return 0;
