@@ -4,19 +4,28 @@
  * double pow, an integer base computes in double and converts back with saturation (truncation, NaN -> 0);
  * an exponent of 2 is x * x; Pow(x, 0) is 1 for every x, NaN included; the special values of C99 Annex F.
  *
- * Exact mode never calls the platform pow: x^y = exp(y * log x) is evaluated in double-double arithmetic
- * (error-free transformations with Dekker's split, so no FMA is needed and -ffp-contract=off keeps it exact):
- *   log x = k ln2 + 2 atanh(s), s = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt 2], |s| <= 0.1716, summed as
- *           2 s sum_{j=0}^{12} s^{2j} / (2j + 1); truncation error < s^26 / 27 < 2^-71 relative;
- *   exp t = 2^k e^r, r = t - k ln2, |r| <= 0.35; e^(r/256) - 1 by its Taylor series to degree 7 (remainder
- *           < 2^-95), then squared back eight times as e^2a - 1 = (e^a - 1)(e^a - 1 + 2).
- * The double-double result carries a relative error of a few times 2^-70, so the f64 result, its high part
- * rounded once, is within 0.5 ulp + 2^-17 ulp, and the f32 result, rounded once from the double-double value,
- * is correctly rounded except for inputs whose true value lies within ~2^-45 float ulp of a midpoint. Results
- * that are exactly midpoints (integer and half-integer powers) are computed exactly first (om_pow_int_exact).
- * Measured against MPFR (tests/test_pow.py): 21,379 random f32 and 5,309 random f64 results, 316 f32 and 892
- * f64 exact midpoints and 2,782 exactly representable results, all correctly rounded. Every operation is an IEEE operation in a fixed order, so the
- * result is the same bits on every machine and kernel path. Fast mode calls the platform's pow and powf.
+ * f32 base (docs/exact-transcendentals.md, "Pow"). om_pow_run converts the exponent to f32 in blocks and runs
+ * the kernel path's pow_f32 (kernels/pow.inc, math/pow_f32.h): a vector first pass in double (table log2,
+ * exp2, a per-lane proven error bound) with a rounding test; lanes it cannot settle and the special inputs
+ * (x = +-0, +-inf, y = +-inf) come back here, to om_pow_exact_f32:
+ *   - specials (om_pow_special), then the exact cases, decided exactly: |x| = 2^e with e y an integer (the
+ *     result is 2^(e y), the tie 2^-150 rounds to 0), and x^y = p 2^e2 with p = M^n < 2^53 for y = n / 2^j
+ *     (om_pow_int_exact; n <= 64, j <= 4), rounded once (subnormal midpoints included). Every f32 result that
+ *     is exactly a float or a midpoint is of one of these forms (a midpoint has at most 25 significant bits:
+ *     M^n < 2^25 needs n <= 15 for M >= 3, and x = M^(2^j) 2^(...) < 2^24 needs j <= 3);
+ *   - otherwise x^y = exp(y log x) in double-double (om_pow_log_acc / om_pow_exp_acc): relative error below
+ *     2^-96 by an operation count (largest measured 2^-97.5 over 4 x 10^5 pairs against MPFR), rounded once.
+ *     This decides every pair whose x^y is farther than 2^-96 relative from a rounding boundary. That no
+ *     non-exact pair comes closer is NOT proven (the worst cases of binary32 pow are not known to us); under
+ *     the usual model (the distance to the nearest boundary uniform in ulps) the expected number of such pairs
+ *     among all 2^64 is about 2^64 * 2^25 * 2^-96 = 2^-7. tools/pow_verify.sh counts fallback results within
+ *     2^-90 of a boundary (none so far) and checks samples of 10^9 pairs against MPFR (see the doc).
+ * Fast mode, f32: the same first pass without the rounding test (< 1 ulp; specials through om_pow_exact_f32).
+ *
+ * f64 base (unchanged): exp(y log x) in double-double (om_log_dd / om_exp_dd; a few times 2^-70 relative, so
+ * within 0.5 ulp + 2^-17 ulp; exact integer and n/2^j powers first, om_pow_int_exact). Fast mode: the
+ * platform's pow. Every operation is an IEEE operation in a fixed order (no FMA, -ffp-contract=off), so exact
+ * results are the same bits on every machine and kernel path.
  */
 #include "pow.h"
 
@@ -283,8 +292,9 @@ static om_dd om_pow_exp_acc(om_dd t, int* k) { /* |t.hi| <= 120 */
   return om_dd_add(om_dd_make(1.0, 0.0), em1);
 }
 
-#ifdef OM_TR_STATS
+#ifdef OM_TR_STATS /* tools/pow_verify.c: the accuracy of the general path, and the lanes it cannot vouch for */
 void om_pow_on_undecided(float x, float y);
+void om_pow_on_general(float x, float y, double hi, double lo);
 #endif
 
 /* 2^e exactly as a float, RN for e < -149 (2^-150 is the tie between 0 and 2^-149: even, 0), inf from 128 on */
@@ -354,6 +364,7 @@ float om_pow_exact_f32(float xf, float yf) {
     if (hi == mid && ((lo > 0) == (hi > fd))) f = nf;
   }
 #ifdef OM_TR_STATS
+  om_pow_on_general(xf, yf, hi, lo);
   {
     double dist = fabs((hi - mid) + lo); /* hi - mid exact (Sterbenz) */
     if (dist <= 0x1p-90 * hi) om_pow_on_undecided(xf, yf);

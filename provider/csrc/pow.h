@@ -6,7 +6,7 @@
 
 /* Reproducible double pow: IEEE operations only (no libm, no FMA); within 1 ulp (see pow.c). */
 double om_pow_exact_f64(double x, double y);
-/* f32 pow evaluated in double-double and rounded once to float. */
+/* f32 pow, correctly rounded (exact cases exactly, the rest from a ~2^-96 double-double value; see pow.c). */
 float om_pow_exact_f32(float x, float y);
 
 struct om_kernel_table;

@@ -28,6 +28,9 @@
  *         relative errors compose with room to spare), then the om_tr_round-style test: both ends of
  *         v (1 -+ (eps + 2^-52)) round to the same f32, or the lane takes the scalar fallback.
  *
+ * Fast mode: the same without the test and without Tlo: |RN_f32(v) - x^y| < 0.5 ulp + (0.71 Et + 2^-51.9) x^y,
+ * and 0.71 Et < 2^-36 since |t| <= 151 for finite nonzero results.
+ *
  * Negative x: |x|^y with the sign of x when y is an odd integer; NaN when y is not an integer. Lanes whose
  * result needs no arithmetic (y = 0 or x = 1: 1; NaN: canonical NaN; certain overflow/underflow) are settled
  * here; x = +-0, +-inf and y = +-inf go to the scalar om_pow_exact_f32 in both modes (*fix).
@@ -58,12 +61,14 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   ay = om_vabs(y);
 
   /* log2 x = k + logc + P(r) */
+  /* tmp = bits(x) - bits(0.70703125), biased by 1024 in the exponent field so that it stays positive and
+   * logical shifts do (AVX2 and SSE have no 64-bit arithmetic shift): kb = k + 1024. */
   om_vul u = (om_vul)ax;
-  om_vul tmp = u - 0x3FE6A00000000000ULL;
+  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
   om_vl i = (om_vl)((tmp >> 44) & 255u);
-  om_vl k = (om_vl)tmp >> 52;
-  om_vd z = (om_vd)(u - ((om_vul)k << 52));
-  om_vd kd = (om_vd)(((om_vl){0} + 0x4338000000000000LL) + k) - 0x1.8p52; /* k, exactly (|k| < 2^51) */
+  om_vul kb = tmp >> 52;
+  om_vd z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
+  om_vd kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
   om_vd invc = om_vgather(om_pow_invc, &i), logc = om_vgather(om_pow_logc, &i);
   om_vd r = z * invc - 1.0;
   const double* c = om_pow_log2c;
@@ -94,8 +99,9 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   const double* e = om_pow_exp2c;
   om_vd p2 = r2 * (e[0] + r2 * (e[1] + r2 * (e[2] + r2 * (e[3] + r2 * (e[4] + r2 * e[5])))));
   om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
-  om_vd th = om_vgather(om_pow_exp2t, &j2), tl = om_vgather(om_pow_exp2t, &j2l);
-  om_vd s = (om_vd)(((j >> 6) + 1023) << 52);
+  om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
+  if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone (2^-53), one gather less */
+  om_vd s = (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52); /* 2^(floor(j / 64)); j + 1023*64 > 0 */
   om_vd v = s * th + s * (tl + th * p2);
 
   om_vl settled = skip | ovf | unf;
