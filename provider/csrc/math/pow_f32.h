@@ -108,6 +108,9 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   om_vl redo = sc;
   if (exact) {
     om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
+#ifdef OM_POW_DEBUG /* tools/pow_eps_check.c: v and its bound eps per lane, before the test */
+    OM_POW_DEBUG(x, y, v, eps, settled);
+#endif
     om_vd d = v * (eps + 0x1p-52); /* v > 0 */
     om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
     om_vl bad = __builtin_convertvector((om_vih)(a != b), om_vl);
