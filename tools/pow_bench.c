@@ -65,9 +65,10 @@ int main(void) {
         }
         rate[ex] = (double)n / best * 1e-9;
       }
-      printf("%-7s %8zu %10.3f %10.3f\n", om_path_name(p), n, rate[1], rate[0]);
 #ifdef OM_POW_BENCH_OLD
-      break;
+      printf("%-7s %8zu %10.3f %10.3f\n", "old", n, rate[1], rate[0]);
+#else
+      printf("%-7s %8zu %10.3f %10.3f\n", om_path_name(p), n, rate[1], rate[0]);
 #endif
     }
 #ifdef OM_POW_BENCH_OLD
