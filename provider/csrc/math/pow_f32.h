@@ -31,6 +31,8 @@
  * Fast mode: the same without the test and without Tlo: |RN_f32(v) - x^y| < 0.5 ulp + (0.71 Et + 2^-51.9) x^y,
  * and 0.71 Et < 2^-36 since |t| <= 151 for finite nonzero results.
  *
+ * y = 2 needs no rule of its own: RN_f32(x^2) is the spec's x * x (one rounding of the exact square).
+ *
  * Negative x: |x|^y with the sign of x when y is an odd integer; NaN when y is not an integer. Lanes whose
  * result needs no arithmetic (y = 0 or x = 1: 1; NaN: canonical NaN; certain overflow/underflow) are settled
  * here; x = +-0, +-inf and y = +-inf go to the scalar om_pow_exact_f32 in both modes (*fix).
