@@ -9,6 +9,7 @@
  *   tools/pow_verify.sh -n 50000000 -H hard.txt -s 5    # seed 5, write the 64 hardest pairs to hard.txt
  *   tools/pow_verify.sh -k 2 -n 1000000                 # pairs of kind 2 only (see below)
  *   tools/pow_verify.sh -a -n 1000000                   # the scalar fallback's own relative error (MPFR)
+ *   tools/pow_verify.sh -y 0x1.555556p-2                # exhaustive in x: all 2^31 - 2^23 - 1 positive finite x, y = 1/3
  *
  * Sample (pair i, splitmix64 of (seed, i)), one of five kinds:
  *   0: x a random positive finite f32 bit pattern, y = RN_f32(t / log2 x) with t uniform in [-155, 132]
@@ -62,6 +63,8 @@ typedef struct {
 static stats_t* g_st;
 static int g_fast;
 static int g_kind = -1; /* -k: one kind of pair only */
+static int g_fixed; /* -y: every positive finite x (exhaustive) with this one y */
+static float g_y;
 
 static uint64_t splitmix(uint64_t* s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -81,6 +84,11 @@ static uint32_t u_of(float f) {
 }
 
 static void gen_pair(uint64_t seed, uint64_t i, float* xo, float* yo) {
+  if (g_fixed) { /* pair i: x = the (i+1)-th positive float */
+    *xo = f_of((uint32_t)(i + 1));
+    *yo = g_y;
+    return;
+  }
   uint64_t s = seed * 0x2545f4914f6cdd1dull + i * 0x9e3779b97f4a7c15ull;
   uint64_t a = splitmix(&s), b = splitmix(&s), c = splitmix(&s);
   int kind = g_kind >= 0 ? g_kind : (int)(a % 5);
@@ -354,9 +362,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[a], "-f")) g_fast = 1;
     else if (!strcmp(argv[a], "-k") && a + 1 < argc) g_kind = atoi(argv[++a]);
     else if (!strcmp(argv[a], "-a")) g_acc = 1;
+    else if (!strcmp(argv[a], "-y") && a + 1 < argc) g_fixed = 1, g_y = strtof(argv[++a], NULL), n = 0x7f7fffffu;
     else if (!strcmp(argv[a], "-H") && a + 1 < argc) hard_out = argv[++a], hunt = 1;
     else {
-      fprintf(stderr, "usage: pow_verify [-n pairs] [-j workers] [-s seed] [-f] [-a] [-k kind] [-H hardfile]\n");
+      fprintf(stderr, "usage: pow_verify [-n pairs] [-j workers] [-s seed] [-f] [-a] [-k kind] [-y Y] [-H hardfile]\n");
       return 2;
     }
   }
@@ -399,6 +408,7 @@ int main(int argc, char** argv) {
     }
     for (int k = 0; k < s->nhard; k++) keep_hard(&tot, f_of(s->hard[k].x), f_of(s->hard[k].y), s->hard[k].dist);
   }
+  if (g_fixed) printf("pow_verify: every positive finite x with y = %a\n", g_y);
   printf("pow_verify: %s mode, %llu pairs (seed %llu), %d workers, %.1f s\n", g_fast ? "fast" : "exact",
          (unsigned long long)tot.checked, (unsigned long long)seed, nw,
          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
