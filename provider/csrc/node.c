@@ -355,7 +355,8 @@ static void om_walk_run(void* vctx, const int64_t* off, unsigned bcast, size_t p
   for (int k = 0; k < 3; k++) p[k] = c->in[k] ? c->in[k] + (size_t)off[k] * c->isz[k] : NULL;
   char* o = c->o + pos * c->osz;
   if (c->kind == OM_KIND_POW) {
-    om_pow_run(c->node->type, c->node->type1, (c->fl & OM_FL_EXACT) != 0, p[0], p[1], o, len, bcast);
+    om_pow_run(c->node->type, c->node->type1, (c->fl & OM_FL_EXACT) != 0, p[0], p[1], o, len, bcast, c->node->wide,
+               c->node->one);
     return;
   }
   size_t done = c->kind == OM_KIND_TERNARY ? c->wide.ter(p[0], p[1], p[2], o, len, bcast, c->fl)

@@ -4,19 +4,28 @@
  * double pow, an integer base computes in double and converts back with saturation (truncation, NaN -> 0);
  * an exponent of 2 is x * x; Pow(x, 0) is 1 for every x, NaN included; the special values of C99 Annex F.
  *
- * Exact mode never calls the platform pow: x^y = exp(y * log x) is evaluated in double-double arithmetic
- * (error-free transformations with Dekker's split, so no FMA is needed and -ffp-contract=off keeps it exact):
- *   log x = k ln2 + 2 atanh(s), s = (m - 1) / (m + 1), m in [sqrt(1/2), sqrt 2], |s| <= 0.1716, summed as
- *           2 s sum_{j=0}^{12} s^{2j} / (2j + 1); truncation error < s^26 / 27 < 2^-71 relative;
- *   exp t = 2^k e^r, r = t - k ln2, |r| <= 0.35; e^(r/256) - 1 by its Taylor series to degree 7 (remainder
- *           < 2^-95), then squared back eight times as e^2a - 1 = (e^a - 1)(e^a - 1 + 2).
- * The double-double result carries a relative error of a few times 2^-70, so the f64 result, its high part
- * rounded once, is within 0.5 ulp + 2^-17 ulp, and the f32 result, rounded once from the double-double value,
- * is correctly rounded except for inputs whose true value lies within ~2^-45 float ulp of a midpoint. Results
- * that are exactly midpoints (integer and half-integer powers) are computed exactly first (om_pow_int_exact).
- * Measured against MPFR (tests/test_pow.py): 21,379 random f32 and 5,309 random f64 results, 316 f32 and 892
- * f64 exact midpoints and 2,782 exactly representable results, all correctly rounded. Every operation is an IEEE operation in a fixed order, so the
- * result is the same bits on every machine and kernel path. Fast mode calls the platform's pow and powf.
+ * f32 base (docs/exact-transcendentals.md, "Pow"). om_pow_run converts the exponent to f32 in blocks and runs
+ * the kernel path's pow_f32 (kernels/pow.inc, math/pow_f32.h): a vector first pass in double (table log2,
+ * exp2, a per-lane proven error bound) with a rounding test; lanes it cannot settle and the special inputs
+ * (x = +-0, +-inf, y = +-inf) come back here, to om_pow_exact_f32:
+ *   - specials (om_pow_special), then the exact cases, decided exactly: |x| = 2^e with e y an integer (the
+ *     result is 2^(e y), the tie 2^-150 rounds to 0), and x^y = p 2^e2 with p = M^n < 2^53 for y = n / 2^j
+ *     (om_pow_int_exact; n <= 64, j <= 4), rounded once (subnormal midpoints included). Every f32 result that
+ *     is exactly a float or a midpoint is of one of these forms (a midpoint has at most 25 significant bits:
+ *     M^n < 2^25 needs n <= 15 for M >= 3, and x = M^(2^j) 2^(...) < 2^24 needs j <= 3);
+ *   - otherwise x^y = exp(y log x) in double-double (om_pow_log_acc / om_pow_exp_acc): relative error below
+ *     2^-96 by an operation count (largest measured 2^-97.3 over 10^6 pairs against MPFR), rounded once.
+ *     This decides every pair whose x^y is farther than 2^-96 relative from a rounding boundary. That no
+ *     non-exact pair comes closer is NOT proven (the worst cases of binary32 pow are not known to us); under
+ *     the usual model (the distance to the nearest boundary uniform in ulps) the expected number of such pairs
+ *     among all 2^64 is about 2^64 * 2^25 * 2^-96 = 2^-7. tools/pow_verify.sh counts fallback results within
+ *     2^-90 of a boundary (none so far) and checks samples of 10^9 pairs against MPFR (see the doc).
+ * Fast mode, f32: the same first pass without the rounding test (< 1 ulp; specials through om_pow_exact_f32).
+ *
+ * f64 base (unchanged): exp(y log x) in double-double (om_log_dd / om_exp_dd; a few times 2^-70 relative, so
+ * within 0.5 ulp + 2^-17 ulp; exact integer and n/2^j powers first, om_pow_int_exact). Fast mode: the
+ * platform's pow. Every operation is an IEEE operation in a fixed order (no FMA, -ffp-contract=off), so exact
+ * results are the same bits on every machine and kernel path.
  */
 #include "pow.h"
 
@@ -25,6 +34,7 @@
 #include <string.h>
 
 #include "cast.h"
+#include "kernels/kernels.h"
 #include "math/om_dd_core.h"
 #include "om_types.h"
 
@@ -216,6 +226,85 @@ double om_pow_exact_f64(double x, double y) {
   return neg ? -r : r;
 }
 
+/* ---- f32: the accurate evaluation (the fallback of the vector first pass, math/pow_f32.h) -------------------
+ * log x = k ln2 + 2 atanh(s), s = (m - 1)/(m + 1), m in [sqrt(1/2), sqrt 2], |s| <= 0.1716, the series
+ * 2 s sum_{j<=20} s^2j / (2j+1) (truncation < s^42 / 41 < 2^-112 relative) with double-double coefficients;
+ * k ln2 with ln2 = A1 + A2 + A3 (A1, A2 of 44 bits: k A1, k A2 exact for |k| < 2^9); t = y log x (y exact);
+ * e^t = 2^k e^r, r = t - k ln2 (|r| <= 0.35), e^(r/256) - 1 by Taylor to degree 10 (remainder < 2^-107 relative)
+ * with double-double 1/j!, squared back eight times. Rough operation count: every double-double operation
+ * errs by < 2^-104 relative, log x by < 2^-103 relative, t by < |t| 2^-102.8 absolute (|t| <= 104 in the range
+ * that matters), e^t by < 2^-101 relative more: |V - x^y| < 2^-96 x^y. We do not claim this as a proof; the
+ * decision below uses B = 2^-90 and every lane whose V lies within B of a rounding boundary, exact cases
+ * excluded (they are settled before), is reported by the OM_TR_STATS hook (tools/pow_verify.c counts them). */
+static const om_dd OM_POW_INV_ODD[21] = {
+    {0x1.0000000000000p+0, 0x0.0p+0},          {0x1.5555555555555p-2, 0x1.5555555555555p-56},
+    {0x1.999999999999ap-3, -0x1.999999999999ap-57}, {0x1.2492492492492p-3, 0x1.2492492492492p-57},
+    {0x1.c71c71c71c71cp-4, 0x1.c71c71c71c71cp-58},  {0x1.745d1745d1746p-4, -0x1.745d1745d1746p-59},
+    {0x1.3b13b13b13b14p-4, -0x1.3b13b13b13b14p-58}, {0x1.1111111111111p-4, 0x1.1111111111111p-60},
+    {0x1.e1e1e1e1e1e1ep-5, 0x1.e1e1e1e1e1e1ep-61},  {0x1.af286bca1af28p-5, 0x1.af286bca1af28p-59},
+    {0x1.8618618618618p-5, 0x1.8618618618618p-59},  {0x1.642c8590b2164p-5, 0x1.642c8590b2164p-60},
+    {0x1.47ae147ae147bp-5, -0x1.eb851eb851eb8p-61}, {0x1.2f684bda12f68p-5, 0x1.2f684bda12f68p-59},
+    {0x1.1a7b9611a7b96p-5, 0x1.1a7b9611a7b96p-61},  {0x1.0842108421084p-5, 0x1.0842108421084p-60},
+    {0x1.f07c1f07c1f08p-6, -0x1.f07c1f07c1f08p-61}, {0x1.d41d41d41d41dp-6, 0x1.0750750750750p-60},
+    {0x1.bacf914c1bad0p-6, -0x1.bacf914c1bad0p-60}, {0x1.a41a41a41a41ap-6, 0x1.0690690690690p-60},
+    {0x1.8f9c18f9c18fap-6, -0x1.f3831f3831f38p-61}};
+static const om_dd OM_POW_INV_FACT[11] = {
+    {0x1.0000000000000p+0, 0x0.0p+0},         {0x1.0000000000000p+0, 0x0.0p+0},
+    {0x1.0000000000000p-1, 0x0.0p+0},         {0x1.5555555555555p-3, 0x1.5555555555555p-57},
+    {0x1.5555555555555p-5, 0x1.5555555555555p-59}, {0x1.1111111111111p-7, 0x1.1111111111111p-63},
+    {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65}, {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73},
+    {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76}, {0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+    {0x1.27e4fb7789f5cp-22, 0x1.cbbc05b4fa99ap-76}};
+static const double OM_POW_LN2_A1 = 0x1.62e42fefa3a00p-1, OM_POW_LN2_A2 = -0x1.0ca86c3898c00p-49,
+                    OM_POW_LN2_A3 = -0x1.ff0342542fc33p-94; /* sum: ln2 to 2^-149 relative */
+
+static om_dd om_pow_k_ln2(double k) { /* |k| < 2^9, an integer */
+  return om_dd_add_d(om_two_sum(k * OM_POW_LN2_A1, k * OM_POW_LN2_A2), k * OM_POW_LN2_A3);
+}
+
+static om_dd om_pow_log_acc(double x) { /* x > 0 a normal double */
+  uint64_t u = om_d_to_bits(x);
+  int k = (int)(u >> 52) - 1023;
+  double m = om_bits_to_d((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  if (m > 0x1.6a09e667f3bcdp+0) {
+    m *= 0.5;
+    k++;
+  }
+  om_dd s = om_dd_div(om_dd_make(m - 1.0, 0.0), om_two_sum(m, 1.0)); /* m - 1 exact (Sterbenz) */
+  om_dd s2 = om_dd_mul(s, s), p = OM_POW_INV_ODD[20];
+  for (int j = 19; j >= 0; j--) p = om_dd_add(om_dd_mul(p, s2), OM_POW_INV_ODD[j]);
+  om_dd lm = om_dd_mul(s, p);
+  lm.hi *= 2.0;
+  lm.lo *= 2.0;
+  return om_dd_add(om_pow_k_ln2((double)k), lm);
+}
+
+static om_dd om_pow_exp_acc(om_dd t, int* k) { /* |t.hi| <= 120 */
+  double kd = (t.hi * 0x1.71547652b82fep+0 + 0x1.8p52) - 0x1.8p52;
+  om_dd r = om_dd_add(t, om_dd_neg(om_pow_k_ln2(kd)));
+  r.hi *= 0x1p-8;
+  r.lo *= 0x1p-8;
+  om_dd q = OM_POW_INV_FACT[10];
+  for (int j = 9; j >= 1; j--) q = om_dd_add(om_dd_mul(q, r), OM_POW_INV_FACT[j]);
+  om_dd em1 = om_dd_mul(q, r);
+  for (int i = 0; i < 8; i++) em1 = om_dd_mul(em1, om_dd_add(em1, om_dd_make(2.0, 0.0)));
+  *k = (int)kd;
+  return om_dd_add(om_dd_make(1.0, 0.0), em1);
+}
+
+#ifdef OM_TR_STATS /* tools/pow_verify.c: the accuracy of the general path, and the lanes it cannot vouch for */
+void om_pow_on_undecided(float x, float y);
+void om_pow_on_general(float x, float y, double hi, double lo);
+#endif
+
+/* 2^e exactly as a float, RN for e < -149 (2^-150 is the tie between 0 and 2^-149: even, 0), inf from 128 on */
+static float om_pow2_f32(double e) {
+  if (e >= 128.0) return INFINITY;
+  if (e < -149.0) return 0.0f;
+  int ei = (int)e;
+  return (float)om_pow2(ei); /* exact: a power of two in f32's range, subnormal included */
+}
+
 float om_pow_exact_f32(float xf, float yf) {
   double x = xf, y = yf, r;
   int neg, k, ovf;
@@ -224,40 +313,63 @@ float om_pow_exact_f32(float xf, float yf) {
     return NAN;
   }
   if (om_pow_special(x, y, &r, &neg)) return (yf == 2.0f) ? xf * xf : (float)r;
-  uint64_t p;
-  int e2;
-  if (om_pow_int_exact(fabs(x), y, &p, &e2)) {
-    /* (float)p rounds once; scaling by 2^e2 (two exact steps in double) is exact while the result is a
-     * normal float. */
-    int pe = 63 - __builtin_clzll(p);
-    if (e2 + pe > -126 && e2 + pe < 127) {
-      float f = (float)((double)(float)p * om_pow2(e2));
+  double ax = fabs(x);
+  /* |x| = 2^e: x^y = 2^(e y), exact when e y is an integer (e y is exact in double: 8 x 24 bits). */
+  uint64_t ub = om_d_to_bits(ax);
+  if ((ub & 0x000fffffffffffffull) == 0) {
+    double ey = (double)((int)(ub >> 52) - 1023) * y;
+    if (om_int_kind(ey) != 0 || fabs(ey) >= 0x1p30) {
+      float f = fabs(ey) >= 0x1p30 ? (ey > 0 ? INFINITY : 0.0f) : om_pow2_f32(ey);
       return neg ? -f : f;
     }
   }
-  om_dd e = om_pow_core(fabs(x), y, &k, &ovf);
-  float f;
-  if (ovf > 0) f = INFINITY;
-  else if (ovf < 0) f = 0.0f;
-  else if (k > 200 || k < -200) f = k > 0 ? INFINITY : 0.0f;
-  else {
-    /* Scale exactly (the result lies well inside double's normal range), then round the double-double once. */
-    double s = om_pow2(k), hi = e.hi * s, lo = e.lo * s;
-    f = (float)hi;
-    double fd = f;
-    if (fd != hi && lo != 0.0) {
-      /* (float)hi rounded hi (hi > 0 here); the double-double differs from hi by lo. Only when hi is exactly
-       * the midpoint between f and its neighbour on hi's side can lo change the rounding: its sign decides.
-       * (Midpoints of floats, subnormal ones included, are doubles, so the comparison is exact.) */
-      uint32_t fb;
-      memcpy(&fb, &f, sizeof fb);
-      uint32_t nb = (hi > fd) ? fb + 1 : fb - 1;
-      float nf;
-      memcpy(&nf, &nb, sizeof nf);
-      double mid = (fd + (double)nf) * 0.5;
-      if (hi == mid && ((lo > 0) == (hi > fd))) f = nf;
+  uint64_t p;
+  int e2;
+  if (om_pow_int_exact(ax, y, &p, &e2)) {
+    /* x^y = p 2^e2 exactly. When p < 2^53, (double)p is exact and so is the scaling while the double stays
+     * normal; the conversion to float then rounds once (subnormal results included). p >= 2^53: x^y has more
+     * than 53 significant bits, so it is neither a float nor a midpoint: the general path below decides it. */
+    int pe = 63 - __builtin_clzll(p);
+    if (p < (1ull << 53)) {
+      float f;
+      if (e2 + pe >= 128) f = INFINITY;
+      else if (e2 + pe < -151) f = 0.0f;
+      else f = (float)((double)p * om_pow2(e2));
+      return neg ? -f : f;
     }
   }
+  /* the general case */
+  om_dd l = om_pow_log_acc(ax);
+  om_dd t = om_dd_mul_d(l, y);
+  if (fabs(y) > 0x1p40 || t.hi > 100.0 || t.hi < -110.0) { /* |log x| >= 2^-24: beyond 2^128 or below 2^-158 */
+    float f = ((l.hi > 0) == (y > 0)) ? INFINITY : 0.0f;
+    return neg ? -f : f;
+  }
+  (void)ovf;
+  om_dd e = om_pow_exp_acc(t, &k);
+  /* Scale exactly (2^-160 < the result < 2^145 in double), then round the double-double once. */
+  double sc = om_pow2(k), hi = e.hi * sc, lo = e.lo * sc;
+  float f = (float)hi;
+  double fd = f;
+  uint32_t fb;
+  memcpy(&fb, &f, sizeof fb);
+  /* the float neighbour of f on the side of hi + lo, and the midpoint between them (a double) */
+  int up = (hi > fd) || (hi == fd && lo > 0);
+  uint32_t nb = up ? fb + 1 : fb - 1;
+  float nf;
+  memcpy(&nf, &nb, sizeof nf);
+  double mid = ((isinf(nf) ? 0x1p128 : (double)nf) + fd) * 0.5; /* past FLT_MAX: the overflow threshold */
+  if (fd != hi && lo != 0.0 && !isinf(f)) {
+    /* (float)hi rounded hi; only when hi is exactly the midpoint can lo change the rounding: its sign decides. */
+    if (hi == mid && ((lo > 0) == (hi > fd))) f = nf;
+  }
+#ifdef OM_TR_STATS
+  om_pow_on_general(xf, yf, hi, lo);
+  {
+    double dist = fabs((hi - mid) + lo); /* hi - mid exact (Sterbenz) */
+    if (dist <= 0x1p-90 * hi) om_pow_on_undecided(xf, yf);
+  }
+#endif
   return neg ? -f : f;
 }
 
@@ -291,7 +403,7 @@ static double om_pow_fast_f64(double x, double y) {
 }
 
 void om_pow_run(int base_type, int exp_type, int exact, const void* base, const void* exponent, void* out, size_t n,
-                unsigned bcast) {
+                unsigned bcast, const om_kernel_table* wide, const om_kernel_table* one) {
   /* The exponent is converted to the base's float type in blocks, so the inner loops carry no type switch. */
   enum { BLOCK = 256 };
   for (size_t s = 0; s < n; s += BLOCK) {
@@ -299,25 +411,21 @@ void om_pow_run(int base_type, int exp_type, int exact, const void* base, const 
     size_t ib0 = (bcast & 2u) ? 0 : s, ia0 = (bcast & 1u) ? 0 : s;
     size_t bstep = (bcast & 2u) ? 0 : 1, astep = (bcast & 1u) ? 0 : 1;
     if (base_type == OM_T_FLOAT) {
-      float y[BLOCK];
-      for (size_t i = 0; i < m; i++) y[i] = om_load_as_float(exponent, exp_type, ib0 + i * bstep);
-      const float* x = (const float*)base + ia0;
-      float* o = (float*)out + s;
-      if (exact) {
-        for (size_t i = 0; i < m; i++) {
-          float r = om_pow_exact_f32(x[i * astep], y[i]);
-          if (r != r) {
-            uint32_t q = 0x7fc00000u;
-            memcpy(&r, &q, sizeof r);
-          }
-          o[i] = r;
-        }
-      } else {
-        for (size_t i = 0; i < m; i++) {
-          float xi = x[i * astep];
-          o[i] = (y[i] == 0.0f || xi == 1.0f) ? 1.0f : (y[i] == 2.0f) ? xi * xi : powf(xi, y[i]); /* see om_pow_fast_f64 */
-        }
+      float yb[BLOCK], xb[BLOCK];
+      const float* y = (const float*)exponent + ib0;
+      if (exp_type != OM_T_FLOAT || (bcast & 2u)) {
+        for (size_t i = 0; i < m; i++) yb[i] = om_load_as_float(exponent, exp_type, ib0 + i * bstep);
+        y = yb;
       }
+      const float* x = (const float*)base + ia0;
+      if (bcast & 1u) {
+        for (size_t i = 0; i < m; i++) xb[i] = x[0];
+        x = xb;
+      }
+      float* o = (float*)out + s;
+      unsigned fl = exact ? OM_FL_EXACT : 0u;
+      size_t done = wide->pow_f32(x, y, o, m, fl);
+      if (done < m) one->pow_f32(x + done, y + done, o + done, m - done, fl);
     } else {
       double y[BLOCK], x[BLOCK], r[BLOCK];
       for (size_t i = 0; i < m; i++) y[i] = om_load_as_double(exponent, exp_type, ib0 + i * bstep);

@@ -16,6 +16,8 @@ enum { OM_FL_EXACT = 1u }; /* kernel flag: exact mode (canonical NaN) */
 
 typedef size_t (*om_bin_fn)(const void* a, const void* b, void* out, size_t n, unsigned bcast, unsigned flags);
 typedef size_t (*om_un_fn)(const void* a, void* out, size_t n, unsigned flags);
+/* Pow, f32 base and f32 exponent, contiguous operands (pow.inc). */
+typedef size_t (*om_pow_f32_fn)(const float* x, const float* y, float* out, size_t n, unsigned flags);
 typedef size_t (*om_ter_fn)(const void* a, const void* b, const void* c, void* out, size_t n, unsigned bcast,
                             unsigned flags);
 
@@ -74,6 +76,7 @@ typedef struct om_kernel_table {
   om_bin_fn cmp[OM_K_CMP_COUNT][OM_T_SLOTS];
   om_ter_fn ter[OM_K_TER_COUNT][OM_T_SLOTS];
   om_un_fn cast[OM_T_SLOTS][OM_T_SLOTS]; /* [from][to]: vector Cast for common pairs; cast.c does the rest */
+  om_pow_f32_fn pow_f32;                  /* Pow with f32 base and exponent (pow.inc) */
 } om_kernel_table;
 
 /* Kernel paths, widest first. */

@@ -1,0 +1,128 @@
+/* pow_f32.h - the vector first pass of Pow with an f32 base and an f32 exponent, for one kernel path.
+ *
+ * Included by kernels/pow.inc once per path, after om_vcore.h (its lane types om_vd/om_vl/om_vfh/om_vih, the
+ * select, rint and gather helpers; nothing in it is changed). One double lane per f32 lane, IEEE + - * / and
+ * exact conversions only (-ffp-contract=off): the same bits on every path. See docs/exact-transcendentals.md,
+ * "Pow", for the argument in full; in short, for x > 0 finite, x != 1, y finite and nonzero:
+ *
+ *   log2: u = bits(double x); tmp = u - bits(0.70703125); k = tmp >> 52 (arithmetic), i = 8 bits of tmp under
+ *         the exponent, z = x 2^-k in [0.70703125, 1.4140625) (exact, also for subnormal f32 x, normal in
+ *         double). invc_i has 20 significant bits, so z invc_i (24 x 20 bits) is exact and r = z invc_i - 1 is
+ *         exact (Sterbenz); |r| <= 2^-8 (tools/gen_pow_consts.py). logc_i = RN(-log2 invc_i); invc = 1, logc = 0
+ *         on the two subintervals around 1. P(r) = degree-7 Taylor polynomial of log2(1 + r): truncation
+ *         < 2^-58.9 |log2(1+r)|; Horner with c0 rounded, the sum c0 + r q and the product r (...) rounded:
+ *         |P - log2(1+r)| <= 3.03 * 2^-53 |P| < 1.5625 * 2^-52 |P|.
+ *         w = logc + P (one rounding): |w - log2 z| <= 2^-53 |logc| + 1.5625 * 2^-52 |P| + 2^-53 |w|.
+ *   t:    tk = y k is exact (24 + 8 bits), tw = RN(y w), t = RN(tk + tw), so
+ *         |t - y log2 x| <= Et = |y| (2^-53 |logc| + 1.5625 * 2^-52 |P| + 2^-53 |w|) + 2^-53 (|tw| + |t|),
+ *         computed per lane (times 1.01 for the roundings of its own evaluation).
+ *         Et < 2^-44 |t| always: for k != 0, |log2 x| >= 1/2 >= |w|, |logc|, so |y| <= 2 |t|; for k = 0,
+ *         |logc| <= 1.51 |log2 z| (tools/gen_pow_consts.py).
+ *   range: t - Et > 128: x^y > 2^128, RN = inf; t + Et < -150: x^y < 2^-150, RN = 0 (the midpoint 2^-150
+ *         itself rounds to the even 0). Others are evaluated with t clamped to [-160, 130].
+ *   exp2: j = rint(64 t), r2 = t - j/64 exact, |r2| <= 1/128; 2^r2 - 1 = p(r2), degree-6 Taylor (truncation
+ *         < 2^-64), evaluation error < 3 * 2^-53 |p| <= 2^-58.9; 2^(j/64) = Thi + Tlo (2^-106);
+ *         hi = 2^(j>>6) Thi exact, lo = 2^(j>>6) (Tlo + Thi p) (two roundings of <= 2^-60.5 relative):
+ *         |hi + lo - 2^t| < 2^-58.1 2^t; v = RN(hi + lo): |v - 2^t| < 2^-52.95 2^t.
+ *   total: |v - x^y| <= eps |v| with eps = 0.71 Et + 1.1 * 2^-53 (ln2 * 1.01 * (1 + 2^-30) < 0.71; the
+ *         relative errors compose with room to spare), then the om_tr_round-style test: both ends of
+ *         v (1 -+ (eps + 2^-52)) round to the same f32, or the lane takes the scalar fallback.
+ *
+ * Fast mode: the same without the test and without Tlo: |RN_f32(v) - x^y| < 0.5 ulp + (0.71 Et + 2^-51.9) x^y,
+ * and 0.71 Et < 2^-36 since |t| <= 151 for finite nonzero results.
+ *
+ * y = 2 needs no rule of its own: RN_f32(x^2) is the spec's x * x (one rounding of the exact square).
+ *
+ * Negative x: |x|^y with the sign of x when y is an odd integer; NaN when y is not an integer. Lanes whose
+ * result needs no arithmetic (y = 0 or x = 1: 1; NaN: canonical NaN; certain overflow/underflow) are settled
+ * here; x = +-0, +-inf and y = +-inf go to the scalar om_pow_exact_f32 in both modes (*fix).
+ */
+#include "pow_f32_consts.h"
+
+#define OM_PVD_BITS(c) ((om_vd)((om_vul){0} + (uint64_t)(c)))
+
+/* Returns the f32 results of one half vector; *fix gets the lanes the scalar om_pow_exact_f32 must redo: the
+ * special inputs above and, in exact mode, the lanes the rounding test cannot settle. */
+static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh yf, int exact, om_vih* fix) {
+  om_vd x = __builtin_convertvector(xf, om_vd), y = __builtin_convertvector(yf, om_vd);
+  om_vd ax = om_vabs(x), ay = om_vabs(y);
+  om_vl one = (om_vl)(y == 0.0) | (om_vl)(x == 1.0);
+  om_vl nan = ((om_vl)(x != x) | (om_vl)(y != y)) & ~one;
+  om_vl sc = ((om_vl)(ax == 0.0) | (om_vl)(ax == __builtin_inf()) | (om_vl)(ay == __builtin_inf())) & ~one & ~nan;
+  /* y an integer (|y| >= 2^24: even), odd */
+  om_vd ac = om_vmin(ay, OM_VD(0x1p25));
+  om_vl yi;
+  om_vd yr = om_vrint(&ac, &yi);
+  om_vl isint = (om_vl)(yr == ac);
+  om_vl neg = (om_vl)(x < 0.0);
+  om_vl sgn = neg & isint & (om_vl)(ac < 0x1p24) & -(yi & 1);
+  om_vl nonint = neg & ~isint & ~one & ~nan & ~sc; /* NaN */
+  om_vl skip = one | nan | sc | nonint;
+  ax = OM_VSELD(skip, OM_VD(2.0), ax);
+  y = OM_VSELD(skip, OM_VD(1.0), y);
+  ay = om_vabs(y);
+
+  /* log2 x = k + logc + P(r) */
+  /* tmp = bits(x) - bits(0.70703125), biased by 1024 in the exponent field so that it stays positive and
+   * logical shifts do (AVX2 and SSE have no 64-bit arithmetic shift): kb = k + 1024. */
+  om_vul u = (om_vul)ax;
+  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
+  om_vl i = (om_vl)((tmp >> 44) & 255u);
+  om_vul kb = tmp >> 52;
+  om_vd z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
+  om_vd kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
+  om_vd invc = om_vgather(om_pow_invc, &i), logc = om_vgather(om_pow_logc, &i);
+  om_vd r = z * invc - 1.0;
+  const double* c = om_pow_log2c;
+  om_vd q = c[1] + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * c[6]))));
+  om_vd p = r * (c[0] + r * q);
+  om_vd w = logc + p;
+  om_vd tw = y * w;
+  om_vd t = y * kd + tw;
+
+  om_vd et = OM_VD(0);
+  om_vl ovf, unf;
+  if (exact) {
+    et = (ay * (om_vabs(logc) * 0x1p-53 + om_vabs(p) * 0x1.9p-52 + om_vabs(w) * 0x1p-53) +
+          (om_vabs(tw) + om_vabs(t)) * 0x1p-53) * 1.01;
+    ovf = (om_vl)(t - et > 128.0);
+    unf = (om_vl)(t + et < -150.0);
+  } else {
+    ovf = (om_vl)(t > 128.0);
+    unf = (om_vl)(t < -150.0);
+  }
+  om_vd te = om_vmin(om_vmax(t, OM_VD(-160.0)), OM_VD(130.0));
+
+  /* 2^te */
+  om_vd t64 = te * 64.0;
+  om_vl j;
+  om_vd jd = om_vrint(&t64, &j);
+  om_vd r2 = te - jd * 0x1p-6;
+  const double* e = om_pow_exp2c;
+  om_vd p2 = r2 * (e[0] + r2 * (e[1] + r2 * (e[2] + r2 * (e[3] + r2 * (e[4] + r2 * e[5])))));
+  om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
+  om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
+  if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone (2^-53), one gather less */
+  om_vd s = (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52); /* 2^(floor(j / 64)); j + 1023*64 > 0 */
+  om_vd v = s * th + s * (tl + th * p2);
+
+  om_vl settled = skip | ovf | unf;
+  om_vl redo = sc;
+  if (exact) {
+    om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
+#ifdef OM_POW_DEBUG /* tools/pow_eps_check.c: v and its bound eps per lane, before the test */
+    OM_POW_DEBUG(x, y, v, eps, settled);
+#endif
+    om_vd d = v * (eps + 0x1p-52); /* v > 0 */
+    om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
+    om_vl bad = __builtin_convertvector((om_vih)(a != b), om_vl);
+    redo |= bad & ~settled;
+  }
+  v = OM_VSELD(ovf, OM_VD(__builtin_inf()), v);
+  v = OM_VSELD(unf, OM_VD(0.0), v);
+  v = (om_vd)((om_vul)v ^ ((om_vul)sgn & 0x8000000000000000ULL));
+  v = OM_VSELD(nan | nonint, OM_PVD_BITS(0x7ff8000000000000ULL), v);
+  v = OM_VSELD(one, OM_VD(1.0), v);
+  *fix = __builtin_convertvector(redo, om_vih);
+  return __builtin_convertvector(v, om_vfh);
+}
