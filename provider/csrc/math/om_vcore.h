@@ -128,10 +128,10 @@ static inline __attribute__((always_inline)) om_vd om_verfc_g(const om_vd* wp) {
 /* ---- FMA first passes (512 and 256 paths only) -----------------------------------------------------------
  * Correct rounding does not depend on how a lane's first pass is computed, only on its proven error bound and
  * a sound rounding test; the fallback is the same on every path. So the paths with FMA (512: AVX-512F, 256:
- * AVX2+FMA, both checked by paths.c) run their own, faster first pass for the ordinary inputs of Exp, Sigmoid
- * and Tanh (each with its bound in its file's comment, verified exhaustively), and the lanes of a half vector
- * with any unusual input (NaN, infinities, results near the subnormal or overflow range) take the general first
- * pass above, unchanged. FMA comes from intrinsics (the build keeps -ffp-contract=off). */
+ * AVX2+FMA, both checked by paths.c) run their own, faster first pass for the ordinary inputs of Exp, Log,
+ * Tanh, Sigmoid, Erf and Gelu tanh (each with its bound in its file's comment, verified exhaustively), and a half
+ * vector with any unusual input (NaN, infinities, results near the subnormal or overflow range) takes the
+ * general first pass above, unchanged. FMA comes from intrinsics (the build keeps -ffp-contract=off). */
 #if OM_VB == 64 || OM_VB == 32
 #define OM_TR_FMA 1
 typedef uint32_t om_vuh __attribute__((vector_size(OM_TR_L * 4)));
