@@ -328,7 +328,6 @@ static const double om_expm1_q16[] = {0x1.0000000000001p-1, 0x1.5555555555553p-3
  * absolute error (supnorm, rigorous) < 2^-45.65625 */
 static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3, 0x1.5556b37ca8c35p-5, 0x1.11123d32c5f8ap-7};
 #define OM_EXPM1_Q16S_LOG2ERR (-45.65625)
-
 /* log, FMA paths (log_f32.h): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
  * below the exponent of that difference: 10 subintervals of width 1/32 below 1, 6 of width 1/16 above.
  * om_log16_c[i] = RN(1/centre_i) (1 exactly on the two subintervals next to 1), om_log16_t[i] = RN(-log(c_i)).
