@@ -26,4 +26,34 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, in
   om_vd eps = 0x1.9p-51 + om_vabs(vc) * 0x1.6a09e667f3bcdp-51;
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256). Ordinary inputs: -9 <= x <= 1e30 and |x| >= 2^-60 (results between 1.2e-28 and 1e30
+ * in magnitude: normal f32); other lanes (NaN, infinities, tiny or very negative x) send the half vector to
+ * om_gelu_tanh_v above.
+ * v = x fma(x^2, K3, K1) (x^2 exact): the constants are within 2^-53 relative, the fma and the product round
+ * once each: |v~ - v| < 2^-51.41 |v|; |v| <= 66.4 for x >= -9. v~ is clamped at 120 above (x sigma(120) and
+ * x sigma(v) for v > 120 differ by less than 2^-170 relative).
+ * sigma(v~) = 1/(1 + e^-v~) as in sigmoid_f32.h (short exp polynomial, om_vrecip): within 2^-45.5.
+ * The error of v~ moves log sigma by at most (1 - sigma) |v~ - v|: < 2^-53.3 for v >= 0 ((1 - sigma(v)) v
+ * < 0.28) and < 66.4 2^-51.41 < 2^-45.35 for v < 0. y = RN(x sigma): 2^-53.
+ * Total below 2^-44.4; rounding test T = 512 (needs < 2^-44). */
+static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf, int exact, om_vih* bad) {
+  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
+  om_vih ord = (om_vih)(xf >= -9.0f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 1e30f);
+  if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_tanh_v(xf, exact, bad);
+  om_vd x = om_vwiden(xf);
+  om_vd v = x * om_fma(x * x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi));
+#if OM_VB == 64
+  v = (om_vd)_mm512_min_pd((__m512d)v, _mm512_set1_pd(120.0));
+#else
+  v = (om_vd)_mm256_min_pd((__m256d)v, _mm256_set1_pd(120.0));
+#endif
+  om_vd sc, p;
+  om_vexp16(-v, 4, &sc, &p);
+  om_vd e = om_fma(sc, p, sc);
+  return om_tr_round_bits(x * om_vrecip(1.0 + e), 512, exact, bad);
+}
+OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v_fma, om_fb_gelu_tanh)
+#else
 OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v, om_fb_gelu_tanh)
+#endif

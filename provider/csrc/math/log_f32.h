@@ -38,4 +38,49 @@ static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exac
   om_vd eps = OM_VD(0x1p-51);
   return om_tr_round(&y, &eps, sp, sv, exact, bad);
 }
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256). Ordinary inputs: normal positive finite x (bits 0x00800000..0x7f7fffff); other lanes
+ * (zero, subnormal, negative, infinite, NaN) send the half vector to om_log_v above. Results: log x = 0 only
+ * at x = 1 (exactly +0 here: k = 0, c = 1, t = 0, r = 0), else |log x| >= 2^-24.0: normal f32 results.
+ * Reduction on the double of x: tmp = bits(x) - bits(0.6875), k = tmp >> 52, z = x 2^-k in [0.6875, 1.375)
+ * (exact), i = (tmp >> 48) & 15 (om_log16_c/t in om_tr_consts.h: widths 1/32 below 1 and 1/16 above, c = 1
+ * and t = 0 on [31/32, 1) and [1, 17/16)); r = fma(z, c_i, -1): one rounding, r in [-0.03125, 0.0625].
+ * p = fma(r^2, fma(r, q(r), -1/2), r) ~= log1p(r): Sollya relative error < 2^-48.375; q (Horner, FMA) within
+ * about 2^-52, r q < 0.022, so u = fma(r, q, -1/2) is within 2^-52.9 of its value; |r^2 u| < 0.034 |p|, so
+ * r^2 and u add < 2^-56 relative, the last fma 2^-53, and the rounding of r (2^-53 |r|) moves log1p(r) by at
+ * most 1.04 2^-53 relative: p within 2^-48.2 of log1p(z c_i - 1) relative.
+ * y = fma(k, LN2, t_i) + p. Three cases:
+ *   k = 0 and c_i = 1: y = (0 + 0) + p = p exactly: within 2^-48.2.
+ *   k = 0, c_i != 1: s = t_i exactly; |y| = |log z| >= -log(31/32) > 0.03174 (or log(17/16) > 0.06); the
+ *     errors, absolute: t_i 2^-53 |t_i| (|t_i| < 0.368), p 2^-48.2 |p| (|p| < 0.061), the add 2^-53 |y|:
+ *     relative < 2^-53 (0.368/0.03174 + 1) + 2^-48.2 0.061/0.03174 < 2^-49.34 + 2^-47.26 < 2^-46.9.
+ *   k != 0: |y| >= ln2 - 0.3748 > 0.318 and |y| >= 0.318 |k|; errors relative to |y|, in units of 2^-53:
+ *     LN2 (2^-54.1 |k| ln2: < 1.1), the fma (2^-53 |s|, |s| <= |k| ln2 + 0.368: < 3.4), t_i (< 1.2), the add
+ *     (1); and p: 2^-48.2 0.061/0.318: in all < 2^-50.26 + 2^-50.6 < 2^-49.4.
+ * Bound 2^-46.9; rounding test T = 128 (needs < 2^-46). */
+static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int exact, om_vih* bad) {
+  om_vuh ub = (om_vuh)xf - 0x00800000u;
+  if (__builtin_expect(!om_tr_all((om_vih)(ub <= 0x7effffffu)), 0)) return om_log_v(xf, exact, bad);
+  om_vd x = om_vwiden(xf);
+  om_vul tmp = (om_vul)x - 0x3fe6000000000000ULL;
+  om_vd z = (om_vd)((om_vul)x - (tmp & 0xfff0000000000000ULL));
+  om_vd kd = (om_vd)((om_vul)((om_vl)tmp >> 52) + 0x4338000000000000ULL) - 0x1.8p52;
+  om_vul ii = tmp >> 48;
+  om_vd c = om_vtab16(om_log16_c, ii), t = om_vtab16(om_log16_t, ii);
+  om_vd r = om_fma(z, c, OM_VD(-1.0));
+  const double* q = om_log1p_q16;
+  om_vd u = om_fma(OM_VD(q[6]), r, OM_VD(q[5]));
+  u = om_fma(u, r, OM_VD(q[4]));
+  u = om_fma(u, r, OM_VD(q[3]));
+  u = om_fma(u, r, OM_VD(q[2]));
+  u = om_fma(u, r, OM_VD(q[1]));
+  u = om_fma(u, r, OM_VD(q[0]));
+  u = om_fma(u, r, OM_VD(-0.5));
+  om_vd p = om_fma(r * r, u, r);
+  om_vd y = om_fma(kd, OM_VD(OM_LN2_D), t) + p;
+  return om_tr_round_bits(y, 128, exact, bad);
+}
+OM_TR_KERNEL(log_f32, om_log_v_fma, om_fb_log)
+#else
 OM_TR_KERNEL(log_f32, om_log_v, om_fb_log)
+#endif

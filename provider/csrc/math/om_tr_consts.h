@@ -276,5 +276,118 @@ static const double OM_2_SQRTPI_hi = 0x1.20dd750429b6dp0, OM_2_SQRTPI_lo = 0x1.1
 static const double OM_1_SQRTPI_hi = 0x1.20dd750429b6dp-1, OM_1_SQRTPI_lo = 0x1.1ae3a914fed8p-57;
 static const double OM_LN2_hi = 0x1.62e42fefa39efp-1, OM_LN2_lo = 0x1.abc9e3b39803fp-56;
 static const double OM_LN2_T3 = 0x1.7b57a079a1934p-111;
+/* exp, FMA paths (512 and 256; om_vexp16 in om_vcore.h): e^t = 2^(k/16) e^r, k = rint(t*16/ln2) (one fma with
+ * the 1.5*2^52 shifter), r = fma(-k, OM_LN2_16_HI, t) (exact), then fma(-k, OM_LN2_16_LO, r).
+ * |ln2/16 - HI - LO| < 2^-114.40625 */
+static const double OM_INVLN2_16 = 0x1.71547652b82fep4;
+static const double OM_LN2_16_HI = 0x1.62e42fefa39efp-5, OM_LN2_16_LO = 0x1.abc9e3b39803fp-60;
+/* om_exp16_adj[j]: the double whose bits are those of T_j = RN(2^(j/16)) minus j << 48, i.e. 1 (j = 0) and
+ * (1 + T_j - j/16)/2 (j >= 1, since T_j - 1 < j/16): adding (bits of the shifted k) << 48 to its bits gives
+ * T_j 2^(k >> 4). om_exp16_rlo[j] = RN((2^(j/16) - T_j)/T_j), |.| < 2^-53. */
+static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
+  0x1p0,
+  0x1.fb5586cf9890fp-1,
+  0x1.f72b83c7d517bp-1,
+  0x1.f387a6e756238p-1,
+  0x1.f06fe0a31b715p-1,
+  0x1.edea64c123422p-1,
+  0x1.ebfdad5362a27p-1,
+  0x1.eab07dd485429p-1,
+  0x1.ea09e667f3bcdp-1,
+  0x1.ea11473eb0187p-1,
+  0x1.eace5422aa0dbp-1,
+  0x1.ec49182a3f09p-1,
+  0x1.ee89f995ad3adp-1,
+  0x1.f199bdd85529cp-1,
+  0x1.f5818dcfba487p-1,
+  0x1.fa4afa2a490dap-1,
+};
+static const double om_exp16_rlo[16] __attribute__((aligned(64))) = {
+  0,
+  0x1.79aa65d837b6dp-54,
+  -0x1.01b15eaa59348p-55,
+  0x1.68efde3a8a894p-54,
+  0x1.34d754db0abb6p-55,
+  0x1.59f48a72a4c6dp-55,
+  0x1.690cebb7aafbp-56,
+  0x1.063e1e21c5409p-54,
+  -0x1.3b3efbf5e2228p-54,
+  -0x1.b32dcb94da51dp-56,
+  0x1.db72fc1f0eab4p-55,
+  0x1.1affc2b91ce27p-56,
+  0x1.c1a7792cb3387p-55,
+  0x1.36eae30af0cb3p-56,
+  0x1.4a385a63d07a7p-56,
+  -0x1.ff7128fd391fp-55,
+};
+/* e^r - 1 ~= r + r^2*(c0 + c1 r + ... + c5 r^5) on |r| <= 0.02167 (ln2/32 = 0.021660...),
+ * relative error (supnorm, rigorous) < 2^-59.09375 */
+static const double om_expm1_q16[] = {0x1.0000000000001p-1, 0x1.5555555555553p-3, 0x1.55555554dfdf7p-5, 0x1.1111111137d05p-7, 0x1.6c17f538f820ep-10, 0x1.a01a7cf64cf56p-13};
+#define OM_EXPM1_Q16_LOG2ERR (-59.09375)
+/* The short one (Exp, Sigmoid, Gelu tanh): e^r - 1 ~= r + r^2*(c0 + c1 r + c2 r^2 + c3 r^3) on |r| <= 0.02167,
+ * absolute error (supnorm, rigorous) < 2^-45.65625 */
+static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3, 0x1.5556b37ca8c35p-5, 0x1.11123d32c5f8ap-7};
+#define OM_EXPM1_Q16S_LOG2ERR (-45.65625)
+/* log, FMA paths (log_f32.h): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
+ * below the exponent of that difference: 10 subintervals of width 1/32 below 1, 6 of width 1/16 above.
+ * om_log16_c[i] = RN(1/centre_i) (1 exactly on the two subintervals next to 1), om_log16_t[i] = RN(-log(c_i)).
+ * log x = k ln2 + t_i + log1p(r), r = z c_i - 1 (one fma). */
+static const double om_log16_c[16] __attribute__((aligned(64))) = {
+  0x1.6c16c16c16c17p0,
+  0x1.5c9882b931057p0,
+  0x1.4e5e0a72f0539p0,
+  0x1.4141414141414p0,
+  0x1.3521cfb2b78c1p0,
+  0x1.29e4129e4129ep0,
+  0x1.1f7047dc11f7p0,
+  0x1.15b1e5f75270dp0,
+  0x1.0c9714fbcda3bp0,
+  0x1p0,
+  0x1p0,
+  0x1.d41d41d41d41dp-1,
+  0x1.bacf914c1badp-1,
+  0x1.a41a41a41a41ap-1,
+  0x1.8f9c18f9c18fap-1,
+  0x1.7d05f417d05f4p-1,
+};
+static const double om_log16_t[16] __attribute__((aligned(64))) = {
+  -0x1.68ac83e9c6a15p-2,
+  -0x1.3c25277333183p-2,
+  -0x1.1178e8227e47ap-2,
+  -0x1.d1037f2655e7bp-3,
+  -0x1.823c16551a3cp-3,
+  -0x1.365fcb0159014p-3,
+  -0x1.da7276384469ep-4,
+  -0x1.4d3115d207eacp-4,
+  -0x1.894aa149fb34bp-5,
+  0,
+  0,
+  0x1.6f0d28ae56b4ep-4,
+  0x1.29552f81ff521p-3,
+  0x1.9525a9cf456b6p-3,
+  0x1.fb9186d5e3e29p-3,
+  0x1.2e8e2bae11d31p-2,
+};
+/* r = z*c_i - 1 lies in [-3.125e-2, 6.25e-2] */
+static const double OM_LN2_D = 0x1.62e42fefa39efp-1;
+/* log1p(r) ~= r - r^2/2 + r^3*(c0 + c1 r + ... + c6 r^6) on [-0.0313, 0.0625], relative error (supnorm) < 2^-48.375 */
+static const double om_log1p_q16[] = {0x1.5555555557829p-2, -0x1.fffffffd437d7p-3, 0x1.999998b771144p-3, -0x1.5555799d6eb78p-3, 0x1.249a652d3bfep-3, -0x1.ff9807a5252eep-4, 0x1.9e2465288911dp-4};
+#define OM_LOG1P_Q16_LOG2ERR (-48.375)
+/* erf, FMA paths (erf_f32.h): erf(a)/a on 16 pieces, a in [i/4, (i+1)/4], i = rint(4a - 1/2), centre
+ * m_i = i/4 + 1/8; piece 0 is a polynomial in d = a^2 (erf is odd), pieces 1..15 in d = a - m_i; degree 9.
+ * om_erf16_c[16 j + i] = coefficient j of piece i. Worst relative error over the pieces (supnorm, rigorous): */
+static const double om_erf16_c[160] __attribute__((aligned(64))) = {
+  0x1.20dd750429b6dp0, 0x1.13e08c7a16a26p0, 0x1.fe8f1614e4ec6p-1, 0x1.cacbc181f7fc7p-1, 0x1.9450bb1ec6057p-1, 0x1.611065fc9316cp-1, 0x1.3448f8704c359p-1, 0x1.0ee12190b1949p-1, 0x1.e09a79ee7db93p-2, 0x1.aed200cd67bedp-2, 0x1.8603df090938p-2, 0x1.64282886fef72p-2, 0x1.47ad3ff3018ap-2, 0x1.2f6827c1b08c7p-2, 0x1.1a7b909ae7a4ap-2, 0x1.08420fc7a4912p-2,
+  -0x1.812746b0378dep-2, -0x1.09ac3c1b2b0f5p-2, -0x1.7edef5d89a324p-2, -0x1.b293239599bb5p-2, -0x1.ad1533f3678bcp-2, -0x1.82ad1810b6cdfp-2, -0x1.48b7c44d5258fp-2, -0x1.0e9e17d6132aap-2, -0x1.b87061646fb4p-3, -0x1.675759c9fb4aap-3, -0x1.284241dbd5d3cp-3, -0x1.ef1beecc9bf6dp-4, -0x1.a35763ed2ef1dp-4, -0x1.6793ed0a040bcp-4, -0x1.37b3d82995262p-4, -0x1.10c83ad00a3f2p-4,
+  0x1.ce2f219ffa1bap-4, -0x1.276ba5c06269cp-2, -0x1.5275c5830701p-3, -0x1.4574d9b0f71cbp-5, 0x1.bbf4930fcb6f8p-5, 0x1.ab151a798827bp-4, 0x1.df8987f78ee21p-4, 0x1.b7e9ea2adb15cp-4, 0x1.6bfb99623727ep-4, 0x1.1e314dd8e88bap-4, 0x1.ba09e2a354b75p-5, 0x1.560bd27a012a7p-5, 0x1.0bd914bd5aa21p-5, 0x1.a9f5181dfac37p-6, 0x1.57e94aec02c02p-6, 0x1.199374fd57a92p-6,
+  -0x1.b82ce2819fbb1p-6, 0x1.24d6bbb440f61p-3, 0x1.671c4f2a481a7p-3, 0x1.367b5cb82b60ep-3, 0x1.8a284b2889e13p-4, 0x1.3fc0da043e8e3p-5, -0x1.685f0e586e097p-10, -0x1.5d2c619054fc1p-6, -0x1.ae6bfd18e9ba5p-6, -0x1.8349c312d2a3bp-6, -0x1.3244824948e6p-6, -0x1.cac3dca960da4p-7, -0x1.52a6a0f70cc77p-7, -0x1.f70a65d7c85eap-8, -0x1.7b2696397ebb4p-8, -0x1.229a7defb822cp-8,
+  0x1.565b3073a58afp-8, 0x1.01ba55d9cbc64p-4, 0x1.d2c7b50d9908cp-10, -0x1.6f0e982733c4bp-5, -0x1.f10767c4b0aacp-5, -0x1.9e43d548eb3fdp-5, -0x1.e76d981802b05p-6, -0x1.6e17e7681de48p-7, -0x1.63242bdf7d905p-15, 0x1.21e01fc6536bfp-8, 0x1.4b850d6000cbcp-8, 0x1.143ef76866bd3p-8, 0x1.9a1638227919p-9, 0x1.24967745a262dp-9, 0x1.a01e86b4f87b4p-10, 0x1.2b93929586016p-10,
+  -0x1.bf66db916d34cp-11, -0x1.7d1fdcae2fb85p-5, -0x1.7ea6eb712fad7p-5, -0x1.a399dc693c99dp-6, -0x1.2f7c2c80aab4ap-11, 0x1.dbc14b331c385p-7, 0x1.166e31fc7ac65p-6, 0x1.8b92ae4903d5dp-7, 0x1.82ac187ebe83fp-8, 0x1.b23f6f23cbbb5p-10, -0x1.4fd3dddfda8dfp-12, -0x1.c840800b2a823p-11, -0x1.ac1cef3c24d35p-11, -0x1.41544babd30b4p-11, -0x1.bfb6a71fb1948p-12, -0x1.3304d66435391p-12,
+  0x1.61072769f8b99p-14, -0x1.390f08ec3a063p-7, 0x1.194d4ef8241bbp-7, 0x1.1d683076f3d16p-6, 0x1.d5672e4b29561p-7, 0x1.6c438a9b81bf1p-8, -0x1.a00d77b201f78p-10, -0x1.1674d4863f76p-8, -0x1.dc471fa219afep-9, -0x1.07490ebe2c29fp-9, -0x1.80cbf478e3e4fp-11, -0x1.89aaf2f226a02p-14, 0x1.e8e62e0e97c2cp-14, 0x1.21dd2b9119e98p-13, 0x1.c04b8bbb2601cp-14, 0x1.33289feb6d014p-14,
+  0x1.0e9d7ff662efbp-11, 0x1.65cf9d6d9eae8p-7, 0x1.172de72e234c8p-7, 0x1.6035c225b944ap-10, -0x1.12d7f929b8d33p-8, -0x1.4c8af82dac886p-8, -0x1.72cbf04cccfa5p-9, -0x1.7c07f8aff491bp-12, 0x1.b35037c9205dfp-11, 0x1.d6a266978f2fep-11, 0x1.1a946e33e07efp-11, 0x1.c608dce6de90fp-13, 0x1.9272999daa02fp-15, -0x1.6638f804998f4p-17, -0x1.5cd1ff255a0cbp-16, -0x1.1a499c0f64aaep-16,
+  -0x1.15bc1d6e9ba08p-8, 0x1.cc4c87d9888fep-11, -0x1.7d66869f2254dp-9, -0x1.db1ae9fe2b06ap-9, -0x1.abee52bc1a0ep-10, 0x1.3025282055eb8p-11, 0x1.68fd1cabcd5aap-10, 0x1.f48115a2059ecp-11, 0x1.1389728cdfb06p-12, -0x1.07086b4f32426p-13, -0x1.910a6f863944p-13, -0x1.00f2614d968d5p-13, -0x1.adbd298677344p-15, -0x1.bcc115494b743p-17, 0x1.0fff04eea8ee3p-23, 0x1.7a4df041fe71ap-19,
+  0x1.d2f6074dc3463p-7, -0x1.05c436ccf7fffp-9, -0x1.2386ed3a0fb0ap-10, 0x1.cc378887b94a3p-12, 0x1.268036c8cf475p-10, 0x1.768cda78224ecp-11, 0x1.1faae93dfd193p-16, -0x1.49528c3cecafap-12, -0x1.0e6f51e3a6f31p-12, -0x1.73ef2fa17051bp-14, 0x1.e7abd7a337bd8p-17, 0x1.346bca322193fp-15, 0x1.9a16543e7c7acp-16, 0x1.56d9a1d065e3dp-17, 0x1.711462077a42ap-19, 0x1.76d5c984d136cp-23,
+};
+#define OM_ERF16_LOG2ERR (-49.5)
 
 #endif

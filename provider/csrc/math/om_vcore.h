@@ -125,6 +125,151 @@ static inline __attribute__((always_inline)) om_vd om_verfc_g(const om_vd* wp) {
   return p;
 }
 
+/* ---- FMA first passes (512 and 256 paths only) -----------------------------------------------------------
+ * Correct rounding does not depend on how a lane's first pass is computed, only on its proven error bound and
+ * a sound rounding test; the fallback is the same on every path. So the paths with FMA (512: AVX-512F, 256:
+ * AVX2+FMA, both checked by paths.c) run their own, faster first pass for the ordinary inputs of Exp, Log,
+ * Tanh, Sigmoid, Erf and Gelu tanh (each with its bound in its file's comment, verified exhaustively), and a half
+ * vector with any unusual input (NaN, infinities, results near the subnormal or overflow range) takes the
+ * general first pass above, unchanged. FMA comes from intrinsics (the build keeps -ffp-contract=off). */
+#if OM_VB == 64 || OM_VB == 32
+#define OM_TR_FMA 1
+typedef uint32_t om_vuh __attribute__((vector_size(OM_TR_L * 4)));
+/* a*b + c with one rounding. */
+static inline __attribute__((always_inline)) om_vd om_fma(om_vd a, om_vd b, om_vd c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#else
+  return (om_vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#endif
+}
+/* tab[idx & 15] per lane (exact): one two-register permute on the 512 path, a gather on the 256 path. */
+static inline __attribute__((always_inline)) om_vd om_vtab16(const double* tab, om_vul idx) {
+#if OM_VB == 64
+  return (om_vd)_mm512_permutex2var_pd(_mm512_load_pd(tab), (__m512i)idx, _mm512_load_pd(tab + 8));
+#else
+  return (om_vd)_mm256_i64gather_pd(tab, (__m256i)(idx & 15), 8);
+#endif
+}
+/* The f32 half vector widened to doubles (exact), in one instruction. */
+static inline __attribute__((always_inline)) om_vd om_vwiden(om_vfh x) {
+#if OM_VB == 64
+  return (om_vd)_mm512_cvtps_pd((__m256)x);
+#else
+  return (om_vd)_mm256_cvtps_pd((__m128)x);
+#endif
+}
+/* All lanes of m (an om_vih mask from a comparison) set? */
+static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
+#if OM_VB == 64
+  return _mm256_movemask_ps((__m256)m) == 0xff;
+#else
+  return _mm_movemask_ps((__m128)m) == 0xf;
+#endif
+}
+
+/* e^t ~= sc (1 + p), sc = T_j 2^(k >> 4) with T_j = RN(2^(j/16)), j = k & 15, for |t| <= 700 (t exact):
+ *   k = rint(t 16/ln2): ks = fma(t, RN(16/ln2), 1.5 2^52) rounds t RN(16/ln2) once to an integer, so
+ *   |r| = |t - k ln2/16| <= ln2/32 (1 + 2^-40) < 0.02167 (RN(16/ln2) is off by < 2^-52.4 relative and
+ *   |t| 16/ln2 < 2^14).
+ *   r = fma(-k, LN2_16_LO, fma(-k, LN2_16_HI, t)): the inner fma is exact (k = 0: t; else |t| >= 0.0216 is an
+ *   f32 multiple of 2^-29, k HI a multiple of 2^-57, and their difference is below 2^-5 in magnitude, so it
+ *   has at most 52 significant bits); the outer one rounds once: |r - (t - k ln2/16)| < 2^-59 + |k| 2^-114.4.
+ *   p = fma(r^2, q(r), r), q by Horner in FMA, two polynomials:
+ *   long (nq = 6, om_expm1_q16, Tanh): Sollya relative error < 2^-59.09 against e^r - 1; the terms of q
+ *     decrease by r/3 < 0.0073 from c0 = 1/2, so q is within 1.01 2^-53, r^2 q within 2^-51.9 relative, and
+ *     |r^2 q| < 0.011 |p|: p is within 2^-53 + 2^-58.4 + 2^-59.09 < 2^-52.9 relative of e^r - 1 at the
+ *     computed r.
+ *   short (nq = 4, om_expm1_q16s, Exp, Sigmoid, Gelu tanh): Sollya absolute error < 2^-45.65; with the
+ *     evaluation (final rounding 2^-53 |p| < 2^-58.5, r^2 q part < 2^-64) and the error of r (2^-59 e^0.0217):
+ *     |(1 + p) - e^r'| < 2^-45.64, i.e. < 2^-45.61 relative to e^r' (r' the exact reduced argument).
+ *   sc: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
+ *   the shift), exact while the exponent stays normal (|k >> 4| <= 1021); sc = 2^(k/16) (1 + d_T),
+ *   |d_T| <= 2^-53.
+ * The callers combine sc and p with one more fma each (see their files). */
+static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, om_vd* sc, om_vd* p) {
+  om_vd ks = om_fma(t, OM_VD(OM_INVLN2_16), OM_VD(0x1.8p52));
+  om_vd kn = 0x1.8p52 - ks; /* -k, exact */
+  om_vd r = om_fma(kn, OM_VD(OM_LN2_16_HI), t);
+  r = om_fma(kn, OM_VD(OM_LN2_16_LO), r);
+  om_vd q;
+  if (nq == 6) {
+    const double* c = om_expm1_q16;
+    q = om_fma(OM_VD(c[5]), r, OM_VD(c[4]));
+    q = om_fma(q, r, OM_VD(c[3]));
+    q = om_fma(q, r, OM_VD(c[2]));
+    q = om_fma(q, r, OM_VD(c[1]));
+    q = om_fma(q, r, OM_VD(c[0]));
+  } else {
+    const double* c = om_expm1_q16s;
+    q = om_fma(OM_VD(c[3]), r, OM_VD(c[2]));
+    q = om_fma(q, r, OM_VD(c[1]));
+    q = om_fma(q, r, OM_VD(c[0]));
+  }
+  *p = om_fma(r * r, q, r);
+  om_vul kb = (om_vul)ks;
+  *sc = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+}
+
+/* Approximate reciprocal of d > 0 (d and 1/d normal f32 values' range) and Newton steps
+ * r' = fma(r, fma(-d, r, 1), r): with r = (1 + e)/d, fma(-d, r, 1) = -e (1 + rho) and r' = (1 - e^2 - e rho (1 + e))
+ * (1 + rho')/d, |rho|, |rho'| <= 2^-53, so |e'| <= e^2 + 2^-53 (1 + 2^-13) + e 2^-53.
+ * 512: RCP14PD, |e| < 2^-14; 256: RCPPS of RN_f32(d), |e| < 1.5 2^-12 + 2^-24 < 2^-11.41, plus one step
+ * (< 2^-22.8). The caller's steps then give < 2^-27.99, < 2^-52.83 (= 1.127 2^-53). */
+static inline __attribute__((always_inline)) om_vd om_vrcp28(om_vd d) {
+#if OM_VB == 64
+  om_vd r = (om_vd)_mm512_rcp14_pd((__m512d)d);
+#else
+  om_vd r = (om_vd)_mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps((__m256d)d)));
+  r = om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
+  r = om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
+#endif
+  return om_fma(r, om_fma(-d, r, OM_VD(1.0)), r); /* |e| < 2^-27.99 (256: < 2^-45.6) */
+}
+/* 1/d within 1.127 2^-53 (one more Newton step). */
+static inline __attribute__((always_inline)) om_vd om_vrecip(om_vd d) {
+  om_vd r = om_vrcp28(d);
+  return om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
+}
+/* n/d (n, d > 0 or n of either sign; |n/d| a normal f32's range): r = om_vrcp28(d) (|d1| < 2^-27.99);
+ * y0 = RN(n r) = q (1 + d0), q = n/d, |d0| < 2^-27.98; the residual fma(-d, y0, n) = -n d0 (1 + rho) with
+ * |rho| <= 2^-53, and y = fma(res, r, y0) = q (1 - d0 (rho + d1 + rho d1)) before its own rounding: within
+ * 2^-55.9 of q, so |y - n/d| < (2^-53 + 2^-55.9) |n/d| < 1.14 2^-53 |n/d|. */
+static inline __attribute__((always_inline)) om_vd om_vdiv(om_vd n, om_vd d) {
+  om_vd r = om_vrcp28(d);
+  om_vd y0 = n * r;
+  return om_fma(om_fma(-d, y0, n), r, y0);
+}
+
+/* Rounding test on the bits of y, for a y whose magnitude is in [2^-126, 2^128) (a normal f32 result or the
+ * overflow threshold's neighbourhood; the callers route other lanes to the general first pass) and whose
+ * relative error is below T 2^-53 (T a power of two, >= 2): the f32 rounding boundaries of y's binade are the
+ * doubles whose 29 low mantissa bits are 2^28 (the overflow threshold 2^128 (1 - 2^-25) among them), the
+ * nearest ones outside it are 2^27 double ulps away, and |v - y| < T ulp(y) for the true value v
+ * (|v - y| <= eps |v| < T 2^-53 2^(E+1) (1 + 2^-50) for y in [2^E, 2^(E+1))). So if the low 29 bits are more
+ * than T away from 2^28, no boundary lies between y and v and RN_f32(y) = RN_f32(v). Other lanes are flagged.
+ * Fast mode: RN_f32(y). */
+static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_vih* bad) {
+  om_vfh r = __builtin_convertvector(y, om_vfh);
+  if (exact) {
+    /* the low 29 bits moved to the top: (w - (2^28 - t) 2^35) mod 2^64 <= 2t 2^35 */
+#if OM_VB == 64
+    __m512i off = _mm512_set1_epi64((long long)((0x10000000ULL - t) << 35));
+    __m512i lim = _mm512_set1_epi64((long long)(2ULL * t) << 35);
+    __asm__("" : "+v"(off), "+v"(lim)); /* keeps the constants in registers (else rebuilt in every iteration) */
+    om_vul w = ((om_vul)y << 35) - (om_vul)off;
+    __mmask8 k = _mm512_cmple_epu64_mask((__m512i)w, lim);
+    *bad = (om_vih)_mm256_movm_epi32(k);
+#else
+    om_vul w = ((om_vul)y << 35) - ((0x10000000ULL - t) << 35);
+    om_vl m = (om_vl)(w <= (2ULL * t) << 35);
+    *bad = __builtin_convertvector(m, om_vih);
+#endif
+  }
+  return r;
+}
+#endif
+
 /* The last step of every kernel: y the double result with relative error bound eps (per lane), sp the lanes
  * whose result sv is already settled (specials). Returns RN_f32(y) in every lane (sv in sp lanes); in exact
  * mode *bad gets the lanes where the rounding test (see the file comment) cannot vouch for RN_f32(y), which the
@@ -146,7 +291,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #if OM_VB == 64
   __m256i v;
   memcpy(&v, bad, 32);
-  return !_mm256_testz_si256(v, v);
+  return _mm256_movepi32_mask(v) != 0;
 #elif OM_VB == 32
   __m128i v;
   memcpy(&v, bad, 16);

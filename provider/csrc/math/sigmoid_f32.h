@@ -21,4 +21,22 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
   om_vd eps = OM_VD(0x1.6a09e667f3bcdp-51);
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256). Ordinary inputs |x| <= 87 (sigma(-87) > 2^-125.6: a normal f32 result); other lanes
+ * (NaN, larger |x|) send the half vector to om_sigmoid_v above. E = fma(sc, p, sc) ~= e^-x within 2^-45.56
+ * (om_vexp16 at t = -x with the short polynomial, as in exp_f32.h; E <= e^87 < 2^125.6); d = RN(1 + E):
+ * E > 0, so no cancellation, and d is within (E/(1 + E)) 2^-45.56 + 2^-53 of 1 + e^-x; y = 1/d by om_vrecip
+ * (1.127 2^-53): below 2^-45.56 + 2.13 2^-53 < 2^-45.5 in all; rounding test T = 256 (needs < 2^-45). */
+static inline __attribute__((always_inline)) om_vfh om_sigmoid_v_fma(om_vfh xf, int exact, om_vih* bad) {
+  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
+  if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.0f)), 0)) return om_sigmoid_v(xf, exact, bad);
+  om_vd t = om_vwiden((om_vfh)((om_vih)xf ^ (int32_t)0x80000000)); /* -x */
+  om_vd sc, p;
+  om_vexp16(t, 4, &sc, &p);
+  om_vd e = om_fma(sc, p, sc);
+  return om_tr_round_bits(om_vrecip(1.0 + e), 256, exact, bad);
+}
+OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v_fma, om_fb_sigmoid)
+#else
 OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v, om_fb_sigmoid)
+#endif

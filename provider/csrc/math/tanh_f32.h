@@ -20,4 +20,35 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
   om_vd eps = OM_VD(0x1p-49);
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256). Ordinary inputs |x| >= 2^-60 (NaN excluded: tanh |x| >= 2^-61, a normal f32); other
+ * lanes send the half vector to om_tanh_v above. a = min(|x|, 9.5) (tanh a rounds to 1 above 9.02; at 9.5 the
+ * double result 1 - 1.1e-8 is far from the boundary 1 - 2^-25 and rounds to 1); t = 2a exact; om_vexp16 (long
+ * polynomial) gives sc and p; m = fma(sc, p, sc - 1) ~= e^t - 1:
+ *   k = 0: sc = 1, r = t exactly, m = p: within 2^-52.9 (om_vexp16).
+ *   k != 0 (t >= 0.02166, m >= 0.0219): absolute errors in units of sc: T_j (2^-53), p (2^-52.9 |p| with
+ *   |p| < 0.0219: 2^-58.41) and r (2^-59 e^0.0217 < 2^-58.94): < 2^-52.93 sc in all, and
+ *   sc/m <= e^0.04333/0.021896 < 47.7 = 2^5.58: < 2^-47.35 relative; sc - 1 is exact for sc <= 2 and within
+ *   2^-53 (sc - 1) < 1.05 2^-53 m above; the fma rounds once: m within 2^-47.2.
+ * y = m/(m + 2) by om_vdiv (1.14 2^-53), d = RN(m + 2) (2^-53), and the error of m moves y by at most
+ * 2/(m + 2) <= 1 times its own: below 2^-47.1 in all; rounding test T = 128 (sign copied from x). */
+static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_vih* bad) {
+  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
+  if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
+  om_vd x = om_vwiden(xf);
+  om_vd a = om_vwiden(ax);
+#if OM_VB == 64
+  a = (om_vd)_mm512_min_pd((__m512d)a, _mm512_set1_pd(9.5));
+#else
+  a = (om_vd)_mm256_min_pd((__m256d)a, _mm256_set1_pd(9.5));
+#endif
+  om_vd sc, p;
+  om_vexp16(a + a, 6, &sc, &p);
+  om_vd m = om_fma(sc, p, sc - 1.0);
+  om_vd y = om_vcopysign(om_vdiv(m, m + 2.0), x);
+  return om_tr_round_bits(y, 128, exact, bad);
+}
+OM_TR_KERNEL(tanh_f32, om_tanh_v_fma, om_fb_tanh)
+#else
 OM_TR_KERNEL(tanh_f32, om_tanh_v, om_fb_tanh)
+#endif
