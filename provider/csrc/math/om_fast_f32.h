@@ -276,7 +276,8 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
   om_vf p = om_fx_exp_core(-om_fx_abs(uh), OM_FXSEL(neg, ul, -ul), 1, &k, &el, 0);
   om_vf e = om_fx_ldexp(p, k);
   om_vf q = om_fx_div(OM_FXSEL(neg, om_fx_fma(xc, p, xc * el), xc), e + 1.0f);
-  return OM_FXSEL(x > OM_FXV(12.0f), x, OM_FXSEL(neg, om_fx_ldexp(q, k), q));
+  /* the sign of x, also for x = -0 (om_fx_div's correction step may turn -0 into +0) */
+  return OM_FXSEL(x > OM_FXV(12.0f), x, om_fx_copysign(OM_FXSEL(neg, om_fx_ldexp(q, k), q), x));
 }
 
 /* The fast kernel of a unary f32 function: whole vectors, then the tail (fewer than a vector's lanes) padded
