@@ -26,7 +26,23 @@ PATHS = onemodel_ep.kernel_paths()
 F32 = 1  # onnx TensorProto.FLOAT
 SAMPLE = 1 << 18
 HARD = Path(__file__).parent / "data" / "transcendental_hard_cases.json"
-FAST_ULP = 1.0  # fast mode bound (measured: see docs/exact-transcendentals.md)
+# Fast mode bounds in ulps, (FMA paths 512/256, other paths), as docs/exact-transcendentals.md ("Fast mode")
+# states them: the exhaustive maximum of tools/cr_verify.sh -f rounded up (512; 256 where it gives the same
+# bits), the maximum of a scan of every 61st input plus a margin elsewhere (see the table there).
+FAST_ULP = {
+    "exp": (1.1, 1.5),
+    "log": (1.0, 1.5),
+    "tanh": (2.1, 2.5),
+    "sigmoid": (2.5, 3.0),
+    "erf": (1.5, 2.0),
+    "gelu_erf": (3.0, 3.5),
+    "gelu_tanh": (3.0, 3.5),
+}
+FAST_FMA_PATHS = ("512", "256")
+
+
+def fast_ulp(name, path):
+    return FAST_ULP[name][0 if path in FAST_FMA_PATHS else 1]
 
 # (op, attributes, name in the hard-case file)
 FUNCS = [
@@ -318,7 +334,7 @@ def test_fast_mode_within_bound(op, attrs, name, samples):
         err = _ulp_error(got, ref)
         worst = int(np.nanargmax(err))
         where = f"{name} fast, path {path}: {err[worst]:.3f} ulp at {float(x[worst])!r}"
-        assert err[worst] <= FAST_ULP, where
+        assert err[worst] <= fast_ulp(name, path), where
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)

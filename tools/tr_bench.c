@@ -1,5 +1,6 @@
 /* tr_bench.c - single-thread throughput of the f32 transcendental kernels, per path and mode, on 1M floats.
- * Run: tools/tr_bench.sh  (compiles with the library's flags). Inputs: uniform in [-lim, lim] per function
+ * Run: tools/tr_bench.sh [op# [N]]  (compiles with the library's flags; N floats, default 1M, best of
+ * max(5, 2^26/N) calls). Inputs: uniform in [-lim, lim] per function
  * (lim = 10; log: (0, 100]). Reports elements per second (best of 5). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -21,14 +22,15 @@ static double now(void) {
 }
 
 int main(int argc, char** argv) {
-  const size_t N = 1u << 20;
+  const size_t N = argc > 2 ? (size_t)strtoull(argv[2], 0, 0) : (size_t)1 << 20;
+  const int reps = N < ((size_t)1 << 26) / 5 ? (int)(((size_t)1 << 26) / N) : 5;
   float* in = malloc(N * 4);
   float* out = malloc(N * 4);
   const char* names[] = {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeluErf", "GeluTanh"};
   const int ks[] = {OM_K_EXP, OM_K_LOG, OM_K_TANH, OM_K_SIGMOID, OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
   int only = argc > 1 ? atoi(argv[1]) : -1;
   srand(1);
-  printf("%-9s %-7s %12s %12s  (G elements/s, one thread, 1M floats)\n", "op", "path", "exact", "fast");
+  printf("%-9s %-7s %12s %12s  (G elements/s, one thread, %zu floats)\n", "op", "path", "exact", "fast", N);
   for (int f = 0; f < 7; f++) {
     if (only >= 0 && only != f) continue;
     for (size_t i = 0; i < N; i++) {
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
         om_un_fn tail = om_path_table(OM_PATH_SCALAR)->un[ks[f]][OM_T_FLOAT];
         unsigned fl = m == 0 ? OM_FL_EXACT : 0;
         double best = 1e9;
-        for (int rep = 0; rep < 5; rep++) {
+        for (int rep = 0; rep < reps; rep++) {
           double t0 = now();
           size_t d = fn(in, out, N, fl);
           if (d < N) tail(in + d, out + d, N - d, fl);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Throughput of the f32 transcendental kernels per path and mode (tools/tr_bench.c). Usage: tools/tr_bench.sh [op#]
+# Throughput of the f32 transcendental kernels per path and mode (tools/tr_bench.c). Usage: tools/tr_bench.sh [op# [N]]
 set -e
 cd "$(dirname "$0")/.."
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs and state: never committed

@@ -1,0 +1,315 @@
+/* om_fast_f32.h - FAST mode of the f32 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none, tanh) kernels: evaluated in
+ * f32 at the path's full lane count (16 lanes on the 512 path), range reduction and minimax polynomials with
+ * binary32 coefficients (tools/sollya/om_fast_consts.sollya -> om_fast_consts.h). No double-precision pass,
+ * no rounding test, no scalar fallback. See docs/exact-transcendentals.md, "Fast mode", for the algorithms
+ * and the exhaustively measured errors (a few ulp; exact mode is untouched and still correctly rounded).
+ *
+ * Included by transcendental.inc once per kernel path (om_vf/om_vi/om_vu, OM_FN and OM_VB set). The 512 and
+ * 256 paths use FMA (om_fx_fma is one fused multiply-add there); the 128 and one-lane paths run the same body
+ * with a multiply and an add instead (and Dekker's product where an exact product is needed), so 512 and 256
+ * agree bit for bit with each other, as do 128 and scalar.
+ *
+ * Special values: NaN -> NaN (the canonical NaN for Log's invalid inputs, a quiet NaN otherwise: fast mode keeps
+ * what the hardware gives); +-inf and +-0 as exact mode (odd functions keep the sign of zero; Gelu(-inf) = -0,
+ * Gelu(+inf) = +inf); overflow to +inf and gradual underflow (the last operation of Exp, Sigmoid's and both
+ * Gelu's negative tails is the scaling by 2^k, so the one rounding into the subnormals comes last).
+ */
+#include "om_fast_consts.h"
+
+#define OM_FX_AI static inline __attribute__((always_inline))
+#define OM_FXV(c) ((om_vf){0} + (float)(c)) /* every lane c (not for -0) */
+#define OM_FXI(c) ((om_vi){0} + (int32_t)(c))
+#define OM_FXSEL(m, a, b) OM_SEL(om_vf, om_vi, m, a, b)
+#define om_fx_abs(x) ((om_vf)((om_vu)(x) & 0x7fffffffu))
+/* |a| with the sign of s */
+#define om_fx_copysign(a, s) ((om_vf)(((om_vu)(a) & 0x7fffffffu) | ((om_vu)(s) & 0x80000000u)))
+
+#if OM_VB == 64 || OM_VB == 32
+#define OM_FX_FMA 1
+#else
+#define OM_FX_FMA 0
+#endif
+
+/* a*b + c: one fused operation on the FMA paths, a product and a sum (two roundings) on the others. */
+OM_FX_AI om_vf om_fx_fma(om_vf a, om_vf b, om_vf c) {
+#if OM_VB == 64
+  return (om_vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif OM_VB == 32
+  return (om_vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b + c;
+#endif
+}
+
+/* h + l = a*b exactly (|a|, |b| < 2^100, no underflow that matters here): FMA, or Dekker's product. */
+OM_FX_AI void om_fx_twoprod(om_vf a, om_vf b, om_vf* h, om_vf* l) {
+  *h = a * b;
+#if OM_FX_FMA
+  *l = om_fx_fma(a, b, -*h);
+#else
+  om_vf ca = a * 4097.0f, ah = ca - (ca - a), al = a - ah;
+  om_vf cb = b * 4097.0f, bh = cb - (cb - b), bl = b - bh;
+  *l = (((ah * bh - *h) + ah * bl) + al * bh) + al * bl;
+#endif
+}
+
+/* s + e = a + b exactly (Knuth's TwoSum). */
+OM_FX_AI void om_fx_twosum(om_vf a, om_vf b, om_vf* s, om_vf* e) {
+  *s = a + b;
+  om_vf bb = *s - a;
+  *e = (a - (*s - bb)) + (b - bb);
+}
+
+/* a/d for finite a and d in [2^-100, 2^100]: a division, or on the 512 path the 14-bit reciprocal estimate
+ * with one Newton step (relative error about 2^-27) and one correction of the quotient (q + (a - q d) r,
+ * the residual exact by FMA): within a hair of the rounded quotient, in a quarter of the time. */
+OM_FX_AI om_vf om_fx_div(om_vf a, om_vf d) {
+#if OM_VB == 64
+  om_vf r = (om_vf)_mm512_rcp14_ps((__m512)d);
+  r = om_fx_fma(r, om_fx_fma(-d, r, OM_FXV(1.0f)), r);
+  om_vf q = a * r;
+  return om_fx_fma(om_fx_fma(-q, d, a), r, q);
+#else
+  return a / d;
+#endif
+}
+
+/* (nh + nl)/(dh + dl) for |nl| <= 2^-23 |nh|, |dl| <= 2^-23 |dh|, dh in [1, 2]: q = nh/dh (as om_fx_div on the
+ * 512 path), then one correction with the exact residual nh - q dh (FMA, or Dekker's product) and the low
+ * parts: within about half an ulp of the quotient of the two double-length operands. */
+OM_FX_AI om_vf om_fx_div2(om_vf nh, om_vf nl, om_vf dh, om_vf dl) {
+#if OM_VB == 64
+  om_vf r = (om_vf)_mm512_rcp14_ps((__m512)dh);
+  r = om_fx_fma(r, om_fx_fma(-dh, r, OM_FXV(1.0f)), r);
+  om_vf q = nh * r;
+  om_vf res = om_fx_fma(-q, dh, nh) + om_fx_fma(-q, dl, nl);
+  return om_fx_fma(res, r, q);
+#else
+  om_vf q = nh / dh, ph, pl;
+  om_fx_twoprod(q, dh, &ph, &pl);
+  om_vf res = ((nh - ph) - pl) + (nl - q * dl);
+  return q + res / dh;
+#endif
+}
+
+/* 1/d to about 2^-23 relative (d as in om_fx_div): a division, or the estimate with one Newton step. */
+OM_FX_AI om_vf om_fx_recip(om_vf d) {
+#if OM_VB == 64
+  om_vf r = (om_vf)_mm512_rcp14_ps((__m512)d);
+  return om_fx_fma(r, om_fx_fma(-d, r, OM_FXV(1.0f)), r);
+#else
+  return 1.0f / d;
+#endif
+}
+
+/* Horner: c[0] + v (c[1] + v (... + v c[n-1])) */
+OM_FX_AI om_vf om_fx_poly(om_vf v, const float* c, int n) {
+  om_vf p = OM_FXV(c[n - 1]);
+  for (int i = n - 2; i >= 0; i--) p = om_fx_fma(p, v, OM_FXV(c[i]));
+  return p;
+}
+
+/* e^(th + tl) = (p + pl) 2^k for |th| <= 150, |tl| <= 2^-20 |th| (tl used when withlo): k = rint(th/ln2),
+ * r = th - k LN2_HI (exact) - k LN2_LO + tl, |r| <= 0.3467, e^r ~= 1 + s with s = r + r^2 q(r);
+ * p = RN(1 + s) in [0.70, 1.42] and pl = (1 - p) + s (exact, |s| < 1: Fast2Sum), the part of 1 + s that p
+ * lost. Callers that want more than p (a product with p) use p + pl; *sp = s when sp is given. */
+OM_FX_AI om_vf om_fx_exp_core(om_vf th, om_vf tl, int withlo, om_vf* kfp, om_vf* pl, om_vf* sp) {
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vf kf = om_fx_fma(th, OM_FXV(OM_FX_INVLN2), magic) - magic;
+  *kfp = kf;
+  om_vf r = om_fx_fma(-kf, OM_FXV(OM_FX_LN2_HI), th);
+  r = om_fx_fma(-kf, OM_FXV(OM_FX_LN2_LO), r);
+  if (withlo) r = r + tl;
+  om_vf q = om_fx_poly(r, om_fx_expq, 5);
+  om_vf s = om_fx_fma(r * r, q, r);
+  om_vf p = s + 1.0f;
+  if (sp) *sp = s;
+  if (pl) *pl = (1.0f - p) + s;
+  return p;
+}
+
+/* y 2^k for an integral kf = k, -252 <= k <= 254 (any value in NaN lanes): as two exact power-of-two factors,
+ * y 2^k1 exact for y in the normal range, so the only rounding (into the subnormals, or to inf) is the last
+ * product; on the 512 path VSCALEFPS, which rounds y 2^k once: the same result. */
+OM_FX_AI om_vf om_fx_ldexp(om_vf y, om_vf kf) {
+#if OM_VB == 64
+  return (om_vf)_mm512_scalef_ps((__m512)y, (__m512)kf);
+#else
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vi k = (om_vi)(kf + magic) - (om_vi)magic;
+  om_vi k1 = k >> 1, k2 = k - k1;
+  om_vf s1 = (om_vf)((om_vu)(k1 + 127) << 23), s2 = (om_vf)((om_vu)(k2 + 127) << 23);
+  return (y * s1) * s2;
+#endif
+}
+
+/* The polynomial of g(w) = e^(w^2) erfc(w) (0.5 <= w <= 10.35): big lanes (w >= 2) B(u), u = 1/w^2, where
+ * g(w) = sqrt2 B(u)/w; the others A(v), v = w - 1.25, where g(w) = A(v). One Horner loop, coefficients
+ * chosen per lane (on the 512 path one VPERMPS per coefficient from om_fx_erfc_ab[i] = {A[i], B[i], 0...}). */
+OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vf u, om_vf v) {
+  om_vf t = OM_FXSEL(big, u, v);
+#if OM_VB == 64
+  __m512i ix = (__m512i)(big & 1);
+  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_ab[10]));
+  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_ab[i])));
+  return p;
+#else
+  om_vf p = OM_FXSEL(big, OM_FXV(om_fx_erfc_b[10]), OM_FXV(om_fx_erfc_a[10]));
+  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, OM_FXSEL(big, OM_FXV(om_fx_erfc_b[i]), OM_FXV(om_fx_erfc_a[i])));
+  return p;
+#endif
+}
+
+/* ---- the functions ------------------------------------------------------------------------------------- */
+
+/* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf), e^x = p 2^k. */
+OM_FX_AI om_vf om_fx_exp(om_vf x) {
+  om_vf t = OM_FXSEL(x < OM_FXV(-104.0f), OM_FXV(-104.0f), x); /* NaN passes */
+  t = OM_FXSEL(t > OM_FXV(89.0f), OM_FXV(89.0f), t);
+  om_vf k;
+  om_vf p = om_fx_exp_core(t, t, 0, &k, 0, 0);
+  return om_fx_ldexp(p, k);
+}
+
+/* Log: x = 2^k m, m in [2/3, 4/3) (bits of x minus those of 2/3; subnormals scaled by 2^23 first),
+ * f = m - 1 exact, log x = k LN2_HI + (k LN2_LO + f + f^2 q(f)). */
+OM_FX_AI om_vf om_fx_log(om_vf x) {
+  om_vi sub = (om_vi)(x < OM_FXV(0x1p-126f));
+  om_vf xs = OM_FXSEL(sub, x * 0x1p23f, x);
+  om_vi ix = (om_vi)xs;
+  om_vi tmp = ix - 0x3f2aaaab;
+  om_vi k = (tmp >> 23) - (sub & 23);
+  om_vf f = (om_vf)(ix - (tmp & ~0x7fffff)) - 1.0f;
+  om_vf p = om_fx_fma(f * f, om_fx_poly(f, om_fx_logq, 9), f);
+  om_vf kf = __builtin_convertvector(k, om_vf);
+  om_vf y = om_fx_fma(kf, OM_FXV(OM_FX_LN2_HI), om_fx_fma(kf, OM_FXV(OM_FX_LN2_LO), p));
+  om_vf inf = OM_FXV(__builtin_inff());
+  om_vi sp = ~(om_vi)(x > OM_FXV(0.0f)) | (om_vi)(x == inf);
+  om_vf sv = OM_FXSEL(x == OM_FXV(0.0f), -inf, OM_FXSEL(x == inf, inf, (om_vf)OM_FXI(0x7fc00000)));
+  return OM_FXSEL(sp, sv, y);
+}
+
+/* Tanh: sign(x) (1 - E)/(1 + E), E = e^(-2|x|) = 2^k (1 + s), |x| clamped to 10 (tanh rounds to 1 from 9.01
+ * on). s = r + r^2 q(r) ~= e^r - 1 to a small RELATIVE error, so 1 - E = (1 - 2^k) - 2^k s keeps its relative
+ * accuracy for small |x| (k = 0: t = r exactly, 1 - E = -s down to the subnormals) and no small-|x|
+ * polynomial is needed; 1 -+ 2^k are exact for k >= -23 and 2^k s is exact, so numerator and denominator are
+ * each an unevaluated sum hi + lo (Fast2Sum) and one corrected division (om_fx_div2) ends it. */
+OM_FX_AI om_vf om_fx_tanh(om_vf x) {
+  om_vf a = om_fx_abs(x);
+  om_vf ac = OM_FXSEL(a > OM_FXV(10.0f), OM_FXV(10.0f), a);
+  om_vf k, s;
+  (void)om_fx_exp_core(-2.0f * ac, ac, 0, &k, 0, &s);
+  om_vf tk = om_fx_ldexp(OM_FXV(1.0f), k);
+  om_vf n = om_fx_fma(-tk, s, 1.0f - tk), d = om_fx_fma(tk, s, 1.0f + tk);
+  return om_fx_copysign(om_fx_div(n, d), x);
+}
+
+/* Sigmoid: e = e^-|x| (|x| clamped to 104), x >= 0: 1/(1 + e), x < 0: e/(1 + e). */
+OM_FX_AI om_vf om_fx_sigmoid(om_vf x) {
+  om_vf a = om_fx_abs(x);
+  a = OM_FXSEL(a > OM_FXV(104.0f), OM_FXV(104.0f), a);
+  om_vf k;
+  om_vf e = om_fx_exp_core(-a, a, 0, &k, 0, 0);
+  e = om_fx_ldexp(e, k);
+  return om_fx_div(OM_FXSEL(x < OM_FXV(0.0f), e, OM_FXV(1.0f)), e + 1.0f);
+}
+
+/* Erf: |x| < 0.9: x + x q(x^2); else sign(x) (1 - e^(-x^2) G(|x| - 2.45)), |x| clamped to 4 (erf rounds to
+ * +-1 from 3.92 on), x^2 = h + l exactly, G minimizing the absolute error of erfc (om_fast_consts.h). */
+OM_FX_AI om_vf om_fx_erf(om_vf x) {
+  om_vf a = om_fx_abs(x);
+  om_vf x2 = x * x;
+  om_vf ys = om_fx_fma(x, om_fx_poly(x2, om_fx_erfq, 6), x);
+  om_vf ac = OM_FXSEL(a > OM_FXV(4.0f), OM_FXV(4.0f), a);
+  om_vf h, l;
+  om_fx_twoprod(ac, ac, &h, &l);
+  om_vf k;
+  om_vf p = om_fx_exp_core(-h, -l, 1, &k, 0, 0);
+  om_vf ec = om_fx_ldexp(p * om_fx_poly(ac - 2.45f, om_fx_erfc_g, 9), k);
+  om_vf yb = om_fx_copysign(1.0f - ec, x);
+  return OM_FXSEL(a < OM_FXV(0.9f), ys, yb);
+}
+
+/* Gelu none, x Phi(x): |x| < 0.75: x (1/2 + x Q(x^2)); else erfc(w) = e^(-x^2/2) g(w), w = |x|/sqrt2 (|x|
+ * clamped to 14.5, where the negative side underflows; x^2 = h + l exactly; w - 1.25 from |x| with sqrt(1/2)
+ * as hi + lo; for w >= 2, u = 1/w^2 = 2/h and x g(w)/2 = -B(u) exactly in terms of B, so no 1/w is rounded):
+ * x < 0: x/2 erfc(w) = (x/2 g (p + pl)) 2^k, the scaling last so that the one rounding into the subnormals
+ * comes last; x >= 0: x (1 - erfc(w)/2). */
+OM_FX_AI om_vf om_fx_gelu_erf(om_vf x) {
+  om_vf a = om_fx_abs(x);
+  om_vf x2 = x * x;
+  om_vf ys = x * om_fx_fma(x, om_fx_poly(x2, om_fx_phiq, 5), OM_FXV(0.5f));
+  om_vf ac = OM_FXSEL(a > OM_FXV(14.5f), OM_FXV(14.5f), a);
+  ac = OM_FXSEL(ac < OM_FXV(0.5f), OM_FXV(0.5f), ac); /* the lanes of the small branch */
+  om_vf h, l, pl;
+  om_fx_twoprod(ac, ac, &h, &l);
+  om_vf k;
+  om_vf p = om_fx_exp_core(-0.5f * h, -0.5f * l, 1, &k, &pl, 0);
+  om_vi big = (om_vi)(ac >= OM_FXV(2.828427f));
+  om_vf u = 2.0f * om_fx_recip(h);
+  om_vf v = om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_LO), om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_HI), OM_FXV(-1.25f)));
+  om_vf P = om_fx_erfc_poly(big, u, v);
+  om_vi neg = (om_vi)(x < OM_FXV(0.0f));
+  /* x < 0: m = x g/2 (= -B for big); x >= 0: m = g/2 (= B sqrt2/w / 2 = B |x| u / 2 for big) */
+  om_vf m = OM_FXSEL(neg, OM_FXSEL(big, -P, (-0.5f * ac) * P), OM_FXSEL(big, P * (ac * u * 0.5f), 0.5f * P));
+  om_vf s = om_fx_ldexp(om_fx_fma(m, p, m * pl), k);
+  om_vf yb = OM_FXSEL(neg, s, x * (1.0f - s));
+  return OM_FXSEL(a < OM_FXV(0.75f), ys, yb);
+}
+
+/* Gelu tanh, x sigmoid(u), u = x (K1 + K3 x^2) = 2 sqrt(2/pi) (x + 0.044715 x^3), computed as uh + ul (about
+ * 44 bits: |u| reaches 142 and e^u needs it to 2^-25 absolute); x clamped to [-12, 12] (u(-12) < -142: the
+ * result underflows). e = e^-|u| = (p + pl) 2^k: x >= 0: x/(1 + e); x < 0: (x (p + pl)/(1 + e)) 2^k. */
+OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
+  om_vf xc = OM_FXSEL(x < OM_FXV(-12.0f), OM_FXV(-12.0f), x);
+  xc = OM_FXSEL(xc > OM_FXV(12.0f), OM_FXV(12.0f), xc);
+  om_vf s2h, s2l, ph, pl, sh, sl, uh, ul, el;
+  om_fx_twoprod(xc, xc, &s2h, &s2l);
+  om_fx_twoprod(OM_FXV(OM_FX_K3_HI), s2h, &ph, &pl);
+  pl = om_fx_fma(OM_FXV(OM_FX_K3_HI), s2l, om_fx_fma(OM_FXV(OM_FX_K3_LO), s2h, pl));
+  om_fx_twosum(OM_FXV(OM_FX_K1_HI), ph, &sh, &sl);
+  sl = sl + (pl + OM_FX_K1_LO);
+  om_fx_twoprod(xc, sh, &uh, &ul);
+  ul = om_fx_fma(xc, sl, ul);
+  om_vi neg = (om_vi)(uh < OM_FXV(0.0f));
+  om_vf k;
+  om_vf p = om_fx_exp_core(-om_fx_abs(uh), OM_FXSEL(neg, ul, -ul), 1, &k, &el, 0);
+  om_vf e = om_fx_ldexp(p, k);
+  om_vf q = om_fx_div(OM_FXSEL(neg, om_fx_fma(xc, p, xc * el), xc), e + 1.0f);
+  /* the sign of x, also for x = -0 (om_fx_div's correction step may turn -0 into +0) */
+  return OM_FXSEL(x > OM_FXV(12.0f), x, om_fx_copysign(OM_FXSEL(neg, om_fx_ldexp(q, k), q), x));
+}
+
+/* The fast kernel of a unary f32 function: whole vectors, then the tail (fewer than a vector's lanes) padded
+ * with zeros through one more vector, so every element of a path takes the same operations. */
+#define OM_FX_KERNEL(NAME, VFN)                                                  \
+  static size_t OM_FN(NAME##_fast)(const float* a, float* o, size_t n) {       \
+    size_t i = 0;                                                              \
+    for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                   \
+      om_vf x, r;                                                              \
+      OM_LOAD(x, a + i);                                                       \
+      r = VFN(x);                                                              \
+      OM_STORE(o + i, r);                                                      \
+    }                                                                          \
+    if (i < n) {                                                               \
+      om_vf x = {0}, r;                                                        \
+      memcpy(&x, a + i, (n - i) * sizeof(float));                              \
+      r = VFN(x);                                                              \
+      memcpy(o + i, &r, (n - i) * sizeof(float));                              \
+    }                                                                          \
+    return n;                                                                  \
+  }
+OM_FX_KERNEL(exp_f32, om_fx_exp)
+OM_FX_KERNEL(log_f32, om_fx_log)
+OM_FX_KERNEL(tanh_f32, om_fx_tanh)
+OM_FX_KERNEL(sigmoid_f32, om_fx_sigmoid)
+OM_FX_KERNEL(erf_f32, om_fx_erf)
+OM_FX_KERNEL(gelu_erf_f32, om_fx_gelu_erf)
+OM_FX_KERNEL(gelu_tanh_f32, om_fx_gelu_tanh)
+
+/* The registered kernel: exact mode (OM_FL_EXACT) goes to the exact kernel NAME, fast mode to NAME_fast. */
+#define OM_FX_DISPATCH(NAME)                                                           \
+  static size_t OM_FN(NAME##_fx)(const void* pa, void* po, size_t n, unsigned fl) {   \
+    if (fl & OM_FL_EXACT) return OM_FN(NAME)(pa, po, n, fl);                          \
+    return OM_FN(NAME##_fast)((const float*)pa, (float*)po, n);                       \
+  }
