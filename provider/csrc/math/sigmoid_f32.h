@@ -30,7 +30,7 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
 static inline __attribute__((always_inline)) om_vfh om_sigmoid_v_fma(om_vfh xf, int exact, om_vih* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.0f)), 0)) return om_sigmoid_v(xf, exact, bad);
-  om_vd t = om_vwiden((om_vfh)((om_vih)xf ^ (int32_t)0x80000000)); /* -x */
+  om_vd t = -om_vwiden(xf); /* -x (exact) */
   om_vd sc, p;
   om_vexp16(t, 4, &sc, &p);
   om_vd e = om_fma(sc, p, sc);
