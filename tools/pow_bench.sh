@@ -4,7 +4,7 @@
 set -e
 cd "$(dirname "$0")/.."
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs: never committed
-FLAGS="-std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -DOM_TR_STATS -Iprovider/csrc"
+FLAGS="-std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -DOM_TR_STATS -DOM_POW_STATS -Iprovider/csrc"
 if [ "$1" = "--old" ]; then
   # every om_pow_* symbol of the old file renamed om_powold_*, so it links next to the current pow.c
   git show "$2:provider/csrc/pow.c" | sed 's/om_pow_/om_powold_/g; s/#include "pow.h"/#include "pow.h"\n#include <stddef.h>/' \

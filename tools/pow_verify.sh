@@ -9,6 +9,6 @@ SRC="tools/pow_verify.c $(ls provider/csrc/*.c provider/csrc/kernels/*.c)"
 NEWER=$(find provider/csrc tools/pow_verify.c -newer "$BIN" -name '*.[ch]*' 2>/dev/null | head -1 || true)
 if [ ! -x "$BIN" ] || [ -n "$NEWER" ]; then
   gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra \
-      -DOM_TR_STATS -Iprovider/csrc -o "$BIN" $SRC -lmpfr -lgmp -lm
+      -DOM_TR_STATS -DOM_POW_STATS -Iprovider/csrc -o "$BIN" $SRC -lmpfr -lgmp -lm
 fi
 exec "$BIN" "$@"
