@@ -176,10 +176,12 @@ OM_FX_AI om_vf om_fx_exp(om_vf x) {
 OM_FX_AI om_vf om_fx_log(om_vf x) {
   om_vi sub = (om_vi)(x < OM_FXV(0x1p-126f));
   om_vf xs = OM_FXSEL(sub, x * 0x1p23f, x);
-  om_vi ix = (om_vi)xs;
-  om_vi tmp = ix - 0x3f2aaaab;
-  om_vi k = (tmp >> 23) - (sub & 23);
-  om_vf f = (om_vf)(ix - (tmp & ~0x7fffff)) - 1.0f;
+  /* bit arithmetic unsigned (negative x would overflow a signed difference; those lanes are replaced below);
+   * k from the arithmetic shift of the same bits */
+  om_vu ix = (om_vu)xs;
+  om_vu tmp = ix - 0x3f2aaaabu;
+  om_vi k = ((om_vi)tmp >> 23) - (sub & 23);
+  om_vf f = (om_vf)(ix - (tmp & ~0x7fffffu)) - 1.0f;
   om_vf p = om_fx_fma(f * f, om_fx_poly(f, om_fx_logq, 9), f);
   om_vf kf = __builtin_convertvector(k, om_vf);
   om_vf y = om_fx_fma(kf, OM_FXV(OM_FX_LN2_HI), om_fx_fma(kf, OM_FXV(OM_FX_LN2_LO), p));
