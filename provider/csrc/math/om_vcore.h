@@ -308,19 +308,18 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
  * lanes the rounding test could not settle. The loop has no call in it (a call would evict every constant
  * from the registers): it only notes the offsets of the half vectors with such lanes, for up to OM_TR_CHUNK
  * elements; NAME_fix then recomputes each noted half vector (the same operations, so the same bad lanes) and
- * replaces its flagged lanes with the scalar fallback FB. */
+ * replaces its flagged lanes with the scalar fallback FB. Exact mode only: fast mode never reaches this kernel
+ * (transcendental.inc registers NAME_fx, which sends it to the f32 kernels of om_fast_f32.h). */
 #define OM_TR_CHUNK 512
-#define OM_TR_HALF(VFN, EX, OFF)                               \
+#define OM_TR_HALF(VFN, OFF)                                   \
   {                                                            \
     om_vfh x_, r_;                                             \
     om_vih bad_ = {0};                                         \
     OM_LOAD(x_, a + i + (OFF));                                \
-    r_ = VFN(x_, EX, &bad_);                                   \
+    r_ = VFN(x_, 1, &bad_);                                    \
     OM_STORE(o + i + (OFF), r_);                               \
-    if (EX) {                                                  \
-      fix[nfix] = (uint32_t)(i + (OFF));                       \
-      nfix += (unsigned)om_tr_any(&bad_);                      \
-    }                                                          \
+    fix[nfix] = (uint32_t)(i + (OFF));                         \
+    nfix += (unsigned)om_tr_any(&bad_);                        \
   }
 #define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
@@ -338,19 +337,13 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     size_t i = 0;                                                                                \
     uint32_t fix[2 * OM_TR_CHUNK / OM_LANES(float) + 1];                                         \
     unsigned nfix = 0;                                                                           \
-    if (!(fl & OM_FL_EXACT)) {                                                                   \
-      for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                                   \
-        OM_TR_HALF(VFN, 0, 0)                                                                    \
-        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, 0, OM_TR_L)                                     \
-      }                                                                                          \
-      return i;                                                                                  \
-    }                                                                                            \
+    (void)fl; /* exact mode (see above) */                                                       \
     while (i + OM_LANES(float) <= n) {                                                           \
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
-        OM_TR_HALF(VFN, 1, 0)                                                                    \
-        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, 1, OM_TR_L)                                     \
+        OM_TR_HALF(VFN, 0)                                                                       \
+        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L)                                        \
       }                                                                                          \
       for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
     }                                                                                            \
