@@ -26,6 +26,22 @@
 /* Per-lane select on the bits: m ? a : b, with m all-ones or all-zeros per lane. */
 #define OM_SEL(VT, MT, m, a, b) ((VT)(((MT)(m) & (MT)(a)) | (~(MT)(m) & (MT)(b))))
 
+/* Software prefetch for the slow streaming loops (the f32 transcendentals: 1 to 5 elements per nanosecond, so
+ * the hardware prefetchers alone leave the loop waiting on memory once a tensor outgrows the caches): the input
+ * line OM_PREFETCH_AHEAD elements ahead for reading, the output line as far ahead for writing (PREFETCHW on the
+ * 512 path, whose target includes PRFCHW; a plain prefetch elsewhere). A hint only: it never faults, past the
+ * end of a buffer included, and never changes a result. Measured in docs/performance.md. */
+#define OM_PREFETCH_AHEAD 512
+#if OM_VB == 0 /* the one-lane path finishes tails: nothing to stream */
+#define OM_PREFETCH_STREAM(in, out) ((void)0)
+#else
+#define OM_PREFETCH_STREAM(in, out)                                         \
+  do {                                                                      \
+    __builtin_prefetch((const char*)(in) + OM_PREFETCH_AHEAD * sizeof(*(in)), 0, 3); \
+    __builtin_prefetch((char*)(out) + OM_PREFETCH_AHEAD * sizeof(*(out)), 1, 3);      \
+  } while (0)
+#endif
+
 /* ---- per-ISA helpers where GCC's generic lowering is poor ---------------------------------------------------
  * Zero-extend `lanes` bytes at p to lanes of `width` bytes (2, 4 or 8) at out: GCC 12 scalarises
  * __builtin_convertvector from 8-bit lanes, so the vector paths use the PMOVZX instructions. Reads exactly

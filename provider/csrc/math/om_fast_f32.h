@@ -289,6 +289,7 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
     size_t i = 0;                                                              \
     for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                   \
       om_vf x, r;                                                              \
+      OM_PREFETCH_STREAM(a + i, o + i);                                        \
       OM_LOAD(x, a + i);                                                       \
       r = VFN(x);                                                              \
       OM_STORE(o + i, r);                                                      \

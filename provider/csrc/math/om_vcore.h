@@ -342,6 +342,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
+        OM_PREFETCH_STREAM(a + i, o + i);                                                        \
         OM_TR_HALF(VFN, 0)                                                                       \
         if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L)                                        \
       }                                                                                          \
