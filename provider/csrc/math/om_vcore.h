@@ -306,20 +306,20 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 /* The kernel of a unary f32 transcendental: whole vectors of the path (one lane on the scalar path), each as
  * two half vectors of OM_TR_L lanes; VFN(x, exact, &bad) gives a half vector's results and, in exact mode, the
  * lanes the rounding test could not settle. The loop has no call in it (a call would evict every constant
- * from the registers): it only notes the offsets of the half vectors with such lanes, for up to OM_TR_CHUNK
- * elements; NAME_fix then recomputes each noted half vector (the same operations, so the same bad lanes) and
- * replaces its flagged lanes with the scalar fallback FB. Exact mode only: fast mode never reaches this kernel
+ * from the registers): it only notes the offsets of the whole vectors with such lanes in either half (one test
+ * of the two halves' flags together), for up to OM_TR_CHUNK elements; NAME_fix then recomputes each half of
+ * a noted vector (the same operations, so the same bad lanes) and replaces its flagged lanes with the scalar
+ * fallback FB. Exact mode only: fast mode never reaches this kernel
  * (transcendental.inc registers NAME_fx, which sends it to the f32 kernels of om_fast_f32.h). */
 #define OM_TR_CHUNK 512
-#define OM_TR_HALF(VFN, OFF)                                   \
+#define OM_TR_HALF(VFN, OFF, ACC)                              \
   {                                                            \
     om_vfh x_, r_;                                             \
     om_vih bad_ = {0};                                         \
     OM_LOAD(x_, a + i + (OFF));                                \
     r_ = VFN(x_, 1, &bad_);                                    \
     OM_STORE(o + i + (OFF), r_);                               \
-    fix[nfix] = (uint32_t)(i + (OFF));                         \
-    nfix += (unsigned)om_tr_any(&bad_);                        \
+    ACC |= bad_;                                               \
   }
 #define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
@@ -335,18 +335,24 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     const float* a = (const float*)pa;                                                           \
     float* o = (float*)po;                                                                       \
     size_t i = 0;                                                                                \
-    uint32_t fix[2 * OM_TR_CHUNK / OM_LANES(float) + 1];                                         \
+    uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                         \
     unsigned nfix = 0;                                                                           \
     (void)fl; /* exact mode (see above) */                                                       \
     while (i + OM_LANES(float) <= n) {                                                           \
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
+        om_vih bad = {0};                                                                        \
         OM_PREFETCH_STREAM(a + i, o + i);                                                        \
-        OM_TR_HALF(VFN, 0)                                                                       \
-        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L)                                        \
+        OM_TR_HALF(VFN, 0, bad)                                                                  \
+        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad)                                   \
+        fix[nfix] = (uint32_t)i;                                                                 \
+        nfix += (unsigned)om_tr_any(&bad);                                                       \
       }                                                                                          \
-      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
+      for (unsigned k = 0; k < nfix; k++) {                                                      \
+        OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                                               \
+        if (OM_LANES(float) > 1) OM_FN(NAME##_fix)(a + fix[k] + OM_TR_L, o + fix[k] + OM_TR_L);  \
+      }                                                                                          \
     }                                                                                            \
     return i;                                                                                    \
   }
