@@ -284,17 +284,22 @@ def test_fallback_inputs(op, attrs, name):
         _assert_cr(name, x, _run(op, attrs, x, path=path), want, f"fallback inputs, path {path}")
 
 
-@pytest.fixture(scope="module")
-def samples():
+def sample_cache(make, ref):
+    """A memo for module fixtures: name -> (make(name), ref(name, inputs)), each computed once."""
     cache = {}
 
     def get(name):
         if name not in cache:
-            x = sample(0x5EED + IDS.index(name))
-            cache[name] = (x, reference(name, x))
+            x = make(name)
+            cache[name] = (x, ref(name, x))
         return cache[name]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def samples():
+    return sample_cache(lambda name: sample(0x5EED + IDS.index(name)), reference)
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)

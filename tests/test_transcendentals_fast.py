@@ -68,15 +68,7 @@ def _mpfr_ulp_error(name, xf, got):
 
 @pytest.fixture(scope="module")
 def samples():
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            x = fast_sample(0xFA57 + IDS.index(name))
-            cache[name] = (x, tt._ref64(name, x))
-        return cache[name]
-
-    return get
+    return tt.sample_cache(lambda name: fast_sample(0xFA57 + IDS.index(name)), tt._ref64)
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "kernels/kernels.h"
+#include "verify_common.h"
 
 enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_COUNT };
 static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"};
@@ -131,18 +132,7 @@ static float ref_mpfr_prec(float xf, mpfr_prec_t prec) {
       mpfr_div(y, x, u, MPFR_RNDN);
       break;
   }
-  /* round to binary32 with its exponent range and subnormals */
-  mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-  mpfr_t r;
-  mpfr_init2(r, 24);
-  mpfr_set_emin(-148);
-  mpfr_set_emax(128);
-  int inex = mpfr_set(r, y, MPFR_RNDN);
-  inex = mpfr_check_range(r, inex, MPFR_RNDN);
-  mpfr_subnormalize(r, inex, MPFR_RNDN);
-  float f = mpfr_get_flt(r, MPFR_RNDN);
-  mpfr_set_emin(emin);
-  mpfr_set_emax(emax);
+  float f = mpfr_round_f32(y); /* RN_f32, subnormals and overflow included */
   g_last_dist = 1.0;
   if (isfinite(f) && mpfr_number_p(y)) {
     mpfr_set_flt(t, f, MPFR_RNDN);
@@ -161,18 +151,7 @@ static float ref_mpfr_prec(float xf, mpfr_prec_t prec) {
       if (g_last_dist > 0.5) g_last_dist = 1.0 - g_last_dist;
     }
   }
-  mpfr_clears(x, y, t, u, r, (mpfr_ptr)0);
-  return f;
-}
-
-static uint32_t fbits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static float bitsf(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
+  mpfr_clears(x, y, t, u, (mpfr_ptr)0);
   return f;
 }
 
@@ -241,7 +220,7 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
   static float in[BLOCK], out[OM_PATH_COUNT][BLOCK];
   for (uint64_t b = 0; b < count; b += BLOCK) {
     size_t n = (size_t)((count - b) < BLOCK ? (count - b) : BLOCK);
-    for (size_t i = 0; i < n; i++) in[i] = bitsf((uint32_t)(start + (b + i) * g_stride));
+    for (size_t i = 0; i < n; i++) in[i] = f_of((uint32_t)(start + (b + i) * g_stride));
     g_cur = s;
     for (int p = 0; p < g_npaths; p++) {
       g_count_fb = p == 0;
@@ -252,11 +231,11 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
                                                                                    g_fast ? 0u : OM_FL_EXACT);
     }
     for (size_t i = 0; i < n; i++) {
-      uint32_t x = fbits(in[i]);
+      uint32_t x = u_of(in[i]);
       float xf = in[i];
-      uint32_t got = fbits(out[0][i]);
+      uint32_t got = u_of(out[0][i]);
       for (int p = 1; p < g_npaths; p++)
-        if (fbits(out[p][i]) != got) s->path_mismatch++;
+        if (u_of(out[p][i]) != got) s->path_mismatch++;
       s->inputs++;
       long double r = ref_filter(xf);
       if (g_fast) {
@@ -271,21 +250,21 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
       if (isnan((double)r)) {
         want = 0x7fc00000u;
       } else if (isinf((double)r)) {
-        want = fbits((float)r);
+        want = u_of((float)r);
       } else if (fabsl(r) < 0x1p-200L) {
-        want = fbits(signbit(r) ? -0.0f : 0.0f);
+        want = u_of(signbit(r) ? -0.0f : 0.0f);
       } else {
         long double lo = r - r * 0x1p-40L, hi = r + r * 0x1p-40L;
         float flo = (float)lo, fhi = (float)hi;
-        if (fbits(flo) == fbits(fhi)) {
-          want = fbits(flo);
+        if (u_of(flo) == u_of(fhi)) {
+          want = u_of(flo);
         } else if (g_fast) { /* fast mode: the error in ulps is what counts; no MPFR for the count below */
-          want = fbits((float)r);
+          want = u_of((float)r);
         } else {
           s->mpfr_calls++;
           float a = ref_mpfr_prec(xf, 256), c = ref_mpfr_prec(xf, 512);
-          if (fbits(a) != fbits(c)) s->unsettled++;
-          want = fbits(c);
+          if (u_of(a) != u_of(c)) s->unsettled++;
+          want = u_of(c);
           add_hard(s, x, want, g_last_dist);
         }
       }
@@ -376,7 +355,7 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
   printf("path disagreements: %llu\n", (unsigned long long)tot->path_mismatch);
   if (g_fast)
     printf("max error: %.4f ulp at input 0x%08x (%a)\n", tot->max_ulp, tot->max_ulp_input,
-           (double)bitsf(tot->max_ulp_input));
+           (double)f_of(tot->max_ulp_input));
   {
     printf("misrounded%s: %llu\n", g_fast ? " (fast mode: not correctly rounded)" : "",
            (unsigned long long)tot->misrounded);
@@ -385,11 +364,11 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
     printf("lanes that took the double-double fallback (path %s): %llu\n", om_path_name(g_paths[0]),
            (unsigned long long)tot->fallbacks);
     for (int i = 0; i < g_nfb && i < HARD_PRINT; i++)
-      printf("  FALLBACK %s 0x%08x (x=%a)\n", fnames[g_func], g_fbin[i], (double)bitsf(g_fbin[i]));
+      printf("  FALLBACK %s 0x%08x (x=%a)\n", fnames[g_func], g_fbin[i], (double)f_of(g_fbin[i]));
     for (int i = 0; i < tot->nbad; i++)
       printf("  MISROUNDED x=0x%08x (%a): got 0x%08x (%a) want 0x%08x (%a)\n", tot->bad_in[i],
-             (double)bitsf(tot->bad_in[i]), tot->bad_got[i], (double)bitsf(tot->bad_got[i]), tot->bad_want[i],
-             (double)bitsf(tot->bad_want[i]));
+             (double)f_of(tot->bad_in[i]), tot->bad_got[i], (double)f_of(tot->bad_got[i]), tot->bad_want[i],
+             (double)f_of(tot->bad_want[i]));
     printf("hardest cases (distance of f(x) from the nearest rounding boundary, in ulps of the result):\n");
     if (!g_nh) collect_hard(tot);
     for (int k = 0; k < g_nh && k < HARD_PRINT; k++) { /* selection of the smallest distances */
@@ -401,7 +380,7 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
       g_hin[k] = g_hin[m], g_hout[k] = g_hout[m], g_hdist[k] = g_hdist[m];
       g_hin[m] = ti, g_hout[m] = to, g_hdist[m] = td;
       printf("  HARD %s 0x%08x 0x%08x %.3e  (x=%a)\n", fnames[g_func], g_hin[k], g_hout[k], g_hdist[k],
-             (double)bitsf(g_hin[k]));
+             (double)f_of(g_hin[k]));
     }
   }
   printf("wall time this run: %.1f s\n", secs);

@@ -18,20 +18,7 @@ static int g_settled;
 #define OM_VB 0
 #define OM_FN(name) om_eps_##name
 #include "kernels/elementwise.inc"
-
-
-
-static uint64_t splitmix(uint64_t* s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static float f_of(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
+#include "verify_common.h"
 
 int main(int argc, char** argv) {
   uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000, seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;

@@ -1,0 +1,45 @@
+/* verify_common.h - small pieces shared by the verifiers (tools/cr_verify.c, tools/pow_verify.c,
+ * tools/pow_eps_check.c): the sample generator, f32 bit views, and the rounding of an MPFR value to binary32.
+ * Header-only, static functions; include after <mpfr.h>, <stdint.h> and <string.h>. */
+#ifndef OM_VERIFY_COMMON_H
+#define OM_VERIFY_COMMON_H
+
+/* splitmix64: the next 64 random bits of the stream with state *s (reproducible per seed). */
+static inline uint64_t splitmix(uint64_t* s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The f32 with bits u, and the bits of f. */
+static inline float f_of(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint32_t u_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* RN_f32(y): y rounded once to binary32 with its exponent range and subnormals (24 bits, emin -148,
+ * emax 128), overflow to +-inf. MPFR's exponent range is restored afterwards. */
+static inline float mpfr_round_f32(mpfr_srcptr y) {
+  mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_t r;
+  mpfr_init2(r, 24);
+  mpfr_set_emin(-148);
+  mpfr_set_emax(128);
+  int inex = mpfr_set(r, y, MPFR_RNDN);
+  inex = mpfr_check_range(r, inex, MPFR_RNDN);
+  mpfr_subnormalize(r, inex, MPFR_RNDN);
+  float f = mpfr_get_flt(r, MPFR_RNDN);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  mpfr_clear(r);
+  return f;
+}
+
+#endif
