@@ -64,7 +64,11 @@ static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int 
   om_vd x = om_vwiden(xf);
   om_vul tmp = (om_vul)x - 0x3fe6000000000000ULL;
   om_vd z = (om_vd)((om_vul)x - (tmp & 0xfff0000000000000ULL));
+#if OM_VB == 64 /* k as a double: VCVTQQ2PD (exact, |k| < 2^11); the 256 path adds the shifter's bits */
+  om_vd kd = (om_vd)_mm512_cvtepi64_pd((__m512i)((om_vl)tmp >> 52));
+#else
   om_vd kd = (om_vd)((om_vul)((om_vl)tmp >> 52) + 0x4338000000000000ULL) - 0x1.8p52;
+#endif
   om_vul ii = tmp >> 48;
   om_vd c = om_vtab16(om_log16_c, ii), t = om_vtab16(om_log16_t, ii);
   om_vd r = om_fma(z, c, OM_VD(-1.0));
