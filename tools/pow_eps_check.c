@@ -1,7 +1,8 @@
 /* pow_eps_check.c - checks the error bound of the f32 Pow first pass (math/pow_f32.h) against MPFR: for each
  * pair it takes the double v the first pass computes and its per-lane bound eps (through the OM_POW_DEBUG hook,
  * scalar path instantiated here) and measures |v - x^y| / (eps v) with x^y from MPFR at 200 bits. The bound
- * is sound on the sample when the largest ratio is below 1. Run: tools/pow_eps_check.sh [pairs] [seed].
+ * is sound on the sample when the largest ratio is below 1. Run: tools/pow_eps_check.sh [-p 512] [pairs] [seed]
+ * (-p 512: the 512 path's FMA first pass om_pow_v_fma instead, for its ordinary lanes; others take om_pow_v).
  * Pairs: as tools/pow_verify.c kinds 0-2 (random bases over all binades with exponents aimed at every result
  * magnitude, random exponents over binades, bases next to 1 with large exponents), positive bases. */
 #define _GNU_SOURCE
@@ -14,8 +15,16 @@
 
 static double g_v, g_eps;
 static int g_settled;
-#define OM_POW_DEBUG(x, y, v, eps, settled) (g_v = (v)[0], g_eps = (eps)[0], g_settled = (int)(settled)[0])
+static int g_fma; /* the last evaluation was the FMA pass's (-p 512) */
+#define OM_POW_DEBUG(x, y, v, eps, settled) \
+  (g_v = (v)[0], g_eps = (eps)[0], g_settled = (int)(settled)[0], g_fma = 0)
+#define OM_POW_DEBUG_FMA(x, y, v, eps) (g_v = (v)[0], g_eps = (eps)[0], g_settled = 0, g_fma = 1)
+#ifdef OM_EPS_512 /* tools/pow_eps_check.sh -p 512: the 512 path's FMA first pass (om_pow_v_fma) */
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2,f16c,prfchw")
+#define OM_VB 64
+#else
 #define OM_VB 0
+#endif
 #define OM_FN(name) om_eps_##name
 #include "kernels/elementwise.inc"
 #include "verify_common.h"
@@ -27,7 +36,8 @@ int main(int argc, char** argv) {
   mpfr_inits2(200, mx, my, r, q, (mpfr_ptr)0);
   double worst = 0, worst_log_eps = 0;
   float wx = 0, wy = 0;
-  uint64_t checked = 0;
+  uint64_t checked = 0, checked_fma = 0;
+  double worst_fma = 0;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t a = splitmix(&s), b = splitmix(&s), c = splitmix(&s);
     int kind = (int)(a % 3);
@@ -48,9 +58,14 @@ int main(int argc, char** argv) {
       y = (float)(t / log2((double)x));
       if (x == 1.0f) y = (float)t;
     }
-    om_vfh xv = {x}, yv = {y};
+    om_vfh xv, yv;
     om_vih fix = {0};
+    for (size_t l = 0; l < OM_TR_L; l++) xv[l] = x, yv[l] = y;
+#ifdef OM_EPS_512
+    (void)om_pow_v_fma(xv, yv, 1, &fix);
+#else
     (void)om_pow_v(xv, yv, 1, &fix);
+#endif
     if (g_settled || !(g_v > 0) || isinf(g_v)) continue;
     mpfr_set_flt(mx, x, MPFR_RNDN);
     mpfr_set_flt(my, y, MPFR_RNDN);
@@ -61,6 +76,8 @@ int main(int argc, char** argv) {
     double rel = fabs(mpfr_get_d(q, MPFR_RNDN));
     double ratio = rel / g_eps;
     checked++;
+    checked_fma += (uint64_t)g_fma;
+    if (g_fma && ratio > worst_fma) worst_fma = ratio;
     if (ratio > worst) {
       worst = ratio;
       worst_log_eps = log2(g_eps);
@@ -72,6 +89,10 @@ int main(int argc, char** argv) {
          " (x = %a, y = %a, eps = 2^%.2f)%s\n",
          (unsigned long long)checked, (unsigned long long)seed, worst, wx, wy, worst_log_eps,
          worst < 1 ? "" : "  BOUND VIOLATED");
+#ifdef OM_EPS_512
+  printf("  of which %llu by the FMA pass (om_pow_v_fma), largest ratio there %.4f\n", (unsigned long long)checked_fma,
+         worst_fma);
+#endif
   mpfr_clears(mx, my, r, q, (mpfr_ptr)0);
   return worst < 1 ? 0 : 1;
 }

@@ -126,3 +126,76 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   *fix = __builtin_convertvector(redo, om_vih);
   return __builtin_convertvector(v, om_vfh);
 }
+
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256), both modes: the same algorithm for the ordinary lanes, with the multiply-add pairs
+ * fused and none of the special-input selects. Ordinary: 0 < x <= FLT_MAX (f32 bits 1 to 0x7f7fffff, the
+ * subnormal bases included), y finite, and |t| <= 120 for the computed t (results in [2^-120.1, 2^120.1],
+ * normal f32 values, far from overflow); a half vector with any other lane takes om_pow_v above.
+ * Why the bounds above still hold: every step is the general pass's step, on the same values, with some of its
+ * roundings removed. r = fma(z, invc, -1) is exact either way (z invc is exact); t = fma(y, k, tw) = RN(y k + tw)
+ * with y k exact is RN(tk + tw); r2 = fma(j, -1/64, te) is exact either way; s (a power of two, in the normal
+ * range here) scales exactly, so v = fma(s, fma(Thi, p2, Tlo), s Thi) = RN(s Thi + s RN(Tlo + Thi p2)).
+ * The polynomial steps P(r) (Horner) and p2 were bounded with a relative rounding |d| <= 2^-53 for every
+ * product and every sum; a fused multiply-add is the case d = 0 for its product, so those bounds cover it.
+ * The per-lane Et and eps are computed by the same expressions (with their 1.01 margin) and the rounding test
+ * is the same. Verification: tools/pow_verify.sh (all paths against MPFR) and tools/pow_eps_check.sh. */
+static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_vfh yf, int exact, om_vih* fix) {
+  om_vuh xb = (om_vuh)xf, yb = (om_vuh)yf & 0x7fffffffu;
+  om_vih ord = (om_vih)(xb - 1u <= 0x7f7ffffeu) & (om_vih)(yb < 0x7f800000u);
+  if (__builtin_expect(!om_tr_all(ord), 0)) return om_pow_v(xf, yf, exact, fix);
+  om_vd x = om_vwiden(xf), y = om_vwiden(yf);
+  om_vul u = (om_vul)x;
+  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
+  om_vl i = (om_vl)((tmp >> 44) & 255u);
+  om_vul kb = tmp >> 52;
+  om_vd z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
+  om_vd kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
+  om_vd invc = om_vgather(om_pow_invc, &i), logc = om_vgather(om_pow_logc, &i);
+  om_vd r = om_fma(z, invc, OM_VD(-1.0));
+  const double* c = om_pow_log2c;
+  om_vd q = om_fma(OM_VD(c[6]), r, OM_VD(c[5]));
+  q = om_fma(q, r, OM_VD(c[4]));
+  q = om_fma(q, r, OM_VD(c[3]));
+  q = om_fma(q, r, OM_VD(c[2]));
+  q = om_fma(q, r, OM_VD(c[1]));
+  om_vd p = r * om_fma(r, q, OM_VD(c[0]));
+  om_vd w = logc + p;
+  om_vd tw = y * w;
+  om_vd t = om_fma(y, kd, tw);
+  if (__builtin_expect(!om_tr_all(__builtin_convertvector((om_vl)(om_vabs(t) <= 120.0), om_vih)), 0))
+    return om_pow_v(xf, yf, exact, fix);
+  om_vd t64 = t * 64.0;
+  om_vl j;
+  om_vd jd = om_vrint(&t64, &j);
+  om_vd r2 = om_fma(jd, OM_VD(-0x1p-6), t);
+  const double* e = om_pow_exp2c;
+  om_vd p2 = om_fma(OM_VD(e[5]), r2, OM_VD(e[4]));
+  p2 = om_fma(p2, r2, OM_VD(e[3]));
+  p2 = om_fma(p2, r2, OM_VD(e[2]));
+  p2 = om_fma(p2, r2, OM_VD(e[1]));
+  p2 = om_fma(p2, r2, OM_VD(e[0]));
+  p2 = r2 * p2;
+  om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
+  om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
+  if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone, as in om_pow_v */
+  om_vd s = (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52);
+  om_vd v = om_fma(s, om_fma(th, p2, tl), s * th);
+  if (exact) {
+    om_vd et = (om_vabs(y) * (om_vabs(logc) * 0x1p-53 + om_vabs(p) * 0x1.9p-52 + om_vabs(w) * 0x1p-53) +
+                (om_vabs(tw) + om_vabs(t)) * 0x1p-53) *
+               1.01;
+    om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
+#ifdef OM_POW_DEBUG_FMA /* tools/pow_eps_check.c -p 512: v and its bound eps per lane, before the test */
+    OM_POW_DEBUG_FMA(x, y, v, eps);
+#endif
+    om_vd d = v * (eps + 0x1p-52);
+    om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
+    *fix = (om_vih)(a != b);
+  }
+  return __builtin_convertvector(v, om_vfh);
+}
+#define OM_POW_V(xv, yv, ex, fix) om_pow_v_fma(xv, yv, ex, fix)
+#else
+#define OM_POW_V(xv, yv, ex, fix) om_pow_v(xv, yv, ex, fix)
+#endif
