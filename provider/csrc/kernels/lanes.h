@@ -30,17 +30,23 @@
  * the hardware prefetchers alone leave the loop waiting on memory once a tensor outgrows the caches): the input
  * line OM_PREFETCH_AHEAD elements ahead for reading, the output line as far ahead for writing (PREFETCHW on the
  * 512 path, whose target includes PRFCHW; a plain prefetch elsewhere). A hint only: it never faults, past the
- * end of a buffer included, and never changes a result. Measured in docs/performance.md. */
+ * end of a buffer included (the address is formed as an integer, not by pointer arithmetic past the end),
+ * and never changes a result. Measured in docs/performance.md. */
 #define OM_PREFETCH_AHEAD 512
 #if OM_VB == 0 /* the one-lane path finishes tails: nothing to stream */
-#define OM_PREFETCH_STREAM(in, out) ((void)0)
+#define OM_PREFETCH_IN(in) ((void)0)
+#define OM_PREFETCH_OUT(out) ((void)0)
 #else
-#define OM_PREFETCH_STREAM(in, out)                                         \
-  do {                                                                      \
-    __builtin_prefetch((const char*)(in) + OM_PREFETCH_AHEAD * sizeof(*(in)), 0, 3); \
-    __builtin_prefetch((char*)(out) + OM_PREFETCH_AHEAD * sizeof(*(out)), 1, 3);      \
-  } while (0)
+#define OM_PREFETCH_IN(in) \
+  __builtin_prefetch((const void*)((uintptr_t)(in) + OM_PREFETCH_AHEAD * sizeof(*(in))), 0, 3)
+#define OM_PREFETCH_OUT(out) \
+  __builtin_prefetch((const void*)((uintptr_t)(out) + OM_PREFETCH_AHEAD * sizeof(*(out))), 1, 3)
 #endif
+#define OM_PREFETCH_STREAM(in, out) \
+  do {                              \
+    OM_PREFETCH_IN(in);             \
+    OM_PREFETCH_OUT(out);           \
+  } while (0)
 
 /* ---- per-ISA helpers where GCC's generic lowering is poor ---------------------------------------------------
  * Zero-extend `lanes` bytes at p to lanes of `width` bytes (2, 4 or 8) at out: GCC 12 scalarises
