@@ -9,7 +9,7 @@
  * Fallback om_fb_erf: the positive series e^(-a^2) sum 2^n a^(2n+1)/(2n+1)!! in double-double (< 2^-95).
  * Specials: NaN -> canonical NaN; +-inf -> +-1; sign copied from x (erf(-0) = -0).
  */
-static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd a = om_vmin(om_vabs(x), OM_VD(4.0));
@@ -40,7 +40,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * Horner in FMA: |c_1 d/c_0| < 0.07 on every piece and the later terms are smaller: within 1.2 2^-53.
  * y = RN(a Q): 2^-53. Total below 2^-49.5 + 2.3 2^-53 < 2^-49.2; rounding test T = 32 (needs < 2^-48).
  * Sign copied from x. */
-static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_erf_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);

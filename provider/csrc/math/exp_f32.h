@@ -8,7 +8,7 @@
  * (+2^-52 padding in om_tr_round); the fallback is om_fb_exp (double-double, < 2^-94).
  * Specials: NaN -> canonical NaN; +inf -> +inf; -inf -> +0; e^0 = 1 exactly (r = 0, p = 0).
  */
-static inline __attribute__((always_inline)) om_vfh om_exp_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_exp_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd t = om_vmin(om_vmax(x, OM_VD(-105.0)), OM_VD(89.0));
@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) om_vfh om_exp_v(om_vfh xf, int exac
  * reduced argument), sc = 2^(k/16) (1 + d_T) with |d_T| <= 2^-53 and 1 + p = e^r' (1 + d_p) with
  * |d_p| < 2^-45.61; the fma rounds once (2^-53). So |y - e^x| < (2^-45.61 + 2^-52 + 2^-97) e^x < 2^-45.56 e^x.
  * Rounding test om_tr_round_bits with T = 256 (needs a bound below 2^-45; about 2^-20 of the lanes fail it). */
-static inline __attribute__((always_inline)) om_vfh om_exp_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_exp_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.3f)), 0)) return om_exp_v(xf, exact, bad);
   om_vd sc, p;

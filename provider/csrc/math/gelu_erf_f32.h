@@ -14,7 +14,7 @@
  * Specials: NaN -> canonical NaN; -inf -> -0 (clamped, then underflows with its sign); +inf -> +inf
  * (Phi = 1); -0 -> -0 (x Phi with Phi = 1/2).
  */
-static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd xc = om_vmax(x, OM_VD(-14.5));

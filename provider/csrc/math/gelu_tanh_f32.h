@@ -11,7 +11,7 @@
  * Fallback om_fb_gelu_tanh: v and sigma(v) in double-double.
  * Specials: NaN -> canonical NaN; -inf -> -0; +inf -> +inf; -0 -> -0.
  */
-static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd xc = om_vmax(x, OM_VD(-20.0));
@@ -37,7 +37,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, in
  * The error of v~ moves log sigma by at most (1 - sigma) |v~ - v|: < 2^-53.3 for v >= 0 ((1 - sigma(v)) v
  * < 0.28) and < 66.4 2^-51.41 < 2^-45.35 for v < 0. y = RN(x sigma): 2^-53.
  * Total below 2^-44.4; rounding test T = 512 (needs < 2^-44). */
-static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   om_vih ord = (om_vih)(xf >= -9.0f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 1e30f);
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_tanh_v(xf, exact, bad);

@@ -12,7 +12,7 @@
  * p's: < 2^-51.3 relative. Rounding test eps = 2^-51, fallback om_fb_log (atanh series in double-double).
  * Specials: NaN and x < 0 (including -inf) -> canonical NaN; +-0 -> -inf; +inf -> +inf; log 1 = +0 exactly.
  */
-static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih neg = (om_vih)(xf < 0) | (om_vih)(xf != xf);
   om_vih zero = (om_vih)(xf == 0);
@@ -58,7 +58,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exac
  *     LN2 (2^-54.1 |k| ln2: < 1.1), the fma (2^-53 |s|, |s| <= |k| ln2 + 0.368: < 3.4), t_i (< 1.2), the add
  *     (1); and p: 2^-48.2 0.061/0.318: in all < 2^-50.26 + 2^-50.6 < 2^-49.4.
  * Bound 2^-46.9; rounding test T = 128 (needs < 2^-46). */
-static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vuh ub = (om_vuh)xf - 0x00800000u;
   if (__builtin_expect(!om_tr_all((om_vih)(ub <= 0x7effffffu)), 0)) return om_log_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);

@@ -51,6 +51,30 @@ static inline __attribute__((always_inline)) om_vd om_vrint(const om_vd* x, om_v
 #if OM_VB == 64 || OM_VB == 32
 #include <immintrin.h>
 #endif
+/* The lanes a first pass could not settle: a bit mask on the 512 path (its compares give one; no round trip
+ * through a vector), a vector of all-ones/zero lanes elsewhere. */
+#if OM_VB == 64
+typedef __mmask8 om_trmask;
+#define OM_TR_NONE ((om_trmask)0)
+#define OM_TR_LANE(m, l) (((m) >> (l)) & 1u)
+#else
+typedef om_vih om_trmask;
+#define OM_TR_NONE ((om_trmask){0})
+#define OM_TR_LANE(m, l) ((m)[l])
+#endif
+static inline __attribute__((always_inline)) int om_trmask_any(om_trmask m) {
+#if OM_VB == 64
+  return m != 0;
+#elif OM_VB == 32
+  __m128i v;
+  memcpy(&v, &m, 16);
+  return !_mm_testz_si128(v, v);
+#else
+  uint64_t w = 0;
+  memcpy(&w, &m, sizeof m);
+  return w != 0;
+#endif
+}
 /* Per-lane table loads (exact; an AVX2/AVX-512 gather where the path has one). */
 static inline __attribute__((always_inline)) om_vd om_vgather(const double* tab, const om_vl* idx) {
   om_vd r;
@@ -249,7 +273,7 @@ static inline __attribute__((always_inline)) om_vd om_vdiv(om_vd n, om_vd d) {
  * (|v - y| <= eps |v| < T 2^-53 2^(E+1) (1 + 2^-50) for y in [2^E, 2^(E+1))). So if the low 29 bits are more
  * than T away from 2^28, no boundary lies between y and v and RN_f32(y) = RN_f32(v). Other lanes are flagged.
  * Fast mode: RN_f32(y). */
-static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_trmask* bad) {
   om_vfh r = __builtin_convertvector(y, om_vfh);
   if (exact) {
     /* the low 29 bits moved to the top: (w - (2^28 - t) 2^35) mod 2^64 <= 2t 2^35 */
@@ -258,8 +282,7 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, un
     __m512i lim = _mm512_set1_epi64((long long)(2ULL * t) << 35);
     __asm__("" : "+v"(off), "+v"(lim)); /* keeps the constants in registers (else rebuilt in every iteration) */
     om_vul w = ((om_vul)y << 35) - (om_vul)off;
-    __mmask8 k = _mm512_cmple_epu64_mask((__m512i)w, lim);
-    *bad = (om_vih)_mm256_movm_epi32(k);
+    *bad = _mm512_cmple_epu64_mask((__m512i)w, lim);
 #else
     om_vul w = ((om_vul)y << 35) - ((0x10000000ULL - t) << 35);
     om_vl m = (om_vl)(w <= (2ULL * t) << 35);
@@ -276,13 +299,20 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, un
  * kernel loop then recomputes with the scalar fallback (om_tr_fix). In fast mode the test is skipped: RN_f32(y),
  * at most half an ulp plus the tiny eps off. */
 static inline __attribute__((always_inline)) om_vfh om_tr_round(const om_vd* yp, const om_vd* epsp, om_vih sp,
-                                                                om_vfh sv, int exact, om_vih* bad) {
+                                                                om_vfh sv, int exact, om_trmask* bad) {
   om_vd y = *yp, eps = *epsp;
   om_vfh r = __builtin_convertvector(y, om_vfh);
   if (exact) {
     om_vd e = om_vabs(y) * (eps + 0x1p-52);
     om_vfh a = __builtin_convertvector(y - e, om_vfh), b = __builtin_convertvector(y + e, om_vfh);
-    *bad = (om_vih)(a != b) & ~sp; /* -0 == +0: the sign of a result is that of y (relative error < 1) */
+    om_vih m = (om_vih)(a != b) & ~sp; /* -0 == +0: the sign of a result is that of y (relative error < 1) */
+#if OM_VB == 64
+    __m256i mv;
+    memcpy(&mv, &m, 32);
+    *bad = (om_trmask)_mm256_movepi32_mask(mv);
+#else
+    *bad = m;
+#endif
   }
   return OM_VSELF(sp, sv, r);
 }
@@ -315,7 +345,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #define OM_TR_HALF(VFN, OFF, ACC)                              \
   {                                                            \
     om_vfh x_, r_;                                             \
-    om_vih bad_ = {0};                                         \
+    om_trmask bad_ = OM_TR_NONE;                               \
     OM_LOAD(x_, a + i + (OFF));                                \
     r_ = VFN(x_, 1, &bad_);                                    \
     OM_STORE(o + i + (OFF), r_);                               \
@@ -324,12 +354,12 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
     om_vfh x, r;                                                                                 \
-    om_vih bad = {0};                                                                            \
+    om_trmask bad = OM_TR_NONE;                                                                  \
     OM_LOAD(x, a);                                                                               \
     r = VFN(x, 1, &bad);                                                                         \
     (void)r;                                                                                     \
     for (size_t l = 0; l < OM_TR_L; l++)                                                         \
-      if (bad[l]) OM_TR_ON_FALLBACK(a[l]), o[l] = FB((double)a[l]);                              \
+      if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(a[l]), o[l] = FB((double)a[l]);                  \
   }                                                                                              \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
     const float* a = (const float*)pa;                                                           \
@@ -342,12 +372,12 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
-        om_vih bad = {0};                                                                        \
+        om_trmask bad = OM_TR_NONE;                                                              \
         OM_PREFETCH_STREAM(a + i, o + i);                                                        \
         OM_TR_HALF(VFN, 0, bad)                                                                  \
         if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad)                                   \
         fix[nfix] = (uint32_t)i;                                                                 \
-        nfix += (unsigned)om_tr_any(&bad);                                                       \
+        nfix += (unsigned)om_trmask_any(bad);                                                    \
       }                                                                                          \
       for (unsigned k = 0; k < nfix; k++) {                                                      \
         OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                                               \

@@ -8,7 +8,7 @@
  * Fallback om_fb_sigmoid (double-double exp and division, < 2^-92).
  * Specials: NaN -> canonical NaN; +inf -> 1; -inf -> +0; sigma(+-0) = 1/2.
  */
-static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd a = om_vmin(om_vabs(x), OM_VD(120.0));
@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
  * (om_vexp16 at t = -x with the short polynomial, as in exp_f32.h; E <= e^87 < 2^125.6); d = RN(1 + E):
  * E > 0, so no cancellation, and d is within (E/(1 + E)) 2^-45.56 + 2^-53 of 1 + e^-x; y = 1/d by om_vrecip
  * (1.127 2^-53): below 2^-45.56 + 2.13 2^-53 < 2^-45.5 in all; rounding test T = 256 (needs < 2^-45). */
-static inline __attribute__((always_inline)) om_vfh om_sigmoid_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_sigmoid_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.0f)), 0)) return om_sigmoid_v(xf, exact, bad);
   om_vd t = -om_vwiden(xf); /* -x (exact) */

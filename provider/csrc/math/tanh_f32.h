@@ -7,7 +7,7 @@
  * Fallback om_fb_tanh: expm1 in double-double (series and doublings), < 2^-90; |x| < 2^-12 returns x.
  * Specials: NaN -> canonical NaN; +-inf -> +-1; the sign is copied from x, so tanh(-0) = -0.
  */
-static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = __builtin_convertvector(xf, om_vd);
   om_vih nan = (om_vih)(xf != xf);
   om_vd a = om_vmin(om_vabs(x), OM_VD(10.0));
@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  *   2^-53 (sc - 1) < 1.05 2^-53 m above; the fma rounds once: m within 2^-47.2.
  * y = m/(m + 2) by om_vdiv (1.14 2^-53), d = RN(m + 2) (2^-53), and the error of m moves y by at most
  * 2/(m + 2) <= 1 times its own: below 2^-47.1 in all; rounding test T = 128 (sign copied from x). */
-static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
