@@ -389,5 +389,45 @@ static const double om_erf16_c[160] __attribute__((aligned(64))) = {
   0x1.d2f6074dc3463p-7, -0x1.05c436ccf7fffp-9, -0x1.2386ed3a0fb0ap-10, 0x1.cc378887b94a3p-12, 0x1.268036c8cf475p-10, 0x1.768cda78224ecp-11, 0x1.1faae93dfd193p-16, -0x1.49528c3cecafap-12, -0x1.0e6f51e3a6f31p-12, -0x1.73ef2fa17051bp-14, 0x1.e7abd7a337bd8p-17, 0x1.346bca322193fp-15, 0x1.9a16543e7c7acp-16, 0x1.56d9a1d065e3dp-17, 0x1.711462077a42ap-19, 0x1.76d5c984d136cp-23,
 };
 #define OM_ERF16_LOG2ERR (-49.5)
+/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) for u = |x| in [0, 12], 16 pieces
+ * chosen by the bits of u + 4 (exponent and 3 mantissa bits): slot s = 8..15 is u in [(s-8)/2, (s-7)/2]
+ * (width 1/2), slot s = 0..7 is u in [4+s, 5+s] (width 1). om_gelu16_m[s] = centre m_s (0 for slot 8,
+ * u in [0, 1/2], fitted on d = u in [0, 1/2]); G(u) ~= sum_j om_gelu16_c[16 j + s] (u - m_s)^j, degree 10.
+ * Worst relative error over the pieces (supnorm, rigorous), then the worst relative error bound of the
+ * Horner evaluation in FMA, sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G (h = max |d| on the piece,
+ * G decreasing so min G = G(right end)), both as log2: */
+static const double om_gelu16_m[16] __attribute__((aligned(64))) = {
+  0x1.2p2,
+  0x1.6p2,
+  0x1.ap2,
+  0x1.ep2,
+  0x1.1p3,
+  0x1.3p3,
+  0x1.5p3,
+  0x1.7p3,
+  0,
+  0x1.8p-1,
+  0x1.4p0,
+  0x1.cp0,
+  0x1.2p1,
+  0x1.6p1,
+  0x1.ap1,
+  0x1.ep1,
+};
+static const double om_gelu16_c[176] __attribute__((aligned(64))) = {
+  0x1.5b5acd3b15fbcp-3, 0x1.201fa9259b7acp-3, 0x1.eba5fe5b14b2ap-4, 0x1.ac6292bdbbfdcp-4, 0x1.7b5f3310487cap-4, 0x1.5452972f76b07p-4, 0x1.348059d347df7p-4, 0x1.1a1574707d06ep-4, 0x1.fffffffffffabp-1, 0x1.3370237bca627p-1, 0x1.d898de09c6f1ap-2, 0x1.7b5abd2fd03adp-2, 0x1.3aadddf19e98p-2, 0x1.0bb968cded93fp-2, 0x1.d0b31c082543cp-3, 0x1.99c2b6db3b3ap-3,
+  -0x1.1be2c5acaaf49p-5, -0x1.8b195531b3a54p-6, -0x1.21ae92685282cp-6, -0x1.b9fa6ad8c9cbfp-7, -0x1.5bcb3efd9828bp-7, -0x1.188fed399cdfcp-7, -0x1.cdeeabfa87e29p-8, -0x1.82bdedc7d5945p-8, -0x1.9884533d398eap-1, -0x1.63e07140d7862p-2, -0x1.c49321dc9c5cdp-3, -0x1.3253b6cdb4cf9p-3, -0x1.b405cc6b87d59p-4, -0x1.432b1910e5ce8p-4, -0x1.ef2cc76a51e14p-5, -0x1.85dc7cfbbdeb2p-5,
+  0x1.bfbaed8d603ffp-8, 0x1.07e3e9370115ep-8, 0x1.4ea50718eab0bp-9, 0x1.c0f9d24fda48fp-10, 0x1.3ae8045ada41p-10, 0x1.c9eb5ec31a8f1p-11, 0x1.56ee3db7acd7dp-11, 0x1.073c6236e0e83p-11, 0x1.fffffff9efd69p-2, 0x1.5bf7f206f2a9bp-3, 0x1.7b79d1bfca527p-4, 0x1.bd45f4ef4848ep-5, 0x1.15aa6bd488a86p-5, 0x1.6c5e3c927cb8ep-6, 0x1.f2f5d00e154dfp-7, 0x1.62200d79c91ffp-7,
+  -0x1.55bc0088c9ebfp-10, -0x1.57ff8594ec6fap-11, -0x1.7b5fb85680f01p-12, -0x1.c159ce7e32efp-13, -0x1.19ba326bf3b72p-13, -0x1.72077e4b8d5f4p-14, -0x1.f8ff299381131p-15, -0x1.63dac428532p-15, -0x1.105836c298aecp-2, -0x1.2c849dfc16419p-4, -0x1.1f33fe5aeff0ap-5, -0x1.2962f4625b4aap-6, -0x1.49badda0f14e2p-7, -0x1.838c5240e12dcp-8, -0x1.dec5a1f9eb9c9p-9, -0x1.34a25732feb27p-9,
+  0x1.fa3b677c39fe4p-13, 0x1.b643d5fafaaebp-14, 0x1.a6741522818aap-15, 0x1.bb5a0b9457074p-16, 0x1.f245d902f750cp-17, 0x1.28278c90e2cc7p-17, 0x1.70d94dda03455p-18, 0x1.ddc94e7cbaed6p-19, 0x1.ffffd13fd94d4p-4, 0x1.d68c6d9196a23p-6, 0x1.8ff2a58db922p-7, 0x1.721ebe318166ap-8, 0x1.70c53ca8432efp-9, 0x1.87b7101724bb2p-10, 0x1.b7d4f1cf4724fp-11, 0x1.031f6ee988c41p-11,
+  -0x1.6caa32069813bp-15, -0x1.1138dfe41f795p-16, -0x1.ce785e7197123p-18, -0x1.af782fde1f50ep-19, -0x1.b3b58434787d7p-20, -0x1.d5a72319604b6p-21, -0x1.0b4c2b8864405p-21, -0x1.3e9b937aa91cep-22, -0x1.b3bceda724ad3p-5, -0x1.53aa137c8aa1p-7, -0x1.038d13017d59fp-8, -0x1.b17805cd1ce1ap-10, -0x1.8759592baa56bp-11, -0x1.7a617e18cb351p-12, -0x1.8481f8818b9dp-13, -0x1.a48594f3fd5f6p-14,
+  0x1.ffea91b2dc3ap-18, 0x1.4dc8d2738c9dcp-19, 0x1.f21875c0687acp-21, 0x1.9e6401e91c54p-22, 0x1.78dfe32d3de9ep-23, 0x1.7106bf8acda1cp-24, 0x1.8071c4f3989bfp-25, 0x1.a6237bee968f4p-26, 0x1.552d25f3b30ap-6, 0x1.c990df550e03bp-9, 0x1.3cf8a3e44e6b1p-10, 0x1.e145f84a4235fp-12, 0x1.8c5d473367795p-13, 0x1.5ee01ab2956ffp-14, 0x1.4b1e38fa1033ep-15, 0x1.4aaefeccfff8ep-16,
+  -0x1.5ea3f06365f09p-20, -0x1.8fed98a259f0fp-22, -0x1.08116dfdce569p-23, -0x1.88eea0f2d113cp-25, -0x1.428d38aa26b9dp-26, -0x1.1f657d1ca058p-27, -0x1.12645167a7d55p-28, -0x1.15db41d7cb7d1p-29, -0x1.ef9b5576f7054p-8, -0x1.221e5042565ap-10, -0x1.6ed563cd5bf71p-12, -0x1.fd7e8d229ae8ap-14, -0x1.80e3f8f137d74p-15, -0x1.397d1b4d4b602p-16, -0x1.11146e739be32p-17, -0x1.f929f9444da3ep-19,
+  0x1.d58c9bf9f4284p-23, 0x1.d67992811b25ap-25, 0x1.13d83f70d6dabp-26, 0x1.700786fd6ec59p-28, 0x1.113fec00be6e3p-29, 0x1.bba48d7c824a2p-31, 0x1.84c4952265873p-32, 0x1.6b9ccb151f5b8p-33, 0x1.4965fd801c395p-9, 0x1.5cc16a533b2f2p-12, 0x1.94a6de1257203p-14, 0x1.025ac10a40c05p-15, 0x1.67b737ee856a1p-17, 0x1.0eb102ee13d2ap-18, 0x1.b501dc2b39e19p-20, 0x1.7799b6b48dda7p-21,
+  -0x1.391560683c1cep-25, -0x1.13ae5757c4282p-27, -0x1.1f2c808c6365p-29, -0x1.57aed532bc27ep-31, -0x1.cdbfbbc55f6d4p-33, -0x1.55e380c453a2bp-34, -0x1.12edf247304fcp-35, -0x1.daac853bca2fep-37, -0x1.6e60a664b3ef9p-11, -0x1.948904dc6d9acp-14, -0x1.aff41d604b85p-16, -0x1.fc8f4e8232a45p-18, -0x1.4724931a12438p-19, -0x1.c814d0efb86f6p-21, -0x1.55ddaadd0d2acp-22, -0x1.119ba9fcdab06p-23,
+  0x1.913e3ff71c0abp-28, 0x1.394fc2194054fp-30, 0x1.23d08c8405907p-32, 0x1.3aca50f29be06p-34, 0x1.7ec26a95ef668p-36, 0x1.1228f485fb28p-37, 0x1.89406c6db7d05p-39, 0x1.1841f6925f123p-40, 0x1.f1a69e895d4dfp-14, 0x1.ba13f67b37b0ap-16, 0x1.b53eeb1a48247p-18, 0x1.dde3e5b2a8b02p-20, 0x1.1cc41de35750cp-21, 0x1.723c7a97c3558p-23, 0x1.f9f7e7da4fc96p-25, 0x1.7786e21bef214p-26,
+};
+#define OM_GELU16_LOG2ERR (-46.578125)
+#define OM_GELU16_EVAL_LOG2ERR (-51.234375)
 
 #endif
