@@ -390,44 +390,26 @@ static const double om_erf16_c[160] __attribute__((aligned(64))) = {
 };
 #define OM_ERF16_LOG2ERR (-49.5)
 /* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) for u = |x| in [0, 12], 16 pieces
- * chosen by the bits of u + 4 (exponent and 3 mantissa bits): slot s = 8..15 is u in [(s-8)/2, (s-7)/2]
- * (width 1/2), slot s = 0..7 is u in [4+s, 5+s] (width 1). om_gelu16_m[s] = centre m_s (0 for slot 8,
- * u in [0, 1/2], fitted on d = u in [0, 1/2]); G(u) ~= sum_j om_gelu16_c[16 j + s] (u - m_s)^j, degree 10.
+ * chosen by the bits of v = u + 4 (exponent and 3 mantissa bits): slot s = 8..15 is u in [(s-8)/2, (s-7)/2]
+ * (width 1/2), slot s = 0..7 is u in [4+s, 5+s] (width 1); d = v - (v with the mantissa bits below those 3
+ * cleared) = u - a_s, a_s the piece's left end. om_gelu16_c[16 j + s] = coefficient j of -G/2 on piece s
+ * (fitted to G, then scaled by -1/2: exact), degree 9 in d in [0, width].
  * Worst relative error over the pieces (supnorm, rigorous), then the worst relative error bound of the
- * Horner evaluation in FMA, sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G (h = max |d| on the piece,
- * G decreasing so min G = G(right end)), both as log2: */
-static const double om_gelu16_m[16] __attribute__((aligned(64))) = {
-  0x1.2p2,
-  0x1.6p2,
-  0x1.ap2,
-  0x1.ep2,
-  0x1.1p3,
-  0x1.3p3,
-  0x1.5p3,
-  0x1.7p3,
-  0,
-  0x1.8p-1,
-  0x1.4p0,
-  0x1.cp0,
-  0x1.2p1,
-  0x1.6p1,
-  0x1.ap1,
-  0x1.ep1,
+ * Horner evaluation in FMA, sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G (h = the width, G decreasing
+ * so min G = G(right end)), both as log2: */
+static const double om_gelu16_c[160] __attribute__((aligned(64))) = {
+  -0x1.82b4bb8c94c1p-4, -0x1.3b0fbcb4c7769p-4, -0x1.095608c7b15ddp-4, -0x1.c9e120e48892cp-5, -0x1.9269722f50cd9p-5, -0x1.66ccb7b9c0c56p-5, -0x1.43a38ae46ed45p-5, -0x1.26b4cfcccca6cp-5, -0x1.ffffffffff6a8p-2, -0x1.66027ad4c22aep-2, -0x1.0bdb2e039deb6p-2, -0x1.a570559689275p-3, -0x1.5845dcad2a53bp-3, -0x1.21725231700b2p-3, -0x1.f1b89c231e9b3p-4, -0x1.b396f9cf1e25ep-4,
+  0x1.5cf97b0a91cdap-6, 0x1.d614eb691fff6p-7, 0x1.5068c2372319ep-7, 0x1.f7d59d52f4e45p-8, 0x1.86b8437ca485bp-8, 0x1.37812312a15e2p-8, 0x1.fbf2cfdc6d711p-9, 0x1.a5dac1d4ffbc6p-9, 0x1.9884533c5eaep-2, 0x1.cb062ba561d55p-3, 0x1.19524a7333015p-3, 0x1.71c04c316544ap-4, 0x1.00f9da4060791p-4, 0x1.75ab63fbb8423p-5, 0x1.19cef11762a8dp-5, 0x1.b6038a808f91cp-6,
+  -0x1.2dda03e0a91dep-8, -0x1.542a991ebcc2p-9, -0x1.a0eee3c23955cp-10, -0x1.106373bccc143p-10, -0x1.7625d65410f92p-11, -0x1.0b6e0898f2c28p-11, -0x1.8af23eaa35045p-12, -0x1.2b9aa2970dca8p-12, -0x1.ffffff8bae3e3p-3, -0x1.e681dfa43cb2ep-4, -0x1.fcc8230f69a12p-5, -0x1.204038dc5356fp-5, -0x1.5d3009af3505p-6, -0x1.bf399d9e57fa7p-7, -0x1.2c08c9ff45981p-7, -0x1.a29f04f4549d6p-8,
+  0x1.f6a4e34069f52p-11, 0x1.dea722fb781f1p-12, 0x1.f9cc9a1c33f76p-13, 0x1.21a61caf4e741p-13, 0x1.61891815be6d4p-14, 0x1.c63990af8334dp-15, 0x1.305575cd71d49p-15, 0x1.a65b0b6a75d49p-16, 0x1.10582bf1c1699p-3, 0x1.c1dce58b3f176p-5, 0x1.9b00aa3635b3ep-6, 0x1.998056c7162bdp-7, 0x1.b75f1b40adc3ep-8, 0x1.f6275c2549e52p-9, 0x1.2ed732cd69a38p-9, 0x1.7e82209d63d96p-10,
+  -0x1.943a733f689dcp-13, -0x1.481042b63685ep-14, -0x1.2cab1b0981208p-15, -0x1.2f2171d416564p-16, -0x1.49cbc07381965p-17, -0x1.7db4cf2c0c255p-18, -0x1.d0ed5a0ddb36cp-19, -0x1.2781501117338p-19, -0x1.fffda7d102215p-5, -0x1.76099e71bfd3bp-6, -0x1.2f474c2ebe83dp-7, -0x1.0d5fea01490cdp-8, -0x1.0300cded1cc7ep-9, -0x1.0ac1ec9ab1549p-10, -0x1.239d7c52deed3p-11, -0x1.4fb4930c173dp-12,
+  0x1.3acc7e652412fp-15, 0x1.b6c3ce04ac9bdp-17, 0x1.5ea5e8bcb551p-18, 0x1.386a13b0dcaa2p-19, 0x1.2fd972ae81dd5p-20, 0x1.3d7ee704e5479p-21, 0x1.601a1836be60fp-22, 0x1.9a84235eba448p-23, 0x1.b39d158fbbda5p-6, 0x1.1d05a2ba42853p-7, 0x1.9eebda9e49084p-9, 0x1.4beb7220b0b49p-10, 0x1.2091d95aaa61p-11, 0x1.0deb0b216a29fp-12, 0x1.0d345c13cce1dp-13, 0x1.1c0b7283a3531p-14,
+  -0x1.da5d83c253c7p-18, -0x1.1e133a2e2c005p-19, -0x1.90eeb6bf99e36p-21, -0x1.3cf5a9119a469p-22, -0x1.14671590c654fp-23, -0x1.05563e27f69a9p-24, -0x1.08557d1d09329p-25, -0x1.1b0b5ec48c23p-26, -0x1.540f0df739261p-7, -0x1.92950e9c8e136p-9, -0x1.0981448f0dbaap-10, -0x1.81cc8b59057d3p-12, -0x1.318bd5f6a5f8cp-13, -0x1.053f8cff9e30ep-14, -0x1.de1f3926b7f8bp-16, -0x1.d0a0bd2c0fd2dp-17,
+  0x1.5296d02797b07p-20, 0x1.65d08ff4e5996p-22, 0x1.bbbec33a25dedp-24, 0x1.3961d0a2a7dfbp-25, 0x1.ec8a137992736p-27, 0x1.a7075ff375439p-28, 0x1.875c45177a25ap-29, 0x1.81c4630590a22p-30, 0x1.e328ebbd49a11p-9, 0x1.05ab0fb24e6cfp-10, 0x1.3bf006e5615dp-12, 0x1.a4c7272e684bfp-14, 0x1.32093a7af7114p-15, 0x1.e1c3e666b549cp-17, 0x1.96f56c0adfa3fp-18, 0x1.6e26c812c171cp-19,
+  -0x1.9e5b3c730878ap-23, -0x1.8916a3f525a66p-25, -0x1.b8001c3d0a68cp-27, -0x1.1a1b25daea854p-28, -0x1.94d3809c23e18p-30, -0x1.3f5b9dc0e2688p-31, -0x1.108691f2a25dp-32, -0x1.f2501a991959p-34, -0x1.1f759bead1a28p-10, -0x1.21dfde3be89fdp-12, -0x1.459a326814a71p-14, -0x1.936ab91aaa005p-16, -0x1.111b2a64dc71cp-17, -0x1.9098d780046bep-19, -0x1.3bc5fd69b84f5p-20, -0x1.098f643355794p-21,
+  0x1.384b098f6e614p-26, 0x1.132f710811511p-28, 0x1.1ec47cef5efc2p-30, 0x1.574e26ed46fafp-32, 0x1.cd31bf321c78ap-34, 0x1.55fde4b71283fp-35, 0x1.126f8cf9d37afp-36, 0x1.da21b5968bfb5p-38, 0x1.a37ede56dbdf7p-13, 0x1.92fcb9ceca7p-15, 0x1.aebae7c295403p-17, 0x1.fb7bacf56b7c2p-19, 0x1.469ba0239459bp-20, 0x1.c7765060a7958p-22, 0x1.55781c0cbe9dep-23, 0x1.113d1d0a9bc5ap-24,
 };
-static const double om_gelu16_c[176] __attribute__((aligned(64))) = {
-  0x1.5b5acd3b15fbcp-3, 0x1.201fa9259b7acp-3, 0x1.eba5fe5b14b2ap-4, 0x1.ac6292bdbbfdcp-4, 0x1.7b5f3310487cap-4, 0x1.5452972f76b07p-4, 0x1.348059d347df7p-4, 0x1.1a1574707d06ep-4, 0x1.fffffffffffabp-1, 0x1.3370237bca627p-1, 0x1.d898de09c6f1ap-2, 0x1.7b5abd2fd03adp-2, 0x1.3aadddf19e98p-2, 0x1.0bb968cded93fp-2, 0x1.d0b31c082543cp-3, 0x1.99c2b6db3b3ap-3,
-  -0x1.1be2c5acaaf49p-5, -0x1.8b195531b3a54p-6, -0x1.21ae92685282cp-6, -0x1.b9fa6ad8c9cbfp-7, -0x1.5bcb3efd9828bp-7, -0x1.188fed399cdfcp-7, -0x1.cdeeabfa87e29p-8, -0x1.82bdedc7d5945p-8, -0x1.9884533d398eap-1, -0x1.63e07140d7862p-2, -0x1.c49321dc9c5cdp-3, -0x1.3253b6cdb4cf9p-3, -0x1.b405cc6b87d59p-4, -0x1.432b1910e5ce8p-4, -0x1.ef2cc76a51e14p-5, -0x1.85dc7cfbbdeb2p-5,
-  0x1.bfbaed8d603ffp-8, 0x1.07e3e9370115ep-8, 0x1.4ea50718eab0bp-9, 0x1.c0f9d24fda48fp-10, 0x1.3ae8045ada41p-10, 0x1.c9eb5ec31a8f1p-11, 0x1.56ee3db7acd7dp-11, 0x1.073c6236e0e83p-11, 0x1.fffffff9efd69p-2, 0x1.5bf7f206f2a9bp-3, 0x1.7b79d1bfca527p-4, 0x1.bd45f4ef4848ep-5, 0x1.15aa6bd488a86p-5, 0x1.6c5e3c927cb8ep-6, 0x1.f2f5d00e154dfp-7, 0x1.62200d79c91ffp-7,
-  -0x1.55bc0088c9ebfp-10, -0x1.57ff8594ec6fap-11, -0x1.7b5fb85680f01p-12, -0x1.c159ce7e32efp-13, -0x1.19ba326bf3b72p-13, -0x1.72077e4b8d5f4p-14, -0x1.f8ff299381131p-15, -0x1.63dac428532p-15, -0x1.105836c298aecp-2, -0x1.2c849dfc16419p-4, -0x1.1f33fe5aeff0ap-5, -0x1.2962f4625b4aap-6, -0x1.49badda0f14e2p-7, -0x1.838c5240e12dcp-8, -0x1.dec5a1f9eb9c9p-9, -0x1.34a25732feb27p-9,
-  0x1.fa3b677c39fe4p-13, 0x1.b643d5fafaaebp-14, 0x1.a6741522818aap-15, 0x1.bb5a0b9457074p-16, 0x1.f245d902f750cp-17, 0x1.28278c90e2cc7p-17, 0x1.70d94dda03455p-18, 0x1.ddc94e7cbaed6p-19, 0x1.ffffd13fd94d4p-4, 0x1.d68c6d9196a23p-6, 0x1.8ff2a58db922p-7, 0x1.721ebe318166ap-8, 0x1.70c53ca8432efp-9, 0x1.87b7101724bb2p-10, 0x1.b7d4f1cf4724fp-11, 0x1.031f6ee988c41p-11,
-  -0x1.6caa32069813bp-15, -0x1.1138dfe41f795p-16, -0x1.ce785e7197123p-18, -0x1.af782fde1f50ep-19, -0x1.b3b58434787d7p-20, -0x1.d5a72319604b6p-21, -0x1.0b4c2b8864405p-21, -0x1.3e9b937aa91cep-22, -0x1.b3bceda724ad3p-5, -0x1.53aa137c8aa1p-7, -0x1.038d13017d59fp-8, -0x1.b17805cd1ce1ap-10, -0x1.8759592baa56bp-11, -0x1.7a617e18cb351p-12, -0x1.8481f8818b9dp-13, -0x1.a48594f3fd5f6p-14,
-  0x1.ffea91b2dc3ap-18, 0x1.4dc8d2738c9dcp-19, 0x1.f21875c0687acp-21, 0x1.9e6401e91c54p-22, 0x1.78dfe32d3de9ep-23, 0x1.7106bf8acda1cp-24, 0x1.8071c4f3989bfp-25, 0x1.a6237bee968f4p-26, 0x1.552d25f3b30ap-6, 0x1.c990df550e03bp-9, 0x1.3cf8a3e44e6b1p-10, 0x1.e145f84a4235fp-12, 0x1.8c5d473367795p-13, 0x1.5ee01ab2956ffp-14, 0x1.4b1e38fa1033ep-15, 0x1.4aaefeccfff8ep-16,
-  -0x1.5ea3f06365f09p-20, -0x1.8fed98a259f0fp-22, -0x1.08116dfdce569p-23, -0x1.88eea0f2d113cp-25, -0x1.428d38aa26b9dp-26, -0x1.1f657d1ca058p-27, -0x1.12645167a7d55p-28, -0x1.15db41d7cb7d1p-29, -0x1.ef9b5576f7054p-8, -0x1.221e5042565ap-10, -0x1.6ed563cd5bf71p-12, -0x1.fd7e8d229ae8ap-14, -0x1.80e3f8f137d74p-15, -0x1.397d1b4d4b602p-16, -0x1.11146e739be32p-17, -0x1.f929f9444da3ep-19,
-  0x1.d58c9bf9f4284p-23, 0x1.d67992811b25ap-25, 0x1.13d83f70d6dabp-26, 0x1.700786fd6ec59p-28, 0x1.113fec00be6e3p-29, 0x1.bba48d7c824a2p-31, 0x1.84c4952265873p-32, 0x1.6b9ccb151f5b8p-33, 0x1.4965fd801c395p-9, 0x1.5cc16a533b2f2p-12, 0x1.94a6de1257203p-14, 0x1.025ac10a40c05p-15, 0x1.67b737ee856a1p-17, 0x1.0eb102ee13d2ap-18, 0x1.b501dc2b39e19p-20, 0x1.7799b6b48dda7p-21,
-  -0x1.391560683c1cep-25, -0x1.13ae5757c4282p-27, -0x1.1f2c808c6365p-29, -0x1.57aed532bc27ep-31, -0x1.cdbfbbc55f6d4p-33, -0x1.55e380c453a2bp-34, -0x1.12edf247304fcp-35, -0x1.daac853bca2fep-37, -0x1.6e60a664b3ef9p-11, -0x1.948904dc6d9acp-14, -0x1.aff41d604b85p-16, -0x1.fc8f4e8232a45p-18, -0x1.4724931a12438p-19, -0x1.c814d0efb86f6p-21, -0x1.55ddaadd0d2acp-22, -0x1.119ba9fcdab06p-23,
-  0x1.913e3ff71c0abp-28, 0x1.394fc2194054fp-30, 0x1.23d08c8405907p-32, 0x1.3aca50f29be06p-34, 0x1.7ec26a95ef668p-36, 0x1.1228f485fb28p-37, 0x1.89406c6db7d05p-39, 0x1.1841f6925f123p-40, 0x1.f1a69e895d4dfp-14, 0x1.ba13f67b37b0ap-16, 0x1.b53eeb1a48247p-18, 0x1.dde3e5b2a8b02p-20, 0x1.1cc41de35750cp-21, 0x1.723c7a97c3558p-23, 0x1.f9f7e7da4fc96p-25, 0x1.7786e21bef214p-26,
-};
-#define OM_GELU16_LOG2ERR (-46.578125)
+#define OM_GELU16_LOG2ERR (-41.765625)
 #define OM_GELU16_EVAL_LOG2ERR (-51.234375)
 
 #endif
