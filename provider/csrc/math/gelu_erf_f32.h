@@ -35,4 +35,57 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
   om_vd eps = OM_VD(0x1.6a09e667f3bcdp-50);
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
+#ifdef OM_TR_FMA
+/* FMA paths (512, 256). Ordinary inputs: -11.875 <= x <= FLT_MAX and |x| >= 2^-60 (results between 2^-104 and
+ * FLT_MAX in magnitude: normal f32); other lanes (NaN, infinities, tiny or very negative x) send the half vector
+ * to om_gelu_erf_v above.
+ * One formula for both signs, with C = erfc(u/sqrt2) <= 1 (no cancellation anywhere):
+ *   x Phi(x) = x C/2 = -|x|/2 C (x < 0),  x - |x|/2 C (x > 0),  so  y = fma(|x|, -C~/2, max(x, 0)).
+ * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
+ * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
+ * C = e^t G(u), t = -u^2/2, G(u) = e^(u^2/2) erfc(u/sqrt2):
+ *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 (short polynomial) is within 2^-45.56 of
+ *   e^t as in exp_f32.h: its r is exact up to the one rounding of the outer fma (for k != 0, |t| >= 0.0216
+ *   means u >= 0.2, u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52
+ *   bits, exact); -70.5 <= t <= 0 keeps sc normal.
+ *   G from 16 pieces by the bits of v = u + 4 (exponent and 3 mantissa bits; om_vtab16 takes the low 4 bits
+ *   of bits(v) >> 49): slots 8..15 are u in [0, 4) by halves, slots 0..7 u in [4, 12) by units. d = v - v0,
+ *   v0 = v with its 49 low bits cleared (the piece's left end plus 4): exact (Sterbenz), and d = u - a_s
+ *   exactly when v is, i.e. for u >= 2^-27; below, d = RN(u + 4) - 4 is within 2^-51 of u, which moves G by
+ *   less than 0.8 2^-51 relative (|G'/G| <= 0.8 on [0, 1/2]). -G/2 of degree 9 in d by Horner in FMA
+ *   (om_gelu16_c, Sollya, fitted on d in [0, width]; the scaling by -1/2 is exact): polynomial relative error
+ *   < 2^-41.765 (OM_GELU16_LOG2ERR, supnorm, rigorous; the worst piece is u in [0, 1/2]), evaluation
+ *   < 2^-51.234 (OM_GELU16_EVAL_LOG2ERR: sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G, per piece).
+ *   -C~/2 = RN(E G~): one more rounding. In units of 2^-53: 173.7 (E) + 2409.3 (polynomial) + 3.4
+ *   (evaluation) + 3.2 (d for tiny u) + 1 and their products: -C~/2 within 2590.6 2^-53 of -C/2, relative.
+ * y: for x < 0 one rounding of |x| (-C~/2); for x > 0, |x|/2 C <= x/2 <= x - |x|/2 C = y*, so the error of C~
+ * is at most 2590.6 2^-53 y* and the fma adds 2^-53. Total below 2592 2^-53 < 2^-41.66; rounding test
+ * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
+static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_vih* bad) {
+  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
+  om_vih ord = (om_vih)(xf >= -11.875f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 0x1.fffffep127f);
+  if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_erf_v(xf, exact, bad);
+  om_vd x = om_vwiden(xf);
+  om_vd xa = om_vwiden(ax);
+#if OM_VB == 64
+  om_vd u = (om_vd)_mm512_min_pd((__m512d)xa, _mm512_set1_pd(11.875));
+  om_vd z = (om_vd)_mm512_max_pd((__m512d)x, _mm512_setzero_pd());
+#else
+  om_vd u = (om_vd)_mm256_min_pd((__m256d)xa, _mm256_set1_pd(11.875));
+  om_vd z = (om_vd)_mm256_max_pd((__m256d)x, _mm256_setzero_pd());
+#endif
+  om_vd v = u + 4.0;
+  om_vul ks = (om_vul)v >> 49;
+  om_vd d = v - (om_vd)((om_vul)v & 0xfffe000000000000ULL);
+  const double* c = om_gelu16_c;
+  om_vd g = om_vtab16(c + 16 * 9, ks);
+  for (int j = 8; j >= 0; j--) g = om_fma(g, d, om_vtab16(c + 16 * j, ks));
+  om_vd sc, p;
+  om_vexp16((u * u) * -0.5, 4, &sc, &p);
+  om_vd ec = om_fma(sc, p, sc) * g;
+  return om_tr_round_bits(om_fma(xa, ec, z), 4096, exact, bad);
+}
+OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v_fma, om_fb_gelu_erf)
+#else
 OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v, om_fb_gelu_erf)
+#endif
