@@ -61,7 +61,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * y: for x < 0 one rounding of |x| (-C~/2); for x > 0, |x|/2 C <= x/2 <= x - |x|/2 C = y*, so the error of C~
  * is at most 2590.6 2^-53 y* and the fma adds 2^-53. Total below 2592 2^-53 < 2^-41.66; rounding test
  * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
-static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_vih* bad) {
+static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   om_vih ord = (om_vih)(xf >= -11.875f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 0x1.fffffep127f);
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_erf_v(xf, exact, bad);
