@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         rate[m] = N / best / 1e9;
       }
       printf("%-9s %-7s %12.3f %12.3f   fallback lanes per call: %.1f\n", names[f], om_path_name(p), rate[0], rate[1],
-             om_tr_fallbacks / 10.0);
+             (double)om_tr_fallbacks / reps); /* exact-mode calls only: fast mode has no fallback */
       om_tr_fallbacks = 0;
     }
   }
