@@ -17,27 +17,29 @@ static const float om_fx_tanhp[6] = {-0x1.555556p-2f, 0x1.111136p-3f, -0x1.ba19a
 static const float om_fx_erfq[6] = {0x1.06eba6p-3f, -0x1.8126f8p-2f, 0x1.ce1df4p-4f, -0x1.b6c27ep-6f, 0x1.4890acp-8f, -0x1.3fc37ap-11f};
 /* erfc x ~= e^(-x^2) G(x - 2.45), 0.9 <= x <= 4: absolute error 2^-27.53125 */
 static const float om_fx_erfc_g[9] = {0x1.b77a78p-3f, -0x1.3af712p-4f, 0x1.ac2eb6p-6f, -0x1.1d7f86p-7f, 0x1.3fa9b4p-9f, -0x1.585ap-11f, 0x1.79ca98p-11f, 0x1.51287ep-12f, 0x1.1a77e2p-13f};
-/* Phi(x) - 1/2 ~= x Q(x^2), |x| < 0.75: relative error of Q 2^-25.0625 */
-static const float om_fx_phiq[5] = {0x1.988454p-2f, -0x1.10586ep-4f, 0x1.46d578p-7f, -0x1.36cbep-10f, 0x1.bdfa8cp-14f};
-/* erfc w = e^(-w^2) g(w), g(w) = e^(w^2) erfc(w), for 0.5 <= w <= 10.35:
- *   w < 2: g(w) ~= A(w - 1.25); w >= 2: g(w) ~= sqrt2 B(1/w^2) / w (B = w g(w)/sqrt2 as a function of 1/w^2). */
+/* erfc w = e^(-w^2) g(w), g(w) = e^(w^2) erfc(w), for 0 <= w <= 10.35 (Gelu none, w = |x|/sqrt2):
+ *   |x| < 0.75: g ~= C(|x|); w < 2: g(w) ~= A(w - 1.25); w >= 2: g(w) ~= sqrt2 B(1/w^2) / w (B = w g(w)/sqrt2 as a
+ *   function of 1/w^2). */
 /* A: relative error 2^-27.359375 */
 static const float om_fx_erfc_a[11] = {0x1.78a692p-2f, -0x1.abaadp-3f, 0x1.b56f5p-4f, -0x1.9b624ap-5f, 0x1.68a08cp-6f, -0x1.29bd5cp-7f, 0x1.d207b8p-9f, -0x1.56d8b6p-10f, 0x1.e98d8cp-12f, -0x1.94de78p-13f, 0x1.0d9ff6p-14f};
 /* B: relative error 2^-28.75 */
 static const float om_fx_erfc_b[11] = {0x1.988454p-2f, -0x1.98855ep-3f, 0x1.32829ep-2f, -0x1.809c32p-1f, 0x1.530e34p1f, -0x1.6d8adcp3f, 0x1.8cc65cp5f, -0x1.64146ap7f, 0x1.c42596p8f, -0x1.5b388p9f, 0x1.dde6c6p8f};
-/* {A[i], B[i], 0, ...}: one 16-lane row per coefficient (the 512 path picks A or B per lane by VPERMPS). */
-static const float om_fx_erfc_ab[11][16] __attribute__((aligned(64))) = {
-  {0x1.78a692p-2f, 0x1.988454p-2f},
-  {-0x1.abaadp-3f, -0x1.98855ep-3f},
-  {0x1.b56f5p-4f, 0x1.32829ep-2f},
-  {-0x1.9b624ap-5f, -0x1.809c32p-1f},
-  {0x1.68a08cp-6f, 0x1.530e34p1f},
-  {-0x1.29bd5cp-7f, -0x1.6d8adcp3f},
-  {0x1.d207b8p-9f, 0x1.8cc65cp5f},
-  {-0x1.56d8b6p-10f, -0x1.64146ap7f},
-  {0x1.e98d8cp-12f, 0x1.c42596p8f},
-  {-0x1.94de78p-13f, -0x1.5b388p9f},
-  {0x1.0d9ff6p-14f, 0x1.dde6c6p8f},
+/* C: g(|x|/sqrt2) ~= C(|x|), |x| < 0.75: relative error 2^-32.28125 */
+static const float om_fx_erfc_c[11] = {0x1p0f, -0x1.988454p-1f, 0x1.00001ep-1f, -0x1.105bb2p-2f, 0x1.00354p-3f, -0x1.b777f8p-5f, 0x1.69c8f4p-6f, -0x1.3ef42ep-7f, 0x1.3a11cp-8f, -0x1.09ae6ep-9f, 0x1.d4f33cp-12f};
+/* {A[i], B[i], C[i], 0, ...}: one 16-lane row per coefficient (the 512 and 256 paths pick A, B or C per lane
+ * by VPERMPS with the lane's index 0, 1 or 2). */
+static const float om_fx_erfc_abc[11][16] __attribute__((aligned(64))) = {
+  {0x1.78a692p-2f, 0x1.988454p-2f, 0x1p0f},
+  {-0x1.abaadp-3f, -0x1.98855ep-3f, -0x1.988454p-1f},
+  {0x1.b56f5p-4f, 0x1.32829ep-2f, 0x1.00001ep-1f},
+  {-0x1.9b624ap-5f, -0x1.809c32p-1f, -0x1.105bb2p-2f},
+  {0x1.68a08cp-6f, 0x1.530e34p1f, 0x1.00354p-3f},
+  {-0x1.29bd5cp-7f, -0x1.6d8adcp3f, -0x1.b777f8p-5f},
+  {0x1.d207b8p-9f, 0x1.8cc65cp5f, 0x1.69c8f4p-6f},
+  {-0x1.56d8b6p-10f, -0x1.64146ap7f, -0x1.3ef42ep-7f},
+  {0x1.e98d8cp-12f, 0x1.c42596p8f, 0x1.3a11cp-8f},
+  {-0x1.94de78p-13f, -0x1.5b388p9f, -0x1.09ae6ep-9f},
+  {0x1.0d9ff6p-14f, 0x1.dde6c6p8f, 0x1.d4f33cp-12f},
 };
 #define OM_FX_SQRT1_2_HI (0x1.6a09e6p-1f)
 #define OM_FX_SQRT1_2_LO (0x1.9fcef4p-27f)

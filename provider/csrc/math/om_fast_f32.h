@@ -22,7 +22,12 @@
 #define OM_FXSEL(m, a, b) OM_SEL(om_vf, om_vi, m, a, b)
 #define om_fx_abs(x) ((om_vf)((om_vu)(x) & 0x7fffffffu))
 /* |a| with the sign of s */
+#if OM_VB == 64
+#define om_fx_copysign(a, s) \
+  ((om_vf)_mm512_ternarylogic_epi32((__m512i)(a), (__m512i)(s), _mm512_set1_epi32(INT32_MIN), 0xd8))
+#else
 #define om_fx_copysign(a, s) ((om_vf)(((om_vu)(a) & 0x7fffffffu) | ((om_vu)(s) & 0x80000000u)))
+#endif
 
 #if OM_VB == 64 || OM_VB == 32
 #define OM_FX_FMA 1
@@ -38,6 +43,59 @@ OM_FX_AI om_vf om_fx_fma(om_vf a, om_vf b, om_vf c) {
   return (om_vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
 #else
   return a * b + c;
+#endif
+}
+
+/* c - a*b, -(a*b) - c and a*b - c: one fused operation (FNMADD, FNMSUB, FMSUB) on the FMA paths, so that no
+ * negation costs an operation of its own; a product and a sum elsewhere (the same values as om_fx_fma with a
+ * negated operand: negation is exact). */
+OM_FX_AI om_vf om_fx_fnma(om_vf a, om_vf b, om_vf c) {
+#if OM_VB == 64
+  return (om_vf)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif OM_VB == 32
+  return (om_vf)_mm256_fnmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return c - a * b;
+#endif
+}
+OM_FX_AI om_vf om_fx_fnms(om_vf a, om_vf b, om_vf c) {
+#if OM_VB == 64
+  return (om_vf)_mm512_fnmsub_ps((__m512)a, (__m512)b, (__m512)c);
+#elif OM_VB == 32
+  return (om_vf)_mm256_fnmsub_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return -(a * b) - c;
+#endif
+}
+OM_FX_AI om_vf om_fx_fms(om_vf a, om_vf b, om_vf c) {
+#if OM_VB == 64
+  return (om_vf)_mm512_fmsub_ps((__m512)a, (__m512)b, (__m512)c);
+#elif OM_VB == 32
+  return (om_vf)_mm256_fmsub_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b - c;
+#endif
+}
+
+/* min(c, x) and max(c, x) for a constant c, x passed through when it is NaN: MINPS/MAXPS return their second
+ * operand when either is NaN (one operation, where a compare and a blend are two); elsewhere the same as
+ * a select. */
+OM_FX_AI om_vf om_fx_min(om_vf c, om_vf x) {
+#if OM_VB == 64
+  return (om_vf)_mm512_min_ps((__m512)c, (__m512)x);
+#elif OM_VB == 32
+  return (om_vf)_mm256_min_ps((__m256)c, (__m256)x);
+#else
+  return OM_FXSEL(c < x, c, x);
+#endif
+}
+OM_FX_AI om_vf om_fx_max(om_vf c, om_vf x) {
+#if OM_VB == 64
+  return (om_vf)_mm512_max_ps((__m512)c, (__m512)x);
+#elif OM_VB == 32
+  return (om_vf)_mm256_max_ps((__m256)c, (__m256)x);
+#else
+  return OM_FXSEL(c > x, c, x);
 #endif
 }
 
@@ -69,6 +127,18 @@ OM_FX_AI om_vf om_fx_div(om_vf a, om_vf d) {
   r = om_fx_fma(r, om_fx_fma(-d, r, OM_FXV(1.0f)), r);
   om_vf q = a * r;
   return om_fx_fma(om_fx_fma(-q, d, a), r, q);
+#else
+  return a / d;
+#endif
+}
+
+/* a/d as om_fx_div, one operation less on the 512 path: the 14-bit estimate r, q = a r and one correction
+ * q + (a - q d) r (the residual by FMA), which squares the estimate's error: within 0.5 ulp + 2^-28 relative. */
+OM_FX_AI om_vf om_fx_div1(om_vf a, om_vf d) {
+#if OM_VB == 64
+  om_vf r = (om_vf)_mm512_rcp14_ps((__m512)d);
+  om_vf q = a * r;
+  return om_fx_fma(om_fx_fnma(q, d, a), r, q);
 #else
   return a / d;
 #endif
@@ -117,8 +187,8 @@ OM_FX_AI om_vf om_fx_exp_core(om_vf th, om_vf tl, int withlo, om_vf* kfp, om_vf*
   const om_vf magic = OM_FXV(0x1.8p23f);
   om_vf kf = om_fx_fma(th, OM_FXV(OM_FX_INVLN2), magic) - magic;
   *kfp = kf;
-  om_vf r = om_fx_fma(-kf, OM_FXV(OM_FX_LN2_HI), th);
-  r = om_fx_fma(-kf, OM_FXV(OM_FX_LN2_LO), r);
+  om_vf r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_HI), th);
+  r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r);
   if (withlo) r = r + tl;
   om_vf q = om_fx_poly(r, om_fx_expq, 5);
   om_vf s = om_fx_fma(r * r, q, r);
@@ -126,6 +196,18 @@ OM_FX_AI om_vf om_fx_exp_core(om_vf th, om_vf tl, int withlo, om_vf* kfp, om_vf*
   if (sp) *sp = s;
   if (pl) *pl = (1.0f - p) + s;
   return p;
+}
+
+/* e^r ~= p = 1 + r + r^2 q(r) (|r| <= 0.3467, q = om_fx_expq): with FMA as 1 + r (1 + r q(r)), the constant 1
+ * folded into the Horner chain (two FMA; measured more accurate than rounding s = r + r^2 q first); without
+ * FMA as 1 + (r + r^2 q(r)) (folding there costs about 0.2 ulp). */
+OM_FX_AI om_vf om_fx_exp_p(om_vf r) {
+  om_vf q = om_fx_poly(r, om_fx_expq, 5);
+#if OM_FX_FMA
+  return om_fx_fma(r, om_fx_fma(r, q, OM_FXV(1.0f)), OM_FXV(1.0f));
+#else
+  return (r * r * q + r) + 1.0f;
+#endif
 }
 
 /* y 2^k for an integral kf = k, -252 <= k <= 254 (any value in NaN lanes): as two exact power-of-two factors,
@@ -143,32 +225,43 @@ OM_FX_AI om_vf om_fx_ldexp(om_vf y, om_vf kf) {
 #endif
 }
 
-/* The polynomial of g(w) = e^(w^2) erfc(w) (0.5 <= w <= 10.35): big lanes (w >= 2) B(u), u = 1/w^2, where
- * g(w) = sqrt2 B(u)/w; the others A(v), v = w - 1.25, where g(w) = A(v). One Horner loop, coefficients
- * chosen per lane (on the 512 path one VPERMPS per coefficient from om_fx_erfc_ab[i] = {A[i], B[i], 0...}). */
-OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vf u, om_vf v) {
-  om_vf t = OM_FXSEL(big, u, v);
+/* The polynomial of g(w) = e^(w^2) erfc(w), w = |x|/sqrt2 <= 10.26: big lanes (w >= 2) B(u), u = 1/w^2, where
+ * g(w) = sqrt2 B(u)/w; small lanes (|x| < 0.75) C(|x|); the others A(v), v = w - 1.25. One Horner loop on
+ * t = u, |x| or v, coefficients chosen per lane: on the 512 and 256 paths one VPERMPS per coefficient from
+ * om_fx_erfc_abc[i] = {A[i], B[i], C[i], 0...} with the lane's index 0, 1 or 2 (loads: exact, the same values
+ * as the selects of the other paths). */
+OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
 #if OM_VB == 64
-  __m512i ix = (__m512i)(big & 1);
-  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_ab[10]));
-  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_ab[i])));
+  __m512i ix = (__m512i)((big & 1) | (small & 2));
+  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[10]));
+  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[i])));
+  return p;
+#elif OM_VB == 32
+  __m256i ix = (__m256i)((big & 1) | (small & 2));
+  om_vf p = (om_vf)_mm256_permutevar8x32_ps(_mm256_load_ps(om_fx_erfc_abc[10]), ix);
+  for (int i = 9; i >= 0; i--)
+    p = om_fx_fma(p, t, (om_vf)_mm256_permutevar8x32_ps(_mm256_load_ps(om_fx_erfc_abc[i]), ix));
   return p;
 #else
-  om_vf p = OM_FXSEL(big, OM_FXV(om_fx_erfc_b[10]), OM_FXV(om_fx_erfc_a[10]));
-  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, OM_FXSEL(big, OM_FXV(om_fx_erfc_b[i]), OM_FXV(om_fx_erfc_a[i])));
+#define OM_FX_ABC(i) OM_FXSEL(big, OM_FXV(om_fx_erfc_b[i]), OM_FXSEL(small, OM_FXV(om_fx_erfc_c[i]), OM_FXV(om_fx_erfc_a[i])))
+  om_vf p = OM_FX_ABC(10);
+  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, OM_FX_ABC(i));
+#undef OM_FX_ABC
   return p;
 #endif
 }
 
 /* ---- the functions ------------------------------------------------------------------------------------- */
 
-/* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf), e^x = p 2^k. */
+/* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf) by MAXPS/MINPS,
+ * k = rint(x/ln2), r = x - k LN2_HI (exact) - k LN2_LO, e^x = p 2^k with p = om_fx_exp_p(r). */
 OM_FX_AI om_vf om_fx_exp(om_vf x) {
-  om_vf t = OM_FXSEL(x < OM_FXV(-104.0f), OM_FXV(-104.0f), x); /* NaN passes */
-  t = OM_FXSEL(t > OM_FXV(89.0f), OM_FXV(89.0f), t);
-  om_vf k;
-  om_vf p = om_fx_exp_core(t, t, 0, &k, 0, 0);
-  return om_fx_ldexp(p, k);
+  om_vf t = om_fx_min(OM_FXV(89.0f), om_fx_max(OM_FXV(-104.0f), x)); /* NaN passes */
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vf kf = om_fx_fma(t, OM_FXV(OM_FX_INVLN2), magic) - magic;
+  om_vf r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_HI), t);
+  r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r);
+  return om_fx_ldexp(om_fx_exp_p(r), kf);
 }
 
 /* Log: x = 2^k m, m in [2/3, 4/3) (bits of x minus those of 2/3; subnormals scaled by 2^23 first),
@@ -191,72 +284,103 @@ OM_FX_AI om_vf om_fx_log(om_vf x) {
   return OM_FXSEL(sp, sv, y);
 }
 
-/* Tanh: sign(x) (1 - E)/(1 + E), E = e^(-2|x|) = 2^k (1 + s), |x| clamped to 10 (tanh rounds to 1 from 9.01
- * on). s = r + r^2 q(r) ~= e^r - 1 to a small RELATIVE error, so 1 - E = (1 - 2^k) - 2^k s keeps its relative
- * accuracy for small |x| (k = 0: t = r exactly, 1 - E = -s down to the subnormals) and no small-|x|
- * polynomial is needed; 1 -+ 2^k are exact for k >= -23 and 2^k s is exact, so numerator and denominator are
- * each an unevaluated sum hi + lo (Fast2Sum) and one corrected division (om_fx_div2) ends it. */
+/* Tanh: sign(x) (1 - E)/(1 + E) = -sign(x) em/(1 + E), em = E - 1, E = e^(-2a) = 2^k (1 + s), a = min(|x|, 10)
+ * (tanh rounds to 1 from 9.01 on). s = r + r^2 q(r) ~= e^r - 1 to a small RELATIVE error, so
+ * em = (2^k - 1) + 2^k s (2^k - 1 exact for k >= -24, one rounding by FMA) keeps its relative accuracy for small
+ * |x| (k = 0: r = -2a exactly, em = s down to the subnormals) and no small-|x| polynomial is needed.
+ * The reduction works on h = r/2 (exact: a power-of-two factor): from -a = -|x| (one OR), k = rint(-a (2/ln2)),
+ * h = -a - k LN2_HI/2 (exact) - k LN2_LO/2, s/2 = h + h^2 Q(h) with Q(h) = 2 q(2h) (q's coefficients times
+ * powers of two: the same values as s, halved), em = 2^(k+1) (s/2) + (2^(k+1)/2 - 1) and 2 + em = 1 + E =
+ * 2^(k+1) (s/2) + (2^(k+1)/2 + 1), each rounded once (2 + RN(em) would add em's rounding: half an ulp more
+ * near |x| = 4.5). The quotient by om_fx_div1; its sign is dropped by the copysign (a bit select). */
 OM_FX_AI om_vf om_fx_tanh(om_vf x) {
-  om_vf a = om_fx_abs(x);
-  om_vf ac = OM_FXSEL(a > OM_FXV(10.0f), OM_FXV(10.0f), a);
-  om_vf k, s;
-  (void)om_fx_exp_core(-2.0f * ac, ac, 0, &k, 0, &s);
-  om_vf tk = om_fx_ldexp(OM_FXV(1.0f), k);
-  om_vf n = om_fx_fma(-tk, s, 1.0f - tk), d = om_fx_fma(tk, s, 1.0f + tk);
-  return om_fx_copysign(om_fx_div(n, d), x);
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vf na = om_fx_max(OM_FXV(-10.0f), (om_vf)((om_vu)x | 0x80000000u)); /* -min(|x|, 10); NaN passes */
+  om_vf kf = om_fx_fma(na, OM_FXV(2.0f * OM_FX_INVLN2), magic) - magic;
+  om_vf h = om_fx_fnma(kf, OM_FXV(0.5f * OM_FX_LN2_HI), na);
+  h = om_fx_fnma(kf, OM_FXV(0.5f * OM_FX_LN2_LO), h);
+  om_vf Q = OM_FXV(om_fx_expq[4] * 0x1p5f);
+  Q = om_fx_fma(Q, h, OM_FXV(om_fx_expq[3] * 0x1p4f));
+  Q = om_fx_fma(Q, h, OM_FXV(om_fx_expq[2] * 0x1p3f));
+  Q = om_fx_fma(Q, h, OM_FXV(om_fx_expq[1] * 0x1p2f));
+  Q = om_fx_fma(Q, h, OM_FXV(om_fx_expq[0] * 0x1p1f));
+  om_vf s2 = om_fx_fma(h * h, Q, h);
+  om_vf t2 = om_fx_ldexp(OM_FXV(2.0f), kf);
+  om_vf em = om_fx_fma(t2, s2, om_fx_fms(t2, OM_FXV(0.5f), OM_FXV(1.0f)));
+  om_vf ep = om_fx_fma(t2, s2, om_fx_fma(t2, OM_FXV(0.5f), OM_FXV(1.0f)));
+  return om_fx_copysign(om_fx_div1(em, ep), x);
 }
 
-/* Sigmoid: e = e^-|x| (|x| clamped to 104), x >= 0: 1/(1 + e), x < 0: e/(1 + e). */
+/* Sigmoid: e^-x = 2^-k e^r (k = rint(x/ln2), x clamped to [-104, 20]: sigmoid rounds to 1 from 17.33 on and
+ * to +0 below -103.98), r = k LN2_HI - x (FMSUB, exact) + k LN2_LO, p = 1 + r + r^2 q(r) ~= e^r; then
+ * sigmoid = 1/(1 + 2^-k p) = 2^k/(2^k + p) = (1/d) 2^k, d = 2^k + p (in [0.70, 2^29 + 2]): one formula for
+ * both signs (no cancellation: every term positive, the relative error of p reaches the result damped by
+ * p/d <= 1), no |x| and no select; the scaling by 2^k is the last operation (gradual underflow). 1/d: a
+ * division, or on the 512 path the 14-bit estimate with one Newton step (om_fx_recip). */
 OM_FX_AI om_vf om_fx_sigmoid(om_vf x) {
-  om_vf a = om_fx_abs(x);
-  a = OM_FXSEL(a > OM_FXV(104.0f), OM_FXV(104.0f), a);
-  om_vf k;
-  om_vf e = om_fx_exp_core(-a, a, 0, &k, 0, 0);
-  e = om_fx_ldexp(e, k);
-  return om_fx_div(OM_FXSEL(x < OM_FXV(0.0f), e, OM_FXV(1.0f)), e + 1.0f);
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vf xc = om_fx_min(OM_FXV(20.0f), om_fx_max(OM_FXV(-104.0f), x)); /* NaN passes */
+  om_vf kf = om_fx_fma(xc, OM_FXV(OM_FX_INVLN2), magic) - magic;
+  om_vf r = om_fx_fms(kf, OM_FXV(OM_FX_LN2_HI), xc);
+  r = om_fx_fma(kf, OM_FXV(OM_FX_LN2_LO), r);
+  om_vf p = om_fx_fma(r * r, om_fx_poly(r, om_fx_expq, 5), r) + 1.0f;
+  om_vf d = om_fx_ldexp(OM_FXV(1.0f), kf) + p;
+  return om_fx_ldexp(om_fx_recip(d), kf);
 }
 
 /* Erf: |x| < 0.9: x + x q(x^2); else sign(x) (1 - e^(-x^2) G(|x| - 2.45)), |x| clamped to 4 (erf rounds to
- * +-1 from 3.92 on), x^2 = h + l exactly, G minimizing the absolute error of erfc (om_fast_consts.h). */
+ * +-1 from 3.92 on), G minimizing the absolute error of erfc (om_fast_consts.h). x^2 as h = RN(x^2) (also the
+ * small branch's x^2): the low part l it drops (|l| <= 2^-24 x^2) changes e^(-x^2) by a relative |l|, which
+ * times erfc(|x|) stays below 2^-26.6 absolute (about 0.16 ulp of erf at most, near |x| = 1).
+ * e^(-h) = 2^k (1 + s): k = rint(h (-1/ln2)), r = -(k LN2_HI) - h (FNMSUB, exact) - k LN2_LO, s as in
+ * om_fx_exp_core; erfc = (G + s G) 2^k (one FMA, no rounded 1 + s). */
 OM_FX_AI om_vf om_fx_erf(om_vf x) {
-  om_vf a = om_fx_abs(x);
-  om_vf x2 = x * x;
-  om_vf ys = om_fx_fma(x, om_fx_poly(x2, om_fx_erfq, 6), x);
-  om_vf ac = OM_FXSEL(a > OM_FXV(4.0f), OM_FXV(4.0f), a);
-  om_vf h, l;
-  om_fx_twoprod(ac, ac, &h, &l);
-  om_vf k;
-  om_vf p = om_fx_exp_core(-h, -l, 1, &k, 0, 0);
-  om_vf ec = om_fx_ldexp(p * om_fx_poly(ac - 2.45f, om_fx_erfc_g, 9), k);
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  om_vf ac = om_fx_min(OM_FXV(4.0f), om_fx_abs(x)); /* NaN passes */
+  om_vf h = ac * ac;
+  om_vf ys = om_fx_fma(x, om_fx_poly(h, om_fx_erfq, 6), x);
+  om_vf kf = om_fx_fma(h, OM_FXV(-OM_FX_INVLN2), magic) - magic;
+  om_vf r = om_fx_fnms(kf, OM_FXV(OM_FX_LN2_HI), h);
+  r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r);
+  om_vf s = om_fx_fma(r * r, om_fx_poly(r, om_fx_expq, 5), r);
+  om_vf G = om_fx_poly(ac - 2.45f, om_fx_erfc_g, 9);
+  om_vf ec = om_fx_ldexp(om_fx_fma(s, G, G), kf);
   om_vf yb = om_fx_copysign(1.0f - ec, x);
-  return OM_FXSEL(a < OM_FXV(0.9f), ys, yb);
+  return OM_FXSEL(ac < OM_FXV(0.9f), ys, yb);
 }
 
-/* Gelu none, x Phi(x): |x| < 0.75: x (1/2 + x Q(x^2)); else erfc(w) = e^(-x^2/2) g(w), w = |x|/sqrt2 (|x|
- * clamped to 14.5, where the negative side underflows; x^2 = h + l exactly; w - 1.25 from |x| with sqrt(1/2)
- * as hi + lo; for w >= 2, u = 1/w^2 = 2/h and x g(w)/2 = -B(u) exactly in terms of B, so no 1/w is rounded):
- * x < 0: x/2 erfc(w) = (x/2 g (p + pl)) 2^k, the scaling last so that the one rounding into the subnormals
- * comes last; x >= 0: x (1 - erfc(w)/2). */
+/* Gelu none, x Phi(x), one formula for every x: with a = min(|x|, 14.5) (where the negative side underflows),
+ * y = a erfc(a/sqrt2)/2 = (a/2) g(w) e^(-a^2/2), Gelu = max(x, -0) - y (x < 0: -y; x >= 0: x - y, no
+ * cancellation: y <= x/2). e^(-a^2/2) = 2^k (1 + s): a^2/2 = hh + ll exactly ((a/2) a, FMA or Dekker),
+ * k = rint(hh (-1/ln2)), r = -(k LN2_HI) - hh (FNMSUB, exact) - k LN2_LO - ll, s as in om_fx_exp_core.
+ * g(w) = e^(w^2) erfc(w) (om_fx_erfc_poly): C(a) for a < 0.75, A(w - 1.25) (w - 1.25 from a with sqrt(1/2)
+ * as hi + lo) below w = 2, B(u) above, u = 1/w^2 = 1/hh, where (a/2) g(w) = B(u) exactly in terms of B, so no
+ * 1/w is rounded. y = (m + m s) 2^k with m = (a/2) C or (a/2) A or B (one FMA; m p + m pl without FMA, as
+ * om_fx_exp_core's p + pl): the scaling by 2^k last (gradual
+ * underflow down to x ~= -14.4). The sign of zero: max(x, -0) is -0 for x <= -0, and -0 - (+0) = -0. */
 OM_FX_AI om_vf om_fx_gelu_erf(om_vf x) {
-  om_vf a = om_fx_abs(x);
-  om_vf x2 = x * x;
-  om_vf ys = x * om_fx_fma(x, om_fx_poly(x2, om_fx_phiq, 5), OM_FXV(0.5f));
-  om_vf ac = OM_FXSEL(a > OM_FXV(14.5f), OM_FXV(14.5f), a);
-  ac = OM_FXSEL(ac < OM_FXV(0.5f), OM_FXV(0.5f), ac); /* the lanes of the small branch */
-  om_vf h, l, pl;
-  om_fx_twoprod(ac, ac, &h, &l);
-  om_vf k;
-  om_vf p = om_fx_exp_core(-0.5f * h, -0.5f * l, 1, &k, &pl, 0);
-  om_vi big = (om_vi)(ac >= OM_FXV(2.828427f));
-  om_vf u = 2.0f * om_fx_recip(h);
+  const om_vf magic = OM_FXV(0x1.8p23f);
+  const om_vf nzero = (om_vf)((om_vu){0} + 0x80000000u);
+  om_vf ac = om_fx_min(OM_FXV(14.5f), om_fx_abs(x)); /* NaN passes */
+  om_vf ah = 0.5f * ac;
+  om_vf hh, ll;
+  om_fx_twoprod(ah, ac, &hh, &ll);
+  om_vf kf = om_fx_fma(hh, OM_FXV(-OM_FX_INVLN2), magic) - magic;
+  om_vf r = om_fx_fnms(kf, OM_FXV(OM_FX_LN2_HI), hh);
+  r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r) - ll;
+  om_vf s = om_fx_fma(r * r, om_fx_poly(r, om_fx_expq, 5), r);
+  om_vi big = (om_vi)(ac >= OM_FXV(2.828427f)), small = (om_vi)(ac < OM_FXV(0.75f));
+  om_vf u = om_fx_recip(om_fx_max(OM_FXV(1.0f), hh)); /* hh >= 4 in the big lanes; no 1/0 in the others */
   om_vf v = om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_LO), om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_HI), OM_FXV(-1.25f)));
-  om_vf P = om_fx_erfc_poly(big, u, v);
-  om_vi neg = (om_vi)(x < OM_FXV(0.0f));
-  /* x < 0: m = x g/2 (= -B for big); x >= 0: m = g/2 (= B sqrt2/w / 2 = B |x| u / 2 for big) */
-  om_vf m = OM_FXSEL(neg, OM_FXSEL(big, -P, (-0.5f * ac) * P), OM_FXSEL(big, P * (ac * u * 0.5f), 0.5f * P));
-  om_vf s = om_fx_ldexp(om_fx_fma(m, p, m * pl), k);
-  om_vf yb = OM_FXSEL(neg, s, x * (1.0f - s));
-  return OM_FXSEL(a < OM_FXV(0.75f), ys, yb);
+  om_vf P = om_fx_erfc_poly(big, small, OM_FXSEL(big, u, OM_FXSEL(small, ac, v)));
+  om_vf m = OM_FXSEL(big, OM_FXV(1.0f), ah) * P;
+#if OM_FX_FMA
+  om_vf y = om_fx_ldexp(om_fx_fma(m, s, m), kf);
+#else /* m (1 + s) as m p + m pl (p = RN(1 + s), pl = (1 - p) + s): m s + m rounds m s first, about 1 ulp worse */
+  om_vf p = s + 1.0f, pl = (1.0f - p) + s;
+  om_vf y = om_fx_ldexp(m * p + m * pl, kf);
+#endif
+  return om_fx_max(nzero, x) - y;
 }
 
 /* Gelu tanh, x sigmoid(u), u = x (K1 + K3 x^2) = 2 sqrt(2/pi) (x + 0.044715 x^3), computed as uh + ul (about
