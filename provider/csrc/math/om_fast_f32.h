@@ -6,8 +6,10 @@
  *
  * Included by transcendental.inc once per kernel path (om_vf/om_vi/om_vu, OM_FN and OM_VB set). The 512 and
  * 256 paths use FMA (om_fx_fma is one fused multiply-add there); the 128 and one-lane paths run the same body
- * with a multiply and an add instead (and Dekker's product where an exact product is needed), so 512 and 256
- * agree bit for bit with each other, as do 128 and scalar.
+ * with a multiply and an add instead (and Dekker's product where an exact product is needed), so 128 and scalar
+ * agree bit for bit, and 512 and 256 do except in the divisions of Tanh, Sigmoid and both Gelu forms, where the
+ * 512 path uses VRCP14PS with FMA corrections instead of a division (docs/exact-transcendentals.md, "Fast
+ * mode"). Fast mode promises a bound in ulps, not the same bits across paths.
  *
  * Special values: NaN -> NaN (the canonical NaN for Log's invalid inputs, a quiet NaN otherwise: fast mode keeps
  * what the hardware gives); +-inf and +-0 as exact mode (odd functions keep the sign of zero; Gelu(-inf) = -0,
