@@ -45,11 +45,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int 
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_erf_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd a = om_vwiden(ax);
-#if OM_VB == 64
-  a = (om_vd)_mm512_min_pd((__m512d)a, _mm512_set1_pd(3.99));
-#else
-  a = (om_vd)_mm256_min_pd((__m256d)a, _mm256_set1_pd(3.99));
-#endif
+  a = om_vminpd(a, 3.99);
   om_vd ks = (a * 4.0 - 0.5) + 0x1.8p52;
   om_vul ki = (om_vul)ks;
   om_vd m = om_fma(ks - 0x1.8p52, OM_VD(0.25), OM_VD(0.125));

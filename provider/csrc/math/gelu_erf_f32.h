@@ -67,13 +67,8 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf,
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_erf_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd xa = om_vwiden(ax);
-#if OM_VB == 64
-  om_vd u = (om_vd)_mm512_min_pd((__m512d)xa, _mm512_set1_pd(11.875));
-  om_vd z = (om_vd)_mm512_max_pd((__m512d)x, _mm512_setzero_pd());
-#else
-  om_vd u = (om_vd)_mm256_min_pd((__m256d)xa, _mm256_set1_pd(11.875));
-  om_vd z = (om_vd)_mm256_max_pd((__m256d)x, _mm256_setzero_pd());
-#endif
+  om_vd u = om_vminpd(xa, 11.875);
+  om_vd z = om_vmaxpd(x, 0.0);
   om_vd v = u + 4.0;
   om_vul ks = (om_vul)v >> 49;
   om_vd d = v - (om_vd)((om_vul)v & 0xfffe000000000000ULL);

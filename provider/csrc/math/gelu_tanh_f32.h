@@ -43,11 +43,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_tanh_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd v = x * om_fma(x * x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi));
-#if OM_VB == 64
-  v = (om_vd)_mm512_min_pd((__m512d)v, _mm512_set1_pd(120.0));
-#else
-  v = (om_vd)_mm256_min_pd((__m256d)v, _mm256_set1_pd(120.0));
-#endif
+  v = om_vminpd(v, 120.0);
   om_vd sc, p;
   om_vexp16(-v, 4, &sc, &p);
   om_vd e = om_fma(sc, p, sc);

@@ -175,6 +175,22 @@ static inline __attribute__((always_inline)) om_vd om_vtab16(const double* tab, 
   return (om_vd)_mm256_i64gather_pd(tab, (__m256i)(idx & 15), 8);
 #endif
 }
+/* min(a, c) and max(a, c) per lane, one MINPD/MAXPD each (a NaN lane would give c; the callers' range checks
+ * keep NaN out). */
+static inline __attribute__((always_inline)) om_vd om_vminpd(om_vd a, double c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_min_pd((__m512d)a, _mm512_set1_pd(c));
+#else
+  return (om_vd)_mm256_min_pd((__m256d)a, _mm256_set1_pd(c));
+#endif
+}
+static inline __attribute__((always_inline)) om_vd om_vmaxpd(om_vd a, double c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_max_pd((__m512d)a, _mm512_set1_pd(c));
+#else
+  return (om_vd)_mm256_max_pd((__m256d)a, _mm256_set1_pd(c));
+#endif
+}
 /* The f32 half vector widened to doubles (exact), in one instruction. */
 static inline __attribute__((always_inline)) om_vd om_vwiden(om_vfh x) {
 #if OM_VB == 64
@@ -317,19 +333,14 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round(const om_vd* yp,
   return OM_VSELF(sp, sv, r);
 }
 
+/* Any lane set in a vector of lane flags (pow.inc's)? */
 static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
 #if OM_VB == 64
   __m256i v;
   memcpy(&v, bad, 32);
   return _mm256_movepi32_mask(v) != 0;
-#elif OM_VB == 32
-  __m128i v;
-  memcpy(&v, bad, 16);
-  return !_mm_testz_si128(v, v);
 #else
-  uint64_t w = 0;
-  memcpy(&w, bad, sizeof *bad);
-  return w != 0;
+  return om_trmask_any(*bad); /* om_trmask is the lane vector on these paths */
 #endif
 }
 

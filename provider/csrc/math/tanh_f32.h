@@ -37,11 +37,7 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd a = om_vwiden(ax);
-#if OM_VB == 64
-  a = (om_vd)_mm512_min_pd((__m512d)a, _mm512_set1_pd(9.5));
-#else
-  a = (om_vd)_mm256_min_pd((__m256d)a, _mm256_set1_pd(9.5));
-#endif
+  a = om_vminpd(a, 9.5);
   om_vd sc, p;
   om_vexp16(a + a, 6, &sc, &p);
   om_vd m = om_fma(sc, p, sc - 1.0);
