@@ -41,6 +41,41 @@
 
 #define OM_PVD_BITS(c) ((om_vd)((om_vul){0} + (uint64_t)(c)))
 
+/* The log2 reduction for x > 0 finite (as a double): x = 2^k z, z in [0.70703125, 1.4140625), and the table
+ * entries invc_i, logc_i. tmp = bits(x) - bits(0.70703125), biased by 1024 in the exponent field so that it
+ * stays positive and logical shifts do (AVX2 and SSE have no 64-bit arithmetic shift): kb = k + 1024. */
+static inline __attribute__((always_inline)) void om_pow_reduce(om_vd ax, om_vd* z, om_vd* kd, om_vd* invc,
+                                                                om_vd* logc) {
+  om_vul u = (om_vul)ax;
+  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
+  om_vl i = (om_vl)((tmp >> 44) & 255u);
+  om_vul kb = tmp >> 52;
+  *z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
+  *kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
+  *invc = om_vgather(om_pow_invc, &i);
+  *logc = om_vgather(om_pow_logc, &i);
+}
+
+/* E_t, the per-lane bound on |t - y log2 x| (see above), times 1.01 for its own roundings. */
+static inline __attribute__((always_inline)) om_vd om_pow_et(om_vd y, om_vd logc, om_vd p, om_vd w, om_vd tw,
+                                                             om_vd t) {
+  return (om_vabs(y) * (om_vabs(logc) * 0x1p-53 + om_vabs(p) * 0x1.9p-52 + om_vabs(w) * 0x1p-53) +
+          (om_vabs(tw) + om_vabs(t)) * 0x1p-53) *
+         1.01;
+}
+
+/* 2^(floor(j / 64)) from its bits (j + 1023*64 > 0 for the clamped t). */
+static inline __attribute__((always_inline)) om_vd om_pow_scale(om_vl j) {
+  return (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52);
+}
+
+/* The rounding test: the lanes where v (1 -+ (eps + 2^-52)), v > 0, round to different f32 values. */
+static inline __attribute__((always_inline)) om_vih om_pow_unsettled(om_vd v, om_vd eps) {
+  om_vd d = v * (eps + 0x1p-52);
+  om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
+  return (om_vih)(a != b);
+}
+
 /* Returns the f32 results of one half vector; *fix gets the lanes the scalar om_pow_exact_f32 must redo: the
  * special inputs above and, in exact mode, the lanes the rounding test cannot settle. */
 static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh yf, int exact, om_vih* fix) {
@@ -60,18 +95,10 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   om_vl skip = one | nan | sc | nonint;
   ax = OM_VSELD(skip, OM_VD(2.0), ax);
   y = OM_VSELD(skip, OM_VD(1.0), y);
-  ay = om_vabs(y);
 
   /* log2 x = k + logc + P(r) */
-  /* tmp = bits(x) - bits(0.70703125), biased by 1024 in the exponent field so that it stays positive and
-   * logical shifts do (AVX2 and SSE have no 64-bit arithmetic shift): kb = k + 1024. */
-  om_vul u = (om_vul)ax;
-  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
-  om_vl i = (om_vl)((tmp >> 44) & 255u);
-  om_vul kb = tmp >> 52;
-  om_vd z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
-  om_vd kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
-  om_vd invc = om_vgather(om_pow_invc, &i), logc = om_vgather(om_pow_logc, &i);
+  om_vd z, kd, invc, logc;
+  om_pow_reduce(ax, &z, &kd, &invc, &logc);
   om_vd r = z * invc - 1.0;
   const double* c = om_pow_log2c;
   om_vd q = c[1] + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * c[6]))));
@@ -83,8 +110,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   om_vd et = OM_VD(0);
   om_vl ovf, unf;
   if (exact) {
-    et = (ay * (om_vabs(logc) * 0x1p-53 + om_vabs(p) * 0x1.9p-52 + om_vabs(w) * 0x1p-53) +
-          (om_vabs(tw) + om_vabs(t)) * 0x1p-53) * 1.01;
+    et = om_pow_et(y, logc, p, w, tw, t);
     ovf = (om_vl)(t - et > 128.0);
     unf = (om_vl)(t + et < -150.0);
   } else {
@@ -103,7 +129,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
   om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
   if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone (2^-53), one gather less */
-  om_vd s = (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52); /* 2^(floor(j / 64)); j + 1023*64 > 0 */
+  om_vd s = om_pow_scale(j);
   om_vd v = s * th + s * (tl + th * p2);
 
   om_vl settled = skip | ovf | unf;
@@ -113,9 +139,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
 #ifdef OM_POW_DEBUG /* tools/pow_eps_check.c: v and its bound eps per lane, before the test */
     OM_POW_DEBUG(x, y, v, eps, settled);
 #endif
-    om_vd d = v * (eps + 0x1p-52); /* v > 0 */
-    om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
-    om_vl bad = __builtin_convertvector((om_vih)(a != b), om_vl);
+    om_vl bad = __builtin_convertvector(om_pow_unsettled(v, eps), om_vl);
     redo |= bad & ~settled;
   }
   v = OM_VSELD(ovf, OM_VD(__builtin_inf()), v);
@@ -145,13 +169,8 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_v
   om_vih ord = (om_vih)(xb - 1u <= 0x7f7ffffeu) & (om_vih)(yb < 0x7f800000u);
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_pow_v(xf, yf, exact, fix);
   om_vd x = om_vwiden(xf), y = om_vwiden(yf);
-  om_vul u = (om_vul)x;
-  om_vul tmp = u - 0x3FE6A00000000000ULL + (1024ULL << 52);
-  om_vl i = (om_vl)((tmp >> 44) & 255u);
-  om_vul kb = tmp >> 52;
-  om_vd z = (om_vd)(u - (kb << 52) + (1024ULL << 52));
-  om_vd kd = (om_vd)(kb + 0x4338000000000000ULL) - (0x1.8p52 + 1024.0); /* k, exactly */
-  om_vd invc = om_vgather(om_pow_invc, &i), logc = om_vgather(om_pow_logc, &i);
+  om_vd z, kd, invc, logc;
+  om_pow_reduce(x, &z, &kd, &invc, &logc);
   om_vd r = om_fma(z, invc, OM_VD(-1.0));
   const double* c = om_pow_log2c;
   om_vd q = om_fma(OM_VD(c[6]), r, OM_VD(c[5]));
@@ -179,19 +198,15 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_v
   om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
   om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
   if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone, as in om_pow_v */
-  om_vd s = (om_vd)(((om_vul)(j + 1023 * 64) >> 6) << 52);
+  om_vd s = om_pow_scale(j);
   om_vd v = om_fma(s, om_fma(th, p2, tl), s * th);
   if (exact) {
-    om_vd et = (om_vabs(y) * (om_vabs(logc) * 0x1p-53 + om_vabs(p) * 0x1.9p-52 + om_vabs(w) * 0x1p-53) +
-                (om_vabs(tw) + om_vabs(t)) * 0x1p-53) *
-               1.01;
+    om_vd et = om_pow_et(y, logc, p, w, tw, t);
     om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
 #ifdef OM_POW_DEBUG_FMA /* tools/pow_eps_check.c -p 512: v and its bound eps per lane, before the test */
     OM_POW_DEBUG_FMA(x, y, v, eps);
 #endif
-    om_vd d = v * (eps + 0x1p-52);
-    om_vfh a = __builtin_convertvector(v - d, om_vfh), b = __builtin_convertvector(v + d, om_vfh);
-    *fix = (om_vih)(a != b);
+    *fix = om_pow_unsettled(v, eps);
   }
   return __builtin_convertvector(v, om_vfh);
 }
