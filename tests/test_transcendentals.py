@@ -190,14 +190,14 @@ def _specials():
     return np.concatenate([x, sub, -sub, qnan_payload])
 
 
-def sample(seed):
-    """SAMPLE inputs: half uniform over all bit patterns (every binade, both signs, NaNs), half with a
+def sample(seed, n=SAMPLE):
+    """n inputs: half uniform over all bit patterns (every binade, both signs, NaNs), half with a
     uniform exponent in [2^-30, 2^8) where every function is non-trivial."""
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, 2**32, SAMPLE // 2, dtype=np.uint64).astype(np.uint32)
-    e = rng.integers(127 - 30, 127 + 8, SAMPLE // 2, dtype=np.uint32)
-    m = rng.integers(0, 2**23, SAMPLE // 2, dtype=np.uint32)
-    s = rng.integers(0, 2, SAMPLE // 2, dtype=np.uint32)
+    a = rng.integers(0, 2**32, n // 2, dtype=np.uint64).astype(np.uint32)
+    e = rng.integers(127 - 30, 127 + 8, n // 2, dtype=np.uint32)
+    m = rng.integers(0, 2**23, n // 2, dtype=np.uint32)
+    s = rng.integers(0, 2, n // 2, dtype=np.uint32)
     b = (s << 31) | (e << 23) | m
     return np.concatenate([a, b]).view(np.float32)
 
