@@ -220,7 +220,7 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
   static float in[BLOCK], out[OM_PATH_COUNT][BLOCK];
   for (uint64_t b = 0; b < count; b += BLOCK) {
     size_t n = (size_t)((count - b) < BLOCK ? (count - b) : BLOCK);
-    for (size_t i = 0; i < n; i++) in[i] = f_of((uint32_t)(start + (b + i) * g_stride));
+    for (size_t i = 0; i < n; i++) in[i] = om_f32_from_bits((uint32_t)(start + (b + i) * g_stride));
     g_cur = s;
     for (int p = 0; p < g_npaths; p++) {
       g_count_fb = p == 0;
@@ -231,11 +231,11 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
                                                                                    g_fast ? 0u : OM_FL_EXACT);
     }
     for (size_t i = 0; i < n; i++) {
-      uint32_t x = u_of(in[i]);
+      uint32_t x = om_f32_bits(in[i]);
       float xf = in[i];
-      uint32_t got = u_of(out[0][i]);
+      uint32_t got = om_f32_bits(out[0][i]);
       for (int p = 1; p < g_npaths; p++)
-        if (u_of(out[p][i]) != got) s->path_mismatch++;
+        if (om_f32_bits(out[p][i]) != got) s->path_mismatch++;
       s->inputs++;
       long double r = ref_filter(xf);
       if (g_fast) {
@@ -250,21 +250,21 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
       if (isnan((double)r)) {
         want = 0x7fc00000u;
       } else if (isinf((double)r)) {
-        want = u_of((float)r);
+        want = om_f32_bits((float)r);
       } else if (fabsl(r) < 0x1p-200L) {
-        want = u_of(signbit(r) ? -0.0f : 0.0f);
+        want = om_f32_bits(signbit(r) ? -0.0f : 0.0f);
       } else {
         long double lo = r - r * 0x1p-40L, hi = r + r * 0x1p-40L;
         float flo = (float)lo, fhi = (float)hi;
-        if (u_of(flo) == u_of(fhi)) {
-          want = u_of(flo);
+        if (om_f32_bits(flo) == om_f32_bits(fhi)) {
+          want = om_f32_bits(flo);
         } else if (g_fast) { /* fast mode: the error in ulps is what counts; no MPFR for the count below */
-          want = u_of((float)r);
+          want = om_f32_bits((float)r);
         } else {
           s->mpfr_calls++;
           float a = ref_mpfr_prec(xf, 256), c = ref_mpfr_prec(xf, 512);
-          if (u_of(a) != u_of(c)) s->unsettled++;
-          want = u_of(c);
+          if (om_f32_bits(a) != om_f32_bits(c)) s->unsettled++;
+          want = om_f32_bits(c);
           add_hard(s, x, want, g_last_dist);
         }
       }
@@ -355,7 +355,7 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
   printf("path disagreements: %llu\n", (unsigned long long)tot->path_mismatch);
   if (g_fast)
     printf("max error: %.4f ulp at input 0x%08x (%a)\n", tot->max_ulp, tot->max_ulp_input,
-           (double)f_of(tot->max_ulp_input));
+           (double)om_f32_from_bits(tot->max_ulp_input));
   {
     printf("misrounded%s: %llu\n", g_fast ? " (fast mode: not correctly rounded)" : "",
            (unsigned long long)tot->misrounded);
@@ -364,11 +364,11 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
     printf("lanes that took the double-double fallback (path %s): %llu\n", om_path_name(g_paths[0]),
            (unsigned long long)tot->fallbacks);
     for (int i = 0; i < g_nfb && i < HARD_PRINT; i++)
-      printf("  FALLBACK %s 0x%08x (x=%a)\n", fnames[g_func], g_fbin[i], (double)f_of(g_fbin[i]));
+      printf("  FALLBACK %s 0x%08x (x=%a)\n", fnames[g_func], g_fbin[i], (double)om_f32_from_bits(g_fbin[i]));
     for (int i = 0; i < tot->nbad; i++)
       printf("  MISROUNDED x=0x%08x (%a): got 0x%08x (%a) want 0x%08x (%a)\n", tot->bad_in[i],
-             (double)f_of(tot->bad_in[i]), tot->bad_got[i], (double)f_of(tot->bad_got[i]), tot->bad_want[i],
-             (double)f_of(tot->bad_want[i]));
+             (double)om_f32_from_bits(tot->bad_in[i]), tot->bad_got[i], (double)om_f32_from_bits(tot->bad_got[i]), tot->bad_want[i],
+             (double)om_f32_from_bits(tot->bad_want[i]));
     printf("hardest cases (distance of f(x) from the nearest rounding boundary, in ulps of the result):\n");
     if (!g_nh) collect_hard(tot);
     for (int k = 0; k < g_nh && k < HARD_PRINT; k++) { /* selection of the smallest distances */
@@ -380,7 +380,7 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
       g_hin[k] = g_hin[m], g_hout[k] = g_hout[m], g_hdist[k] = g_hdist[m];
       g_hin[m] = ti, g_hout[m] = to, g_hdist[m] = td;
       printf("  HARD %s 0x%08x 0x%08x %.3e  (x=%a)\n", fnames[g_func], g_hin[k], g_hout[k], g_hdist[k],
-             (double)f_of(g_hin[k]));
+             (double)om_f32_from_bits(g_hin[k]));
     }
   }
   printf("wall time this run: %.1f s\n", secs);

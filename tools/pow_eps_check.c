@@ -44,16 +44,16 @@ int main(int argc, char** argv) {
     double t = -155.0 + (double)(b >> 11) * 0x1p-53 * 287.0;
     float x, y;
     if (kind == 1) {
-      x = f_of((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
+      x = om_f32_from_bits((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
       y = ldexpf(1.0f + (float)((b >> 40) & 0x7fffff) * 0x1p-23f, (int)((b >> 20) % 41) - 30);
       if (b & 1) y = -y;
     } else {
       if (kind == 2) {
         int k = (int)((c >> 5) % 24);
         uint32_t d = (uint32_t)((c >> 32) & ((1u << k) - 1u)) + 1u;
-        x = f_of((c & 1) ? 0x3f800000u + d : 0x3f800000u - d);
+        x = om_f32_from_bits((c & 1) ? 0x3f800000u + d : 0x3f800000u - d);
       } else {
-        x = f_of((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
+        x = om_f32_from_bits((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
       }
       y = (float)(t / log2((double)x));
       if (x == 1.0f) y = (float)t;

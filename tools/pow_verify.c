@@ -69,7 +69,7 @@ static float g_y;
 
 static void gen_pair(uint64_t seed, uint64_t i, float* xo, float* yo) {
   if (g_fixed) { /* pair i: x = the (i+1)-th positive float */
-    *xo = f_of((uint32_t)(i + 1));
+    *xo = om_f32_from_bits((uint32_t)(i + 1));
     *yo = g_y;
     return;
   }
@@ -81,12 +81,12 @@ static void gen_pair(uint64_t seed, uint64_t i, float* xo, float* yo) {
   switch (kind) {
     case 0:
     default:
-      x = f_of((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
+      x = om_f32_from_bits((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
       y = (float)(t / log2((double)x));
       if (x == 1.0f) y = (float)t;
       break;
     case 1: {
-      x = f_of((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
+      x = om_f32_from_bits((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
       int e = (int)((b >> 20) % 41) - 30;
       y = ldexpf(1.0f + (float)((b >> 40) & 0x7fffff) * 0x1p-23f, e);
       if (b & 1) y = -y;
@@ -95,12 +95,12 @@ static void gen_pair(uint64_t seed, uint64_t i, float* xo, float* yo) {
     case 2: {
       int k = (int)((c >> 5) % 24);
       uint32_t d = (uint32_t)((c >> 32) & ((1u << k) - 1u)) + 1u;
-      x = f_of((c & 1) ? 0x3f800000u + d : 0x3f800000u - d);
+      x = om_f32_from_bits((c & 1) ? 0x3f800000u + d : 0x3f800000u - d);
       y = (float)(t / log2((double)x));
       break;
     }
     case 3: {
-      x = f_of((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
+      x = om_f32_from_bits((uint32_t)(1 + (c >> 33) % 0x7f7fffffu));
       if (c & 1) x = -x;
       int n = (int)((b >> 20) % 129) - 64;
       int j = (int)((b >> 40) % 3);
@@ -157,9 +157,9 @@ static int is_nan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
 static float expect(float x, float y, int* mp) {
   *mp = 0;
   if (y == 0.0f || x == 1.0f) return 1.0f;
-  if (x != x || y != y) return f_of(0x7fc00000u);
+  if (x != x || y != y) return om_f32_from_bits(0x7fc00000u);
   double R = pow((double)x, (double)y);
-  if (R != R) return f_of(0x7fc00000u);
+  if (R != R) return om_f32_from_bits(0x7fc00000u);
   double aR = fabs(R);
   if (aR == 0.0 || aR < 0x1p-1000 || aR > 0x1p1000 || isinf(R)) return (float)R;
   float a = (float)(R - aR * 0x1p-40), b = (float)(R + aR * 0x1p-40);
@@ -225,26 +225,26 @@ void om_pow_on_general(float x, float y, double hi, double lo) {
   double e = fabs(mpfr_get_d(v, MPFR_RNDN));
   if (e > g_maxrel) {
     g_maxrel = e;
-    g_maxrel_xy[0] = u_of(x);
-    g_maxrel_xy[1] = u_of(y);
+    g_maxrel_xy[0] = om_f32_bits(x);
+    g_maxrel_xy[1] = om_f32_bits(y);
   }
   mpfr_clears(mx, my, r, v, (mpfr_ptr)0);
 }
 
 static void keep_hard(stats_t* st, float x, float y, double d) {
   if (st->nhard < KEEP) {
-    st->hard[st->nhard++] = (hard_t){u_of(x), u_of(y), d};
+    st->hard[st->nhard++] = (hard_t){om_f32_bits(x), om_f32_bits(y), d};
     return;
   }
   int w = 0;
   for (int k = 1; k < KEEP; k++)
     if (st->hard[k].dist > st->hard[w].dist) w = k;
-  if (d < st->hard[w].dist) st->hard[w] = (hard_t){u_of(x), u_of(y), d};
+  if (d < st->hard[w].dist) st->hard[w] = (hard_t){om_f32_bits(x), om_f32_bits(y), d};
 }
 
 static double ulp_err(float got, float want, float x, float y) {
-  if (u_of(got) == u_of(want)) return 0.0;
-  if (is_nan_bits(u_of(want)) || is_nan_bits(u_of(got))) return 1e9;
+  if (om_f32_bits(got) == om_f32_bits(want)) return 0.0;
+  if (is_nan_bits(om_f32_bits(want)) || is_nan_bits(om_f32_bits(got))) return 1e9;
   double R = pow((double)x, (double)y);
   double aR = fabs(R);
   if (isinf(got) && aR > 0x1p127) return 0.5 + (aR >= 0x1p128 ? 0 : (0x1p128 - aR) / 0x1p104); /* rough */
@@ -303,9 +303,9 @@ static void worker(int w, int nw, uint64_t n, uint64_t seed, const int* paths, i
       float want = expect(x[i], y[i], &mp);
       st->mpfr_calls += (uint64_t)mp;
       st->checked++;
-      uint32_t wb = u_of(want);
+      uint32_t wb = om_f32_bits(want);
       for (int p = 0; p < np; p++) {
-        uint32_t gb = u_of(o[p][i]);
+        uint32_t gb = om_f32_bits(o[p][i]);
         if (g_fast) {
           double e = ulp_err(o[p][i], want, x[i], y[i]);
           if (e > st->maxulp[paths[p]]) st->maxulp[paths[p]] = e;
@@ -313,12 +313,12 @@ static void worker(int w, int nw, uint64_t n, uint64_t seed, const int* paths, i
         } else if (gb != wb && !(is_nan_bits(gb) && is_nan_bits(wb) && gb == 0x7fc00000u)) {
           st->mis[paths[p]]++;
           if (st->nbad_kept < 4) {
-            st->first_bad[st->nbad_kept][0] = u_of(x[i]);
-            st->first_bad[st->nbad_kept][1] = u_of(y[i]);
+            st->first_bad[st->nbad_kept][0] = om_f32_bits(x[i]);
+            st->first_bad[st->nbad_kept][1] = om_f32_bits(y[i]);
             st->nbad_kept++;
           }
         }
-        if (p > 0 && gb != u_of(o[0][i]) && !g_fast) st->disagree++;
+        if (p > 0 && gb != om_f32_bits(o[0][i]) && !g_fast) st->disagree++;
       }
     }
   }
@@ -380,7 +380,7 @@ int main(int argc, char** argv) {
       tot.first_bad[tot.nbad_kept][1] = s->first_bad[k][1];
       tot.nbad_kept++;
     }
-    for (int k = 0; k < s->nhard; k++) keep_hard(&tot, f_of(s->hard[k].x), f_of(s->hard[k].y), s->hard[k].dist);
+    for (int k = 0; k < s->nhard; k++) keep_hard(&tot, om_f32_from_bits(s->hard[k].x), om_f32_from_bits(s->hard[k].y), s->hard[k].dist);
   }
   if (g_fixed) printf("pow_verify: every positive finite x with y = %a\n", g_y);
   printf("pow_verify: %s mode, %llu pairs (seed %llu), %d workers, %.1f s\n", g_fast ? "fast" : "exact",
@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
   if (g_acc) {
     printf("  scalar fallback on every pair: largest relative error of its double-double value 2^%.2f"
-           " (x = %a, y = %a)\n", log2(tot.maxrel), f_of(tot.maxrel_xy[0]), f_of(tot.maxrel_xy[1]));
+           " (x = %a, y = %a)\n", log2(tot.maxrel), om_f32_from_bits(tot.maxrel_xy[0]), om_f32_from_bits(tot.maxrel_xy[1]));
     return 0;
   }
   printf("  MPFR calls %llu, first-pass fallbacks (path %s) %llu, fallback results within 2^-90 of a boundary %llu\n",
@@ -403,8 +403,8 @@ int main(int argc, char** argv) {
   }
   if (!g_fast) printf("  results differing between paths: %llu\n", (unsigned long long)tot.disagree);
   for (int k = 0; k < tot.nbad_kept; k++)
-    printf("  misrounded: x = %a (0x%08x), y = %a (0x%08x)\n", f_of(tot.first_bad[k][0]), tot.first_bad[k][0],
-           f_of(tot.first_bad[k][1]), tot.first_bad[k][1]);
+    printf("  misrounded: x = %a (0x%08x), y = %a (0x%08x)\n", om_f32_from_bits(tot.first_bad[k][0]), tot.first_bad[k][0],
+           om_f32_from_bits(tot.first_bad[k][1]), tot.first_bad[k][1]);
   if (hunt) {
     printf("  exact cases among the fallbacks: %llu\n", (unsigned long long)tot.exact_cases);
     FILE* f = fopen(hard_out, "w");
@@ -417,8 +417,8 @@ int main(int argc, char** argv) {
         }
     for (int k = 0; k < tot.nhard; k++) {
       if (f) fprintf(f, "0x%08x 0x%08x %.3e\n", tot.hard[k].x, tot.hard[k].y, tot.hard[k].dist);
-      if (k < 5) printf("  hard: x = %a, y = %a, distance to a boundary %.3e ulp (2^%.1f)\n", f_of(tot.hard[k].x),
-                        f_of(tot.hard[k].y), tot.hard[k].dist, log2(tot.hard[k].dist));
+      if (k < 5) printf("  hard: x = %a, y = %a, distance to a boundary %.3e ulp (2^%.1f)\n", om_f32_from_bits(tot.hard[k].x),
+                        om_f32_from_bits(tot.hard[k].y), tot.hard[k].dist, log2(tot.hard[k].dist));
     }
     if (f) fclose(f);
   }

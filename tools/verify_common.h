@@ -1,8 +1,11 @@
 /* verify_common.h - small pieces shared by the verifiers (tools/cr_verify.c, tools/pow_verify.c,
- * tools/pow_eps_check.c): the sample generator, f32 bit views, and the rounding of an MPFR value to binary32.
- * Header-only, static functions; include after <mpfr.h>, <stdint.h> and <string.h>. */
+ * tools/pow_eps_check.c): the sample generator and the rounding of an MPFR value to binary32; f32 bit views are
+ * the library's om_f32_bits / om_f32_from_bits (math/om_dd_core.h). Header-only, static functions; include
+ * after <mpfr.h>. */
 #ifndef OM_VERIFY_COMMON_H
 #define OM_VERIFY_COMMON_H
+
+#include "math/om_dd_core.h"
 
 /* splitmix64: the next 64 random bits of the stream with state *s (reproducible per seed). */
 static inline uint64_t splitmix(uint64_t* s) {
@@ -10,18 +13,6 @@ static inline uint64_t splitmix(uint64_t* s) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-/* The f32 with bits u, and the bits of f. */
-static inline float f_of(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint32_t u_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
 }
 
 /* RN_f32(y): y rounded once to binary32 with its exponent range and subnormals (24 bits, emin -148,
