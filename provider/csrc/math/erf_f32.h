@@ -43,18 +43,16 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
 static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_erf_v(xf, exact, bad);
-  om_vd x = om_vwiden(xf);
-  om_vd a = om_vwiden(ax);
-  a = om_vminpd(a, 3.99);
-  om_vd ks = (a * 4.0 - 0.5) + 0x1.8p52;
+  om_vd a = om_vminpd(om_vwiden(ax), 3.99);
+  om_vd ks = om_fma(a, OM_VD(4.0), OM_VD(-0.5)) + 0x1.8p52; /* 4a - 1/2 exact, as a * 4.0 - 0.5 */
   om_vul ki = (om_vul)ks;
   om_vd m = om_fma(ks - 0x1.8p52, OM_VD(0.25), OM_VD(0.125));
   om_vd d = OM_VSELD(ks == 0x1.8p52, a * a, a - m); /* piece 0: a <= 0.25 */
   const double* c = om_erf16_c;
   om_vd q = om_vtab16(c + 16 * 9, ki);
   for (int j = 8; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  om_vd y = om_vcopysign(a * q, x);
-  return om_tr_round_bits(y, 32, exact, bad);
+  om_vfh r = om_tr_round_bits(a * q, 32, exact, bad); /* erf |x| */
+  return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));  /* the sign of x */
 }
 OM_TR_KERNEL(erf_f32, om_erf_v_fma, om_fb_erf)
 #else

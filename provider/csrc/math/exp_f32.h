@@ -29,8 +29,8 @@ static inline __attribute__((always_inline)) om_vfh om_exp_v_fma(om_vfh xf, int 
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.3f)), 0)) return om_exp_v(xf, exact, bad);
   om_vd sc, p;
-  om_vexp16(om_vwiden(xf), 4, &sc, &p);
-  return om_tr_round_bits(om_fma(sc, p, sc), 256, exact, bad);
+  om_vexp16(om_vwiden(xf), 4, OM_EXP16_R1, &sc, &p);
+  return om_tr_round_bits(om_fma(sc, p, sc), 512, exact, bad);
 }
 OM_TR_KERNEL(exp_f32, om_exp_v_fma, om_fb_exp)
 #else

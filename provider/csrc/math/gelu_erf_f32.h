@@ -44,10 +44,11 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
  * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
  * C = e^t G(u), t = -u^2/2, G(u) = e^(u^2/2) erfc(u/sqrt2):
- *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 (short polynomial) is within 2^-45.56 of
- *   e^t as in exp_f32.h: its r is exact up to the one rounding of the outer fma (for k != 0, |t| >= 0.0216
- *   means u >= 0.2, u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52
- *   bits, exact); -70.5 <= t <= 0 keeps sc normal.
+ *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 (short polynomial, OM_EXP16_R1) is
+ *   within 2^-45.56 of e^r' (r' its reduced argument, which is exact: for k != 0, |t| >= 0.0216 means u >= 0.2,
+ *   u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), and r' differs
+ *   from t - k ln2/16 by |k| (ln2/16 - HI) < 1628 2^-59.25 < 2^-48.58 (|t| <= 70.5); -70.5 <= t <= 0 keeps
+ *   sc normal.
  *   G from 16 pieces by the bits of v = u + 4 (exponent and 3 mantissa bits; om_vtab16 takes the low 4 bits
  *   of bits(v) >> 49): slots 8..15 are u in [0, 4) by halves, slots 0..7 u in [4, 12) by units. d = v - v0,
  *   v0 = v with its 49 low bits cleared (the piece's left end plus 4): exact (Sterbenz), and d = u - a_s
@@ -56,17 +57,17 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  *   (om_gelu16_c, Sollya, fitted on d in [0, width]; the scaling by -1/2 is exact): polynomial relative error
  *   < 2^-41.765 (OM_GELU16_LOG2ERR, supnorm, rigorous; the worst piece is u in [0, 1/2]), evaluation
  *   < 2^-51.234 (OM_GELU16_EVAL_LOG2ERR: sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G, per piece).
- *   -C~/2 = RN(E G~): one more rounding. In units of 2^-53: 173.7 (E) + 2409.3 (polynomial) + 3.4
- *   (evaluation) + 3.2 (d for tiny u) + 1 and their products: -C~/2 within 2590.6 2^-53 of -C/2, relative.
+ *   -C~/2 = RN(E G~): one more rounding. In units of 2^-53: 173.7 + 21.4 (E) + 2409.3 (polynomial) + 3.4
+ *   (evaluation) + 3.2 (d for tiny u) + 1 and their products: -C~/2 within 2612 2^-53 of -C/2, relative.
  * y: for x < 0 one rounding of |x| (-C~/2); for x > 0, |x|/2 C <= x/2 <= x - |x|/2 C = y*, so the error of C~
- * is at most 2590.6 2^-53 y* and the fma adds 2^-53. Total below 2592 2^-53 < 2^-41.66; rounding test
+ * is at most 2612 2^-53 y* and the fma adds 2^-53. Total below 2613 2^-53 < 2^-41.64; rounding test
  * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
 static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   om_vih ord = (om_vih)(xf >= -11.875f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 0x1.fffffep127f);
   if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_erf_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
-  om_vd xa = om_vwiden(ax);
+  om_vd xa = om_vabs(x);
   om_vd u = om_vminpd(xa, 11.875);
   om_vd z = om_vmaxpd(x, 0.0);
   om_vd v = u + 4.0;
@@ -76,7 +77,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf,
   om_vd g = om_vtab16(c + 16 * 9, ks);
   for (int j = 8; j >= 0; j--) g = om_fma(g, d, om_vtab16(c + 16 * j, ks));
   om_vd sc, p;
-  om_vexp16((u * u) * -0.5, 4, &sc, &p);
+  om_vexp16((u * u) * -0.5, 4, OM_EXP16_R1, &sc, &p);
   om_vd ec = om_fma(sc, p, sc) * g;
   return om_tr_round_bits(om_fma(xa, ec, z), 4096, exact, bad);
 }

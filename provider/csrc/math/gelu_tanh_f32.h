@@ -45,9 +45,9 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf
   om_vd v = x * om_fma(x * x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi));
   v = om_vminpd(v, 120.0);
   om_vd sc, p;
-  om_vexp16(-v, 4, &sc, &p);
+  om_vexp16(v, 4, OM_EXP16_NEG | OM_EXP16_R1, &sc, &p); /* e^-v */
   om_vd e = om_fma(sc, p, sc);
-  return om_tr_round_bits(x * om_vrecip(1.0 + e), 512, exact, bad);
+  return om_tr_round_bits(x * om_vrecip3(1.0 + e), 4096, exact, bad);
 }
 OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v_fma, om_fb_gelu_tanh)
 #else

@@ -167,6 +167,22 @@ static inline __attribute__((always_inline)) om_vd om_fma(om_vd a, om_vd b, om_v
   return (om_vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
 #endif
 }
+/* c - a*b and a*b - c with one rounding (the same values as om_fma(-a, b, c) and om_fma(a, b, -c), without
+ * a negation). */
+static inline __attribute__((always_inline)) om_vd om_fnma(om_vd a, om_vd b, om_vd c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_fnmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#else
+  return (om_vd)_mm256_fnmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#endif
+}
+static inline __attribute__((always_inline)) om_vd om_fms(om_vd a, om_vd b, om_vd c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#else
+  return (om_vd)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#endif
+}
 /* tab[idx & 15] per lane (exact): one two-register permute on the 512 path, a gather on the 256 path. */
 static inline __attribute__((always_inline)) om_vd om_vtab16(const double* tab, om_vul idx) {
 #if OM_VB == 64
@@ -226,12 +242,20 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
  *   sc: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
  *   the shift), exact while the exponent stays normal (|k >> 4| <= 1021); sc = 2^(k/16) (1 + d_T),
  *   |d_T| <= 2^-53.
- * The callers combine sc and p with one more fma each (see their files). */
-static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, om_vd* sc, om_vd* p) {
-  om_vd ks = om_fma(t, OM_VD(OM_INVLN2_16), OM_VD(0x1.8p52));
+ * The callers combine sc and p with one more fma each (see their files).
+ * Flags: OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the first two fma:
+ * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without the flag.
+ * OM_EXP16_R1: r = fma(-k, LN2_16_HI, t) only (exact, as above), one fma less: r then differs from
+ * t - k ln2/16 by |k| (ln2/16 - HI) < |k| 2^-59.25 (HI = RN(ln2/16); LO < 2^-59.25), which the caller adds to
+ * its bound (relative, in e^t): 2^-48.3 for |t| <= 87.3 (|k| <= 2015), 2^-47.8 for |t| <= 120. */
+#define OM_EXP16_NEG 1
+#define OM_EXP16_R1 2
+static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, int flags, om_vd* sc, om_vd* p) {
+  const int neg = flags & OM_EXP16_NEG;
+  om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
   om_vd kn = 0x1.8p52 - ks; /* -k, exact */
-  om_vd r = om_fma(kn, OM_VD(OM_LN2_16_HI), t);
-  r = om_fma(kn, OM_VD(OM_LN2_16_LO), r);
+  om_vd r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
+  if (!(flags & OM_EXP16_R1)) r = om_fma(kn, OM_VD(OM_LN2_16_LO), r);
   om_vd q;
   if (nq == 6) {
     const double* c = om_expm1_q16;
@@ -251,57 +275,59 @@ static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, om_
   *sc = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
 }
 
-/* Approximate reciprocal of d > 0 (d and 1/d normal f32 values' range) and Newton steps
- * r' = fma(r, fma(-d, r, 1), r): with r = (1 + e)/d, fma(-d, r, 1) = -e (1 + rho) and r' = (1 - e^2 - e rho (1 + e))
- * (1 + rho')/d, |rho|, |rho'| <= 2^-53, so |e'| <= e^2 + 2^-53 (1 + 2^-13) + e 2^-53.
- * 512: RCP14PD, |e| < 2^-14; 256: RCPPS of RN_f32(d), |e| < 1.5 2^-12 + 2^-24 < 2^-11.41, plus one step
- * (< 2^-22.8). The caller's steps then give < 2^-27.99, < 2^-52.83 (= 1.127 2^-53). */
-static inline __attribute__((always_inline)) om_vd om_vrcp28(om_vd d) {
+/* 1/d and n/d within 2^-42 + 2.01 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers
+ * with T >= 4096 in their rounding test, which then needs below 2^-41):
+ * r = (1 - e)/d with |e| < 2^-14 (512: RCP14PD; 256: RCPPS of RN_f32(d), |e| < 1.5 2^-12 + 2^-24 < 2^-11.41,
+ * then one Newton step r' = fma(r, fnma(d, r, 1), r): |e'| <= e^2 + 2^-53 (1 + 2^-11) < 2^-22.8).
+ * h = fnma(d, r, 1) = e (1 + rho1) (one rounding of the exact 1 - d r = e, |rho1| <= 2^-53); s = fma(h, h, h)
+ * = e + e^2 + delta with |delta| < |e| 2.01 2^-53 (rho1 and the fma's rounding); then
+ * r (1 + s) = (1 - e)(1 + e + e^2 + delta)/d = (1 - e^3 + (1 - e) delta)/d, |(1 - e) delta| < 2^-65.9: the cubic
+ * correction leaves |e^3| < 2^-42 (256: < 2^-68).
+ * 1/d: y = fma(r, s, r), one more rounding: within 2^-42 + 2^-65.9 + 2^-53.
+ * n/d: y0 = RN(n r) = (n/d)(1 - e)(1 + rho0), y = fma(y0, s, y0): within 2^-42 + 2^-65.8 + 2 2^-53 (+ products). */
+static inline __attribute__((always_inline)) om_vd om_vrcp14(om_vd d) {
 #if OM_VB == 64
-  om_vd r = (om_vd)_mm512_rcp14_pd((__m512d)d);
+  return (om_vd)_mm512_rcp14_pd((__m512d)d);
 #else
   om_vd r = (om_vd)_mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps((__m256d)d)));
-  r = om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
-  r = om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
+  return om_fma(r, om_fnma(d, r, OM_VD(1.0)), r);
 #endif
-  return om_fma(r, om_fma(-d, r, OM_VD(1.0)), r); /* |e| < 2^-27.99 (256: < 2^-45.6) */
 }
-/* 1/d within 1.127 2^-53 (one more Newton step). */
-static inline __attribute__((always_inline)) om_vd om_vrecip(om_vd d) {
-  om_vd r = om_vrcp28(d);
-  return om_fma(r, om_fma(-d, r, OM_VD(1.0)), r);
+static inline __attribute__((always_inline)) om_vd om_vrecip3(om_vd d) {
+  om_vd r = om_vrcp14(d);
+  om_vd h = om_fnma(d, r, OM_VD(1.0));
+  return om_fma(r, om_fma(h, h, h), r);
 }
-/* n/d (n, d > 0 or n of either sign; |n/d| a normal f32's range): r = om_vrcp28(d) (|d1| < 2^-27.99);
- * y0 = RN(n r) = q (1 + d0), q = n/d, |d0| < 2^-27.98; the residual fma(-d, y0, n) = -n d0 (1 + rho) with
- * |rho| <= 2^-53, and y = fma(res, r, y0) = q (1 - d0 (rho + d1 + rho d1)) before its own rounding: within
- * 2^-55.9 of q, so |y - n/d| < (2^-53 + 2^-55.9) |n/d| < 1.14 2^-53 |n/d|. */
-static inline __attribute__((always_inline)) om_vd om_vdiv(om_vd n, om_vd d) {
-  om_vd r = om_vrcp28(d);
+static inline __attribute__((always_inline)) om_vd om_vdiv3(om_vd n, om_vd d) {
+  om_vd r = om_vrcp14(d);
+  om_vd h = om_fnma(d, r, OM_VD(1.0));
   om_vd y0 = n * r;
-  return om_fma(om_fma(-d, y0, n), r, y0);
+  return om_fma(y0, om_fma(h, h, h), y0);
 }
 
 /* Rounding test on the bits of y, for a y whose magnitude is in [2^-126, 2^128) (a normal f32 result or the
  * overflow threshold's neighbourhood; the callers route other lanes to the general first pass) and whose
- * relative error is below T 2^-53 (T a power of two, >= 2): the f32 rounding boundaries of y's binade are the
- * doubles whose 29 low mantissa bits are 2^28 (the overflow threshold 2^128 (1 - 2^-25) among them), the
- * nearest ones outside it are 2^27 double ulps away, and |v - y| < T ulp(y) for the true value v
- * (|v - y| <= eps |v| < T 2^-53 2^(E+1) (1 + 2^-50) for y in [2^E, 2^(E+1))). So if the low 29 bits are more
- * than T away from 2^28, no boundary lies between y and v and RN_f32(y) = RN_f32(v). Other lanes are flagged.
+ * relative error eps is below T 2^-53 (1 - 2^-49) (T a power of two, 2 <= T <= 2^27; each caller's file gives its
+ * bound, all below 0.7 T 2^-53): the f32 rounding boundaries of y's binade are the doubles whose 29 low mantissa bits are
+ * 2^28 (the overflow threshold 2^128 (1 - 2^-25) among them), the nearest ones outside it are 2^27 double ulps
+ * away, and for the true value v, |v - y| <= eps |v| < T 2^-53 (1 - 2^-49) 2^(E+1) (1 + 2^-40) < T ulp(y) for y
+ * in [2^E, 2^(E+1)). So if the low 29 bits are at least T away from 2^28, no boundary lies between y and v
+ * (nor on v) and RN_f32(y) = RN_f32(v). Flagged: the lanes whose low 29 bits lie in [2^28 - T, 2^28 + T), a
+ * superset of the others, found in two operations: (low + 2^28 + T) mod 2^29 = (low - (2^28 - T)) mod 2^29 is
+ * below 2T exactly when bits log2(2T) to 28 of bits(y) + 2^28 + T are all zero (a carry out of bit 28 changes
+ * only the bits above, which the mask leaves out).
  * Fast mode: RN_f32(y). */
 static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_trmask* bad) {
   om_vfh r = __builtin_convertvector(y, om_vfh);
   if (exact) {
-    /* the low 29 bits moved to the top: (w - (2^28 - t) 2^35) mod 2^64 <= 2t 2^35 */
+    const uint64_t mask = (1ULL << 29) - 2ULL * t;
 #if OM_VB == 64
-    __m512i off = _mm512_set1_epi64((long long)((0x10000000ULL - t) << 35));
-    __m512i lim = _mm512_set1_epi64((long long)(2ULL * t) << 35);
-    __asm__("" : "+v"(off), "+v"(lim)); /* keeps the constants in registers (else rebuilt in every iteration) */
-    om_vul w = ((om_vul)y << 35) - (om_vul)off;
-    *bad = _mm512_cmple_epu64_mask((__m512i)w, lim);
+    __m512i off = _mm512_set1_epi64((long long)((1ULL << 28) + t));
+    __m512i msk = _mm512_set1_epi64((long long)mask);
+    __asm__("" : "+v"(off), "+v"(msk)); /* keeps the constants in registers (else rebuilt in every iteration) */
+    *bad = _mm512_testn_epi64_mask(_mm512_add_epi64((__m512i)y, off), msk);
 #else
-    om_vul w = ((om_vul)y << 35) - ((0x10000000ULL - t) << 35);
-    om_vl m = (om_vl)(w <= (2ULL * t) << 35);
+    om_vl m = (om_vl)((((om_vul)y + ((1ULL << 28) + t)) & mask) == 0);
     *bad = __builtin_convertvector(m, om_vih);
 #endif
   }

@@ -30,11 +30,10 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
 static inline __attribute__((always_inline)) om_vfh om_sigmoid_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.0f)), 0)) return om_sigmoid_v(xf, exact, bad);
-  om_vd t = -om_vwiden(xf); /* -x (exact) */
   om_vd sc, p;
-  om_vexp16(t, 4, &sc, &p);
+  om_vexp16(om_vwiden(xf), 4, OM_EXP16_NEG | OM_EXP16_R1, &sc, &p); /* e^-x */
   om_vd e = om_fma(sc, p, sc);
-  return om_tr_round_bits(om_vrecip(1.0 + e), 256, exact, bad);
+  return om_tr_round_bits(om_vrecip3(1.0 + e), 4096, exact, bad);
 }
 OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v_fma, om_fb_sigmoid)
 #else

@@ -35,14 +35,12 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
-  om_vd x = om_vwiden(xf);
-  om_vd a = om_vwiden(ax);
-  a = om_vminpd(a, 9.5);
+  om_vd a = om_vminpd(om_vwiden(ax), 9.5);
   om_vd sc, p;
-  om_vexp16(a + a, 6, &sc, &p);
+  om_vexp16(a + a, 6, 0, &sc, &p);
   om_vd m = om_fma(sc, p, sc - 1.0);
-  om_vd y = om_vcopysign(om_vdiv(m, m + 2.0), x);
-  return om_tr_round_bits(y, 128, exact, bad);
+  om_vfh r = om_tr_round_bits(om_vdiv3(m, m + 2.0), 4096, exact, bad); /* tanh |x| */
+  return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));               /* the sign of x */
 }
 OM_TR_KERNEL(tanh_f32, om_tanh_v_fma, om_fb_tanh)
 #else
