@@ -30,8 +30,9 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  *   |p| < 0.0219: 2^-58.41) and r (2^-59 e^0.0217 < 2^-58.94): < 2^-52.93 sc in all, and
  *   sc/m <= e^0.04333/0.021896 < 47.7 = 2^5.58: < 2^-47.35 relative; sc - 1 is exact for sc <= 2 and within
  *   2^-53 (sc - 1) < 1.05 2^-53 m above; the fma rounds once: m within 2^-47.2.
- * y = m/(m + 2) by om_vdiv (1.14 2^-53), d = RN(m + 2) (2^-53), and the error of m moves y by at most
- * 2/(m + 2) <= 1 times its own: below 2^-47.1 in all; rounding test T = 128 (sign copied from x). */
+ * y = m/(m + 2) by om_vdiv3 (2^-42 + 2.01 2^-53), d = RN(m + 2) (2^-53), and the error of m moves y by at most
+ * 2/(m + 2) <= 1 times its own: below 2^-42 + 2^-47.2 + 3.01 2^-53 < 2^-41.95 in all; rounding test T = 4096
+ * (needs < 2^-41.51) on tanh |x|, whose f32 result then takes the sign bit of x. */
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
   if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
