@@ -7,9 +7,10 @@
  * Included by transcendental.inc once per kernel path (om_vf/om_vi/om_vu, OM_FN and OM_VB set). The 512 and
  * 256 paths use FMA (om_fx_fma is one fused multiply-add there); the 128 and one-lane paths run the same body
  * with a multiply and an add instead (and Dekker's product where an exact product is needed), so 128 and scalar
- * agree bit for bit, and 512 and 256 do except in the divisions of Tanh, Sigmoid and both Gelu forms, where the
- * 512 path uses VRCP14PS with FMA corrections instead of a division (docs/exact-transcendentals.md, "Fast
- * mode"). Fast mode promises a bound in ulps, not the same bits across paths.
+ * agree bit for bit, and 512 and 256 do except in Exp (the 512 path has its own table-based body) and in the
+ * divisions of Tanh, Sigmoid and both Gelu forms, where the 512 path uses VRCP14PS with FMA corrections
+ * instead of a division (docs/exact-transcendentals.md, "Fast mode"). Fast mode promises a bound in ulps, not
+ * the same bits across paths.
  *
  * Special values: NaN -> NaN (the canonical NaN for Log's invalid inputs, a quiet NaN otherwise: fast mode keeps
  * what the hardware gives); +-inf and +-0 as exact mode (odd functions keep the sign of zero; Gelu(-inf) = -0,
@@ -255,15 +256,34 @@ OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
 
 /* ---- the functions ------------------------------------------------------------------------------------- */
 
-/* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf) by MAXPS/MINPS,
- * k = rint(x/ln2), r = x - k LN2_HI (exact) - k LN2_LO, e^x = p 2^k with p = om_fx_exp_p(r). */
+/* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf) by MAXPS/MINPS (a NaN
+ * passes), then
+ * - 512 path: k = rint(32 x/ln2) from u = x (1/ln2) + 1.5 2^18 (one FMA: u's low 5 bits are k mod 32 and
+ *   u - 1.5 2^18 = k/32 exactly), r = x - (k/32) LN2_HI (exact: |k| < 2^13, LN2_HI 16 bits) - (k/32) LN2_LO,
+ *   |r| <= 0.010835; T = RN(2^(j/32)), j = k mod 32, by one VPERMT2PS from om_fx_exp2_32 (each within 0.498
+ *   ulp); e^x = (T + T r (1 + r q32(r))) 2^floor(k/32), q32 of degree 1 (relative error 2^-31.7), the last
+ *   step one FMA and VSCALEFPS (which floors k/32 itself). 12 vector operations where the other form has 13;
+ *   the table's rounding makes it the less accurate one (exhaustive maximum 1.0125 ulp against 0.9511).
+ * - other paths: k = rint(x/ln2), r = x - k LN2_HI (exact) - k LN2_LO, e^x = p 2^k with p = om_fx_exp_p(r).
+ * (VRANGEPS would clamp in one operation, but it returns the constant for a NaN input.) */
 OM_FX_AI om_vf om_fx_exp(om_vf x) {
   om_vf t = om_fx_min(OM_FXV(89.0f), om_fx_max(OM_FXV(-104.0f), x)); /* NaN passes */
+#if OM_VB == 64
+  const om_vf magic = OM_FXV(0x1.8p18f);
+  om_vf u = om_fx_fma(t, OM_FXV(OM_FX_INVLN2), magic); /* 1.5 2^18 + k/32: the low 5 bits hold k mod 32 */
+  om_vf kq = u - magic;
+  om_vf r = om_fx_fnma(kq, OM_FXV(OM_FX_LN2_HI), t);
+  r = om_fx_fnma(kq, OM_FXV(OM_FX_LN2_LO), r);
+  om_vf T = (om_vf)_mm512_permutex2var_ps(_mm512_load_ps(om_fx_exp2_32), (__m512i)u, _mm512_load_ps(om_fx_exp2_32 + 16));
+  om_vf b = om_fx_fma(om_fx_fma(OM_FXV(om_fx_expq32[1]), r, OM_FXV(om_fx_expq32[0])), r, OM_FXV(1.0f));
+  return om_fx_ldexp(om_fx_fma(T * r, b, T), kq);
+#else
   const om_vf magic = OM_FXV(0x1.8p23f);
   om_vf kf = om_fx_fma(t, OM_FXV(OM_FX_INVLN2), magic) - magic;
   om_vf r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_HI), t);
   r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r);
   return om_fx_ldexp(om_fx_exp_p(r), kf);
+#endif
 }
 
 /* Log: x = 2^k m, m in [2/3, 4/3) (bits of x minus those of 2/3; subnormals scaled by 2^23 first),
