@@ -9,6 +9,10 @@
 #define OM_FX_LN2_LO (0x1.7f7d1cp-20f)
 /* e^r ~= 1 + r + r^2 q(r), |r| <= 0.3467 (ln2/2 = 0.34657): relative error 2^-26.625 */
 static const float om_fx_expq[5] = {0x1p-1f, 0x1.5554dep-3f, 0x1.55556cp-5f, 0x1.120adp-7f, 0x1.6ca9aap-10f};
+/* e^r ~= 1 + r + r^2 q32(r), |r| <= 0.010835 (ln2/64 = 0.0108304): relative error 2^-31.6796875 */
+static const float om_fx_expq32[2] = {0x1.000052p-1f, 0x1.55556cp-3f};
+/* RN(2^(j/32)), j = 0..31 (errors up to 0.498 ulp) */
+static const float om_fx_exp2_32[32] __attribute__((aligned(64))) = {0x1p0f, 0x1.059b0ep0f, 0x1.0b5586p0f, 0x1.11301ep0f, 0x1.172b84p0f, 0x1.1d4874p0f, 0x1.2387a6p0f, 0x1.29e9ep0f, 0x1.306fep0f, 0x1.371a74p0f, 0x1.3dea64p0f, 0x1.44e086p0f, 0x1.4bfdaep0f, 0x1.5342b6p0f, 0x1.5ab07ep0f, 0x1.6247ecp0f, 0x1.6a09e6p0f, 0x1.71f75ep0f, 0x1.7a1148p0f, 0x1.82589ap0f, 0x1.8ace54p0f, 0x1.93737cp0f, 0x1.9c4918p0f, 0x1.a5503cp0f, 0x1.ae89fap0f, 0x1.b7f77p0f, 0x1.c199bep0f, 0x1.cb720ep0f, 0x1.d5818ep0f, 0x1.dfc974p0f, 0x1.ea4afap0f, 0x1.f50766p0f};
 /* log1p(f) ~= f + f^2 q(f), f = m - 1 in [-1/3, 1/3]: relative error 2^-26.8515625 */
 static const float om_fx_logq[9] = {-0x1p-1f, 0x1.55552cp-2f, -0x1.ffff88p-3f, 0x1.99bfdep-3f, -0x1.5581d2p-3f, 0x1.1fd6bcp-3f, -0x1.f62d52p-4f, 0x1.19b0e6p-3f, -0x1.012632p-3f};
 /* tanh x ~= x + x^3 p(x^2), |x| < 0.625: relative error 2^-29.8828125 */
