@@ -28,7 +28,7 @@ import onemodel_ep
 
 SANITIZE = bool(os.environ.get("ONEMODEL_SANITIZE"))
 TESTS = Path(__file__).resolve().parent
-CHUNK = 1 << 16  # the library's largest parallel chunk (node.c OM_CHUNK; transcendentals use 8K)
+CHUNK = 1 << 15  # the library's largest parallel chunk (node.c OM_CHUNK; transcendentals use 8K)
 N = 3 * CHUNK + 1234  # several chunks and a ragged tail
 
 

@@ -23,10 +23,12 @@
 
 /* Elements per parallel chunk: fixed per node (never from the thread count; and every kernel computes each
  * element on its own, so no result depends on where a chunk boundary falls). Cheap kernels (a few
- * instructions per element, memory-bound beyond the caches) take 64K-element chunks, whose hand-off to a
- * thread costs far less than the chunk; the f32/f64 transcendentals and Pow cost tens of instructions per
- * element, so they take 8K-element chunks and a 64K tensor already spreads over the intra-op threads. */
-#define OM_CHUNK ((size_t)1 << 16)
+ * instructions per element, memory-bound beyond the caches) take 32K-element chunks, whose hand-off to a
+ * thread costs far less than the chunk, and which split a 64K tensor over two threads (with 64K chunks such
+ * a tensor ran on one thread while ORT's own node used two: Sqrt 64K at two threads 26.6 -> 20.0 us, at one
+ * thread within the noise, tools/profile_node.py); the f32/f64 transcendentals and Pow cost tens of
+ * instructions per element, so they take 8K-element chunks. */
+#define OM_CHUNK ((size_t)1 << 15)
 #define OM_CHUNK_COSTLY ((size_t)1 << 13)
 
 enum { OM_KIND_UNARY, OM_KIND_BINARY, OM_KIND_FOLD, OM_KIND_COMPARE, OM_KIND_TERNARY, OM_KIND_CAST, OM_KIND_POW };
