@@ -219,8 +219,8 @@ def _f32(v: Any) -> np.float32:
 
 
 def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
-    x64 = x.astype(np.float64)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # NaN and inf inputs are the point here
+        x64 = x.astype(np.float64)
         if op == "Exp":
             r = np.exp(x64)
         elif op == "Log":
@@ -241,7 +241,7 @@ def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray
                               for v in x64.ravel().tolist()]).reshape(x.shape)
             r = np.where(np.isneginf(x64), -0.0, r)
             r = np.where(np.isposinf(x64), np.inf, r)
-    return np.asarray(r).astype(np.float32)
+        return np.asarray(r).astype(np.float32)  # overflow to inf is the rounding wanted
 
 
 _TR16: dict[str, np.ndarray] = {}
@@ -341,8 +341,9 @@ def expected(op: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any]
         lo = ins[1].reshape(()) if len(ins) > 1 and ins[1] is not None else None
         hi = ins[2].reshape(()) if len(ins) > 2 and ins[2] is not None else None
         if "min" in attrs or "max" in attrs:  # attribute form: defaults are the float extremes
-            lo = np.float32(attrs.get("min", -3.4028234663852886e38)).astype(dt)  # float attribute, then dt
-            hi = np.float32(attrs.get("max", 3.4028234663852886e38)).astype(dt)
+            with np.errstate(over="ignore"):  # float attribute, then dt (the extremes are +-inf in f16)
+                lo = np.float32(attrs.get("min", -3.4028234663852886e38)).astype(dt)
+                hi = np.float32(attrs.get("max", 3.4028234663852886e38)).astype(dt)
         return _clip(x, _extreme(dt, False) if lo is None else lo, _extreme(dt, True) if hi is None else hi)
     if op in ("Reciprocal", "Sqrt", "Floor", "Ceil", "Round"):
         w = _work(dt)
