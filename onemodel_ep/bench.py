@@ -159,18 +159,23 @@ def _session(model: onnx.ModelProto, threads: int, ours: bool) -> ort.InferenceS
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-BLOCK_S = 0.05  # each session runs for about this long before the next one takes over
+BLOCK_S = 0.02  # with a thread pool, each session runs for about this long before the next one takes over
 
 
 def _time_interleaved(
-    sessions: Sequence[ort.InferenceSession], feeds: dict[str, np.ndarray], n: int, budget_s: float
+    sessions: Sequence[ort.InferenceSession],
+    feeds: dict[str, np.ndarray],
+    n: int,
+    budget_s: float,
+    pooled: bool = False,
 ) -> tuple[list[float], int]:
-    """Median elements/s of each session; the sessions take turns in blocks of runs (ORT, exact, fast, ...).
+    """Median elements/s of each session; the sessions take turns (ORT, exact, fast, ORT, ...).
 
-    A block is about BLOCK_S of work (3 to 2000 runs), and its first fifth is not counted: after a run, a
-    session's intra-op pool threads keep spinning for a while (ORT's default), and on a machine with few CPUs
-    they take the CPUs from the next session's threads. Run by run, two-thread sessions did not scale at all
-    here; in blocks they do, as when each runs alone.
+    With one intra-op thread (no pool) they take turns run by run. With a pool (`pooled`) they take turns in
+    blocks of about BLOCK_S of work (3 to 2000 runs) whose first quarter is not counted: after a run, a
+    session's pool threads keep spinning for a while (ORT's default), and on a machine with few CPUs they take
+    the CPUs from the next session's threads. Run by run, no two-thread session scaled here; in blocks they
+    do, as when each runs alone.
     """
     warm: list[float] = []
     for s in sessions:  # warm-up
@@ -178,12 +183,12 @@ def _time_interleaved(
             t = time.perf_counter()
             s.run(None, feeds)
             warm.append(time.perf_counter() - t)
-    block = max(3, min(2000, int(BLOCK_S / max(min(warm), 1e-7))))
-    skip = max(1, block // 5)
+    block = max(3, min(2000, int(BLOCK_S / max(min(warm), 1e-7)))) if pooled else 1
+    skip = max(1, block // 4) if pooled else 0
     times: list[list[float]] = [[] for _ in sessions]
     start = time.perf_counter()
     runs = rounds = 0
-    while rounds < 2 or (time.perf_counter() - start < budget_s and runs < 4000):
+    while rounds < (2 if pooled else 5) or (time.perf_counter() - start < budget_s and runs < 4000):
         for k, s in enumerate(sessions):
             for j in range(block):
                 t = time.perf_counter()
@@ -213,7 +218,7 @@ def call_overhead(n: int = 1024, threads: int = 1, budget_s: float = 1.0) -> dic
     ours = rewrite(model)
     a, b = _session(model, threads, False), _session(ours, threads, True)
     feeds = _inputs(ins, n, "Add", np.random.default_rng(0))
-    eps, _ = _time_interleaved([a, b], feeds, n, budget_s)
+    eps, _ = _time_interleaved([a, b], feeds, n, budget_s, threads != 1)
     return {"elements": n, "builtin_s": n / eps[0], "custom_s": n / eps[1], "ratio": eps[0] / eps[1]}
 
 
@@ -261,7 +266,7 @@ def run(
                 for sname in sizes:
                     n = SIZES[sname]
                     feeds = _inputs(ins, n, op, rng)
-                    eps, runs = _time_interleaved(sess, feeds, n, budget_s)
+                    eps, runs = _time_interleaved(sess, feeds, n, budget_s, th != 1)
                     row = Row(op, dname, n, th, served, eps[0], eps[1], eps[2], runs)
                     rep.rows.append(row)
                     if progress:
