@@ -72,14 +72,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int 
   om_vul ii = tmp >> 48;
   om_vd c = om_vtab16(om_log16_c, ii), t = om_vtab16(om_log16_t, ii);
   om_vd r = om_fma(z, c, OM_VD(-1.0));
-  const double* q = om_log1p_q16;
-  om_vd u = om_fma(OM_VD(q[6]), r, OM_VD(q[5]));
-  u = om_fma(u, r, OM_VD(q[4]));
-  u = om_fma(u, r, OM_VD(q[3]));
-  u = om_fma(u, r, OM_VD(q[2]));
-  u = om_fma(u, r, OM_VD(q[1]));
-  u = om_fma(u, r, OM_VD(q[0]));
-  u = om_fma(u, r, OM_VD(-0.5));
+  om_vd u = om_fma(om_vpoly(r, om_log1p_q16, 7), r, OM_VD(-0.5));
   om_vd p = om_fma(r * r, u, r);
   om_vd y = om_fma(kd, OM_VD(OM_LN2_D), t) + p;
   return om_tr_round_bits(y, 128, exact, bad);

@@ -159,29 +159,28 @@ static inline __attribute__((always_inline)) om_vd om_verfc_g(const om_vd* wp) {
 #if OM_VB == 64 || OM_VB == 32
 #define OM_TR_FMA 1
 typedef uint32_t om_vuh __attribute__((vector_size(OM_TR_L * 4)));
-/* a*b + c with one rounding. */
-static inline __attribute__((always_inline)) om_vd om_fma(om_vd a, om_vd b, om_vd c) {
+/* The fused forms, one rounding each: om_fma a*b + c; om_fnma c - a*b and om_fms a*b - c (the same values as
+ * om_fma(-a, b, c) and om_fma(a, b, -c), without a negation). */
 #if OM_VB == 64
-  return (om_vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#define OM_VD_FUSED(NAME, OP)                                                            \
+  static inline __attribute__((always_inline)) om_vd NAME(om_vd a, om_vd b, om_vd c) {   \
+    return (om_vd)_mm512_##OP##_pd((__m512d)a, (__m512d)b, (__m512d)c);                  \
+  }
 #else
-  return (om_vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#define OM_VD_FUSED(NAME, OP)                                                            \
+  static inline __attribute__((always_inline)) om_vd NAME(om_vd a, om_vd b, om_vd c) {   \
+    return (om_vd)_mm256_##OP##_pd((__m256d)a, (__m256d)b, (__m256d)c);                  \
+  }
 #endif
-}
-/* c - a*b and a*b - c with one rounding (the same values as om_fma(-a, b, c) and om_fma(a, b, -c), without
- * a negation). */
-static inline __attribute__((always_inline)) om_vd om_fnma(om_vd a, om_vd b, om_vd c) {
-#if OM_VB == 64
-  return (om_vd)_mm512_fnmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
-#else
-  return (om_vd)_mm256_fnmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
-#endif
-}
-static inline __attribute__((always_inline)) om_vd om_fms(om_vd a, om_vd b, om_vd c) {
-#if OM_VB == 64
-  return (om_vd)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)c);
-#else
-  return (om_vd)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)c);
-#endif
+OM_VD_FUSED(om_fma, fmadd)
+OM_VD_FUSED(om_fnma, fnmadd)
+OM_VD_FUSED(om_fms, fmsub)
+/* c[0] + c[1] v + ... + c[n-1] v^(n-1) by Horner in fma: p = c[n-1], then p = fma(p, v, c[i]) for i = n-2 down
+ * to 0 (the loop unrolls; n is a constant at every call). */
+static inline __attribute__((always_inline)) om_vd om_vpoly(om_vd v, const double* c, int n) {
+  om_vd p = OM_VD(c[n - 1]);
+  for (int i = n - 2; i >= 0; i--) p = om_fma(p, v, OM_VD(c[i]));
+  return p;
 }
 /* tab[idx & 15] per lane (exact): one two-register permute on the 512 path, a gather on the 256 path. */
 static inline __attribute__((always_inline)) om_vd om_vtab16(const double* tab, om_vul idx) {
@@ -256,20 +255,7 @@ static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, int
   om_vd kn = 0x1.8p52 - ks; /* -k, exact */
   om_vd r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
   if (!(flags & OM_EXP16_R1)) r = om_fma(kn, OM_VD(OM_LN2_16_LO), r);
-  om_vd q;
-  if (nq == 6) {
-    const double* c = om_expm1_q16;
-    q = om_fma(OM_VD(c[5]), r, OM_VD(c[4]));
-    q = om_fma(q, r, OM_VD(c[3]));
-    q = om_fma(q, r, OM_VD(c[2]));
-    q = om_fma(q, r, OM_VD(c[1]));
-    q = om_fma(q, r, OM_VD(c[0]));
-  } else {
-    const double* c = om_expm1_q16s;
-    q = om_fma(OM_VD(c[3]), r, OM_VD(c[2]));
-    q = om_fma(q, r, OM_VD(c[1]));
-    q = om_fma(q, r, OM_VD(c[0]));
-  }
+  om_vd q = om_vpoly(r, nq == 6 ? om_expm1_q16 : om_expm1_q16s, nq);
   *p = om_fma(r * r, q, r);
   om_vul kb = (om_vul)ks;
   *sc = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));

@@ -173,12 +173,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_v
   om_pow_reduce(x, &z, &kd, &invc, &logc);
   om_vd r = om_fma(z, invc, OM_VD(-1.0));
   const double* c = om_pow_log2c;
-  om_vd q = om_fma(OM_VD(c[6]), r, OM_VD(c[5]));
-  q = om_fma(q, r, OM_VD(c[4]));
-  q = om_fma(q, r, OM_VD(c[3]));
-  q = om_fma(q, r, OM_VD(c[2]));
-  q = om_fma(q, r, OM_VD(c[1]));
-  om_vd p = r * om_fma(r, q, OM_VD(c[0]));
+  om_vd p = r * om_fma(r, om_vpoly(r, c + 1, 6), OM_VD(c[0]));
   om_vd w = logc + p;
   om_vd tw = y * w;
   om_vd t = om_fma(y, kd, tw);
@@ -188,13 +183,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_v
   om_vl j;
   om_vd jd = om_vrint(&t64, &j);
   om_vd r2 = om_fma(jd, OM_VD(-0x1p-6), t);
-  const double* e = om_pow_exp2c;
-  om_vd p2 = om_fma(OM_VD(e[5]), r2, OM_VD(e[4]));
-  p2 = om_fma(p2, r2, OM_VD(e[3]));
-  p2 = om_fma(p2, r2, OM_VD(e[2]));
-  p2 = om_fma(p2, r2, OM_VD(e[1]));
-  p2 = om_fma(p2, r2, OM_VD(e[0]));
-  p2 = r2 * p2;
+  om_vd p2 = r2 * om_vpoly(r2, om_pow_exp2c, 6);
   om_vl j2 = (j & 63) * 2, j2l = j2 + 1;
   om_vd th = om_vgather(om_pow_exp2t, &j2), tl = OM_VD(0);
   if (exact) tl = om_vgather(om_pow_exp2t, &j2l); /* fast mode: Thi alone, as in om_pow_v */
