@@ -1,8 +1,9 @@
 """Benchmark: stock ORT beside OneModel EP exact and fast mode, in one process, interleaved.
 
 For each operator, element type, size and thread setting, the three sessions run the same one-node
-model on the same inputs, round-robin in blocks of a few runs (ORT, exact, fast, ORT, ...) after a
-warm-up, and the median of the runs is reported as elements per second together with our/ORT ratios.
+model on the same inputs, round-robin (ORT, exact, fast, ORT, ...; run by run with one intra-op thread,
+in blocks of about 20 ms with a thread pool) after a warm-up, and the median of the runs is reported as
+elements per second together with our/ORT ratios.
 Timings are measurements for docs and decisions, never test assertions.
 
     onemodel bench                                   # the default table
@@ -188,7 +189,8 @@ def _time_interleaved(
     times: list[list[float]] = [[] for _ in sessions]
     start = time.perf_counter()
     runs = rounds = 0
-    while rounds < (2 if pooled else 5) or (time.perf_counter() - start < budget_s and runs < 4000):
+    min_rounds, max_runs = (2, 4000) if pooled else (5, 2000)
+    while rounds < min_rounds or (time.perf_counter() - start < budget_s and runs < max_runs):
         for k, s in enumerate(sessions):
             for j in range(block):
                 t = time.perf_counter()
