@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
  * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
  * C = e^t G(u), t = -u^2/2, G(u) = e^(u^2/2) erfc(u/sqrt2):
- *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 (short polynomial, OM_EXP16_R1) is
+ *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 is
  *   within 2^-45.56 of e^r' (r' its reduced argument, which is exact: for k != 0, |t| >= 0.0216 means u >= 0.2,
  *   u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), and r' differs
  *   from t - k ln2/16 by |k| (ln2/16 - HI) < 1628 2^-59.25 < 2^-48.58 (|t| <= 70.5); -70.5 <= t <= 0 keeps
@@ -77,7 +77,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf,
   om_vd g = om_vtab16(c + 16 * 9, ks);
   for (int j = 8; j >= 0; j--) g = om_fma(g, d, om_vtab16(c + 16 * j, ks));
   om_vd sc, p;
-  om_vexp16((u * u) * -0.5, 4, OM_EXP16_R1, &sc, &p);
+  om_vexp16((u * u) * -0.5, 0, &sc, &p);
   om_vd ec = om_fma(sc, p, sc) * g;
   return om_tr_round_bits(om_fma(xa, ec, z), 4096, exact, bad);
 }

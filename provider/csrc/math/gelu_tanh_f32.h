@@ -33,7 +33,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, in
  * v = x fma(x^2, K3, K1) (x^2 exact): the constants are within 2^-53 relative, the fma and the product round
  * once each: |v~ - v| < 2^-51.41 |v|; |v| <= 66.4 for x >= -9. v~ is clamped at 120 above (x sigma(120) and
  * x sigma(v) for v > 120 differ by less than 2^-170 relative).
- * sigma(v~) = 1/(1 + e^-v~) as in sigmoid_f32.h (short exp polynomial, OM_EXP16_NEG | OM_EXP16_R1 with
+ * sigma(v~) = 1/(1 + e^-v~) as in sigmoid_f32.h (om_vexp16 with OM_EXP16_NEG, with
  * |v~| <= 120: e^-v~ within 2^-45.61 + 2^-47.8 + 2 2^-53 < 2^-45.31; om_vrecip3): within 2^-42 + 2^-45.31 +
  * 2.01 2^-53 < 2^-41.86.
  * The error of v~ moves log sigma by at most (1 - sigma) |v~ - v|: < 2^-53.3 for v >= 0 ((1 - sigma(v)) v
@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf
   om_vd v = x * om_fma(x * x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi));
   v = om_vminpd(v, 120.0);
   om_vd sc, p;
-  om_vexp16(v, 4, OM_EXP16_NEG | OM_EXP16_R1, &sc, &p); /* e^-v */
+  om_vexp16(v, OM_EXP16_NEG, &sc, &p); /* e^-v */
   om_vd e = om_fma(sc, p, sc);
   return om_tr_round_bits(x * om_vrecip3(1.0 + e), 4096, exact, bad);
 }

@@ -277,13 +277,14 @@ static const double OM_1_SQRTPI_hi = 0x1.20dd750429b6dp-1, OM_1_SQRTPI_lo = 0x1.
 static const double OM_LN2_hi = 0x1.62e42fefa39efp-1, OM_LN2_lo = 0x1.abc9e3b39803fp-56;
 static const double OM_LN2_T3 = 0x1.7b57a079a1934p-111;
 /* exp, FMA paths (512 and 256; om_vexp16 in om_vcore.h): e^t = 2^(k/16) e^r, k = rint(t*16/ln2) (one fma with
- * the 1.5*2^52 shifter), r = fma(-k, OM_LN2_16_HI, t) (exact), then fma(-k, OM_LN2_16_LO, r).
+ * the 1.5*2^52 shifter), r = fma(-k, OM_LN2_16_HI, t) (exact), off by |k| (ln2/16 - HI), and OM_LN2_16_LO
+ * = RN(ln2/16 - HI) < 2^-59.25.
  * |ln2/16 - HI - LO| < 2^-114.40625 */
 static const double OM_INVLN2_16 = 0x1.71547652b82fep4;
 static const double OM_LN2_16_HI = 0x1.62e42fefa39efp-5, OM_LN2_16_LO = 0x1.abc9e3b39803fp-60;
 /* om_exp16_adj[j]: the double whose bits are those of T_j = RN(2^(j/16)) minus j << 48, i.e. 1 (j = 0) and
  * (1 + T_j - j/16)/2 (j >= 1, since T_j - 1 < j/16): adding (bits of the shifted k) << 48 to its bits gives
- * T_j 2^(k >> 4). om_exp16_rlo[j] = RN((2^(j/16) - T_j)/T_j), |.| < 2^-53. */
+ * T_j 2^(k >> 4). */
 static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
   0x1p0,
   0x1.fb5586cf9890fp-1,
@@ -302,32 +303,14 @@ static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
   0x1.f5818dcfba487p-1,
   0x1.fa4afa2a490dap-1,
 };
-static const double om_exp16_rlo[16] __attribute__((aligned(64))) = {
-  0,
-  0x1.79aa65d837b6dp-54,
-  -0x1.01b15eaa59348p-55,
-  0x1.68efde3a8a894p-54,
-  0x1.34d754db0abb6p-55,
-  0x1.59f48a72a4c6dp-55,
-  0x1.690cebb7aafbp-56,
-  0x1.063e1e21c5409p-54,
-  -0x1.3b3efbf5e2228p-54,
-  -0x1.b32dcb94da51dp-56,
-  0x1.db72fc1f0eab4p-55,
-  0x1.1affc2b91ce27p-56,
-  0x1.c1a7792cb3387p-55,
-  0x1.36eae30af0cb3p-56,
-  0x1.4a385a63d07a7p-56,
-  -0x1.ff7128fd391fp-55,
-};
-/* e^r - 1 ~= r + r^2*(c0 + c1 r + ... + c5 r^5) on |r| <= 0.02167 (ln2/32 = 0.021660...),
- * relative error (supnorm, rigorous) < 2^-59.09375 */
-static const double om_expm1_q16[] = {0x1.0000000000001p-1, 0x1.5555555555553p-3, 0x1.55555554dfdf7p-5, 0x1.1111111137d05p-7, 0x1.6c17f538f820ep-10, 0x1.a01a7cf64cf56p-13};
-#define OM_EXPM1_Q16_LOG2ERR (-59.09375)
-/* The short one (Exp, Sigmoid, Gelu tanh): e^r - 1 ~= r + r^2*(c0 + c1 r + c2 r^2 + c3 r^3) on |r| <= 0.02167,
+/* om_vexp16 (Exp, Sigmoid, Gelu tanh, Gelu none): e^r - 1 ~= r + r^2*(c0 + c1 r + c2 r^2 + c3 r^3) on |r| <= 0.02167,
  * absolute error (supnorm, rigorous) < 2^-45.65625 */
 static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3, 0x1.5556b37ca8c35p-5, 0x1.11123d32c5f8ap-7};
 #define OM_EXPM1_Q16S_LOG2ERR (-45.65625)
+/* Tanh's (om_vexp2x16): (e^(2r) - 1)/2 ~= r + r^2*(c0 + c1 r + ... + c4 r^4) on |r| <= 0.010831 (ln2/64 =
+ * 0.0108304...), relative error (supnorm, rigorous) < 2^-49.453125 */
+static const double om_expm1h_q32[] = {0x1.ffffffffffffbp-1, 0x1.55555554dd3ebp-1, 0x1.55555555bc98bp-2, 0x1.11120afd85a08p-3, 0x1.6c17121340ce7p-5};
+#define OM_EXPM1H_Q32_LOG2ERR (-49.453125)
 /* log, FMA paths (log_f32.h): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
  * below the exponent of that difference: 10 subintervals of width 1/32 below 1, 6 of width 1/16 above.
  * om_log16_c[i] = RN(1/centre_i) (1 exactly on the two subintervals next to 1), om_log16_t[i] = RN(-log(c_i)).

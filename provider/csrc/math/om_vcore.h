@@ -225,40 +225,71 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
 
 /* e^t ~= sc (1 + p), sc = T_j 2^(k >> 4) with T_j = RN(2^(j/16)), j = k & 15, for |t| <= 700 (t exact):
  *   k = rint(t 16/ln2): ks = fma(t, RN(16/ln2), 1.5 2^52) rounds t RN(16/ln2) once to an integer, so
- *   |r| = |t - k ln2/16| <= ln2/32 (1 + 2^-40) < 0.02167 (RN(16/ln2) is off by < 2^-52.4 relative and
+ *   |t - k ln2/16| <= ln2/32 (1 + 2^-40) < 0.02167 (RN(16/ln2) is off by < 2^-52.4 relative and
  *   |t| 16/ln2 < 2^14).
- *   r = fma(-k, LN2_16_LO, fma(-k, LN2_16_HI, t)): the inner fma is exact (k = 0: t; else |t| >= 0.0216 is an
- *   f32 multiple of 2^-29, k HI a multiple of 2^-57, and their difference is below 2^-5 in magnitude, so it
- *   has at most 52 significant bits); the outer one rounds once: |r - (t - k ln2/16)| < 2^-59 + |k| 2^-114.4.
- *   p = fma(r^2, q(r), r), q by Horner in FMA, two polynomials:
- *   long (nq = 6, om_expm1_q16, Tanh): Sollya relative error < 2^-59.09 against e^r - 1; the terms of q
- *     decrease by r/3 < 0.0073 from c0 = 1/2, so q is within 1.01 2^-53, r^2 q within 2^-51.9 relative, and
- *     |r^2 q| < 0.011 |p|: p is within 2^-53 + 2^-58.4 + 2^-59.09 < 2^-52.9 relative of e^r - 1 at the
- *     computed r.
- *   short (nq = 4, om_expm1_q16s, Exp, Sigmoid, Gelu tanh): Sollya absolute error < 2^-45.65; with the
- *     evaluation (final rounding 2^-53 |p| < 2^-58.5, r^2 q part < 2^-64) and the error of r (2^-59 e^0.0217):
- *     |(1 + p) - e^r'| < 2^-45.64, i.e. < 2^-45.61 relative to e^r' (r' the exact reduced argument).
+ *   r = fma(-k, LN2_16_HI, t), exact (k = 0: t; else |t| >= 0.0216 is an f32 multiple of 2^-29, k HI a
+ *   multiple of 2^-57, and their difference is below 2^-5 in magnitude, so it has at most 52 significant
+ *   bits). r differs from t - k ln2/16 by |k| (ln2/16 - HI) < |k| 2^-59.25 (HI = RN(ln2/16), LO < 2^-59.25),
+ *   which the caller adds to its bound (relative, in e^t): 2^-48.3 for |t| <= 87.3 (|k| <= 2015), 2^-47.8
+ *   for |t| <= 120.
+ *   p = fma(r^2, q(r), r), q of degree 3 by Horner in FMA (om_expm1_q16s): Sollya absolute error < 2^-45.65;
+ *   with the evaluation (final rounding 2^-53 |p| < 2^-58.5, r^2 q part < 2^-64): |(1 + p) - e^r| < 2^-45.64,
+ *   i.e. < 2^-45.61 relative to e^r at the computed r.
  *   sc: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
  *   the shift), exact while the exponent stays normal (|k >> 4| <= 1021); sc = 2^(k/16) (1 + d_T),
  *   |d_T| <= 2^-53.
- * The callers combine sc and p with one more fma each (see their files).
- * Flags: OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the first two fma:
- * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without the flag.
- * OM_EXP16_R1: r = fma(-k, LN2_16_HI, t) only (exact, as above), one fma less: r then differs from
- * t - k ln2/16 by |k| (ln2/16 - HI) < |k| 2^-59.25 (HI = RN(ln2/16); LO < 2^-59.25), which the caller adds to
- * its bound (relative, in e^t): 2^-48.3 for |t| <= 87.3 (|k| <= 2015), 2^-47.8 for |t| <= 120. */
+ * The callers (Exp, Sigmoid, Gelu tanh, Gelu none) combine sc and p with one more fma each (see their files).
+ * Flag OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the two fma:
+ * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without it. */
 #define OM_EXP16_NEG 1
-#define OM_EXP16_R1 2
-static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int nq, int flags, om_vd* sc, om_vd* p) {
+static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, om_vd* sc, om_vd* p) {
   const int neg = flags & OM_EXP16_NEG;
   om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
   om_vd kn = 0x1.8p52 - ks; /* -k, exact */
   om_vd r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
-  if (!(flags & OM_EXP16_R1)) r = om_fma(kn, OM_VD(OM_LN2_16_LO), r);
-  om_vd q = om_vpoly(r, nq == 6 ? om_expm1_q16 : om_expm1_q16s, nq);
-  *p = om_fma(r * r, q, r);
+  *p = om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
   om_vul kb = (om_vul)ks;
   *sc = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+}
+
+/* e^(2a) ~= sc2 (1 + 2 ph)/2 for |a| <= 9.5 (a an f32), Tanh's reduction: the one of om_vexp16 for t = 2a, done
+ * on a itself (so no doubling), and with the factor 2 of 2 ph folded into sc2 = 2 sc:
+ *   k = rint(a 32/ln2): ks = fma(a, RN(32/ln2), 1.5 2^52 + 16) (RN(32/ln2) = 2 RN(16/ln2)), |k| <= 439;
+ *   r = fma(-k, HI/2, a) with HI = OM_LN2_16_HI, exact: k = 0 gives a; else |a| >= 0.0108 is an f32 multiple
+ *   of 2^-30, k HI/2 a multiple of 2^-58, and |r| < 2^-6, so r has at most 52 significant bits. |r| <= ln2/64
+ *   (1 + 2^-40) < 0.010831 and r differs from a - k ln2/32 by |k| (ln2/32 - HI/2) < |k| 2^-60.25.
+ *   ph = fma(r^2, q(r), r) ~= (e^(2r) - 1)/2, q of degree 4 (om_expm1h_q32): Sollya relative error
+ *   < 2^OM_EXPM1H_Q32_LOG2ERR (-49.45); q(0) = 1 and its terms decrease by 2r/3 < 0.0073, so q is within
+ *   1.01 2^-53, r^2 q within 2.02 2^-53 with |r^2 q| < 0.011 |ph|, and the fma rounds once: ph is within
+ *   2^-49.45 + 2^-53 + 2^-58.4 < 2^-49.3 relative of (e^(2r) - 1)/2 at the computed r.
+ *   sc2: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(2 T_j 2^(k >> 4)): the shifter's 16 adds 1 << 52
+ *   (one to the exponent) and leaves j = k & 15, the permute's index, unchanged; T_j = RN(2^(j/16)), within
+ *   2^-53. The caller forms e^(2a) - 1 = fma(sc2, ph, sc2/2 - 1) (see tanh_f32.h). */
+static const double om_exp2x16_shift = 0x1.8p52 + 16.0;
+static inline __attribute__((always_inline)) void om_vexp2x16(om_vd a, om_vd* sc2, om_vd* ph) {
+  om_vd ks = om_fma(a, OM_VD(2.0 * OM_INVLN2_16), OM_VD(om_exp2x16_shift));
+  om_vd kn = om_exp2x16_shift - ks; /* -k, exact */
+  om_vd r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
+  *ph = om_fma(r * r, om_vpoly(r, om_expm1h_q32, 5), r);
+  om_vul kb = (om_vul)ks;
+  *sc2 = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+}
+/* clamp(w, -c, c) per lane for c > 0 (w not NaN): one VRANGEPD (min of the magnitudes, sign of w) on the 512
+ * path, MINPD and MAXPD on the 256 path. */
+static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_range_pd((__m512d)w, _mm512_set1_pd(c), 0x2); /* [1:0] = 2: min magnitude; [3:2] = 0: sign of w */
+#else
+  return om_vmaxpd(om_vminpd(w, c), -c);
+#endif
+}
+/* Any lane of x a NaN or a zero? (512: one VFPCLASSPS; 256: one compare, equal or unordered, with 0.) */
+static inline __attribute__((always_inline)) int om_tr_any_nan_or_zero(om_vfh x) {
+#if OM_VB == 64
+  return _mm256_fpclass_ps_mask((__m256)x, 0x87) != 0; /* QNaN, +0, -0, SNaN */
+#else
+  return _mm_movemask_ps(_mm_cmp_ps((__m128)x, _mm_setzero_ps(), _CMP_EQ_UQ)) != 0;
+#endif
 }
 
 /* 1/d and n/d within 2^-42 + 2.01 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers

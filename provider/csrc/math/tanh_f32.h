@@ -21,27 +21,30 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). Ordinary inputs |x| >= 2^-60 (NaN excluded: tanh |x| >= 2^-61, a normal f32); other
- * lanes send the half vector to om_tanh_v above. a = min(|x|, 9.5) (tanh a rounds to 1 above 9.02; at 9.5 the
- * double result 1 - 1.1e-8 is far from the boundary 1 - 2^-25 and rounds to 1); t = 2a exact; om_vexp16 (long
- * polynomial) gives sc and p; m = fma(sc, p, sc - 1) ~= e^t - 1:
- *   k = 0: sc = 1, r = t exactly, m = p: within 2^-52.9 (om_vexp16).
- *   k != 0 (t >= 0.02166, m >= 0.0219): absolute errors in units of sc: T_j (2^-53), p (2^-52.9 |p| with
- *   |p| < 0.0219: 2^-58.41) and r (2^-59 e^0.0217 < 2^-58.94): < 2^-52.93 sc in all, and
- *   sc/m <= e^0.04333/0.021896 < 47.7 = 2^5.58: < 2^-47.35 relative; sc - 1 is exact for sc <= 2 and within
- *   2^-53 (sc - 1) < 1.05 2^-53 m above; the fma rounds once: m within 2^-47.2.
- * y = m/(m + 2) by om_vdiv3 (2^-42 + 2.01 2^-53), d = RN(m + 2) (2^-53), and the error of m moves y by at most
- * 2/(m + 2) <= 1 times its own: below 2^-42 + 2^-47.2 + 3.01 2^-53 < 2^-41.95 in all; rounding test T = 4096
- * (needs < 2^-41.51) on tanh |x|, whose f32 result then takes the sign bit of x. */
+/* FMA paths (512, 256). A half vector with a NaN or a zero goes to om_tanh_v above; every other input takes
+ * the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is symmetric, so the
+ * two correctly rounded results mirror each other although the operations differ).
+ * a = clamp(x, -9.5, 9.5) (tanh |x| rounds to 1 above 9.02; at 9.5 the double result 1 - 1.1e-8 is far from the
+ * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1) ~= e^(2a) - 1:
+ *   k = 0: sc2 = 2, sc2/2 - 1 = 0, m = 2 ph exactly: within 2^-49.3 (om_vexp2x16).
+ *   k != 0 (|2a| >= 0.02166): absolute errors in units of sc = sc2/2: T_j (2^-53 e^0.0217), ph (2 2^-49.3 |ph|
+ *   with |ph| < 0.011: 2^-54.8) and r (2 |k| 2^-60.25 e^0.0217); sc/|m| <= 47.7 (at 2a = 0.02166; 46.7 at
+ *   2a = -0.02166) and |k| sc/|m| <= 449 for |a| <= 9.5: T_j and ph give < 2^-47.03, r < 2^-50.44; sc/2 - 1 is
+ *   exact for 1 <= sc2 <= 4 and within 2^-53 |sc - 1| <= 2.09 2^-53 |m| outside; the fma rounds once (2^-53):
+ *   m within 2^-46.84 relative.
+ * y = m/(m + 2) by om_vdiv3 (2^-42 + 2.01 2^-53), d = RN(m + 2) (2^-53); the error of m moves y by at most
+ * 2/(m + 2) <= 2 (m > -1) times its own: below 2^-42 + 2^-45.84 + 3.01 2^-53 < 2^-41.89 in all; rounding test
+ * T = 4096 (needs < 2^-41.51) on y, negative or positive.
+ * Tiny and subnormal x: r = a, r^2 may underflow, which costs below 2^-900 relative; for a subnormal x, y is
+ * within 2^-41 |x| < 2^-167 of x, so RN_f32(y) = x = RN_f32(tanh x) whatever the test says (a flagged lane
+ * gets om_fb_tanh, which returns x for |x| < 2^-12). */
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
-  if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_tanh_v(xf, exact, bad);
-  om_vd a = om_vminpd(om_vwiden(ax), 9.5);
-  om_vd sc, p;
-  om_vexp16(a + a, 6, 0, &sc, &p);
-  om_vd m = om_fma(sc, p, sc - 1.0);
-  om_vfh r = om_tr_round_bits(om_vdiv3(m, m + 2.0), 4096, exact, bad); /* tanh |x| */
-  return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));               /* the sign of x */
+  if (__builtin_expect(om_tr_any_nan_or_zero(xf), 0)) return om_tanh_v(xf, exact, bad);
+  om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
+  om_vd sc2, ph;
+  om_vexp2x16(a, &sc2, &ph);
+  om_vd m = om_fma(sc2, ph, om_fms(sc2, OM_VD(0.5), OM_VD(1.0)));
+  return om_tr_round_bits(om_vdiv3(m, m + 2.0), 4096, exact, bad);
 }
 OM_TR_KERNEL(tanh_f32, om_tanh_v_fma, om_fb_tanh)
 #else
