@@ -64,7 +64,7 @@ typedef om_vih om_trmask;
 #endif
 static inline __attribute__((always_inline)) int om_trmask_any(om_trmask m) {
 #if OM_VB == 64
-  return m != 0;
+  return !_kortestz_mask8_u8(m, m);
 #elif OM_VB == 32
   __m128i v;
   memcpy(&v, &m, 16);
@@ -73,6 +73,14 @@ static inline __attribute__((always_inline)) int om_trmask_any(om_trmask m) {
   uint64_t w = 0;
   memcpy(&w, &m, sizeof m);
   return w != 0;
+#endif
+}
+/* Any lane set in a or in b? (512: one KORTESTB, so the masks never leave the mask registers.) */
+static inline __attribute__((always_inline)) int om_trmask_any2(om_trmask a, om_trmask b) {
+#if OM_VB == 64
+  return !_kortestz_mask8_u8(a, b);
+#else
+  return om_trmask_any(a | b);
 #endif
 }
 /* Per-lane table loads (exact; an AVX2/AVX-512 gather where the path has one). */
@@ -396,14 +404,12 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
  * fallback FB. Exact mode only: fast mode never reaches this kernel
  * (transcendental.inc registers NAME_fx, which sends it to the f32 kernels of om_fast_f32.h). */
 #define OM_TR_CHUNK 512
-#define OM_TR_HALF(VFN, OFF, ACC)                              \
+#define OM_TR_HALF(VFN, OFF, BAD)                              \
   {                                                            \
     om_vfh x_, r_;                                             \
-    om_trmask bad_ = OM_TR_NONE;                               \
     OM_LOAD(x_, a + i + (OFF));                                \
-    r_ = VFN(x_, 1, &bad_);                                    \
+    r_ = VFN(x_, 1, &(BAD));                                   \
     OM_STORE(o + i + (OFF), r_);                               \
-    ACC |= bad_;                                               \
   }
 #define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
@@ -426,12 +432,12 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
-        om_trmask bad = OM_TR_NONE;                                                              \
+        om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                          \
         OM_PREFETCH_STREAM(a + i, o + i);                                                        \
-        OM_TR_HALF(VFN, 0, bad)                                                                  \
-        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad)                                   \
+        OM_TR_HALF(VFN, 0, bad0)                                                                 \
+        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad1)                                  \
         fix[nfix] = (uint32_t)i;                                                                 \
-        nfix += (unsigned)om_trmask_any(bad);                                                    \
+        nfix += (unsigned)om_trmask_any2(bad0, bad1); /* one test of both halves' flags */       \
       }                                                                                          \
       for (unsigned k = 0; k < nfix; k++) {                                                      \
         OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                                               \
