@@ -51,7 +51,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int 
   const double* c = om_erf16_c;
   om_vd q = om_vtab16(c + 16 * 9, ki);
   for (int j = 8; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  om_vfh r = om_tr_round_bits(a * q, 32, exact, bad); /* erf |x| */
+  om_vfh r = om_tr_round_bits_mem(a * q, 32, exact, bad); /* erf |x| */
   return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));  /* the sign of x */
 }
 OM_TR_KERNEL(erf_f32, om_erf_v_fma, om_fb_erf)

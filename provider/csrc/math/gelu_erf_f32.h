@@ -63,23 +63,22 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * is at most 2612 2^-53 y* and the fma adds 2^-53. Total below 2613 2^-53 < 2^-41.64; rounding test
  * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
 static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
-  om_vih ord = (om_vih)(xf >= -11.875f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 0x1.fffffep127f);
-  if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_erf_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd xa = om_vabs(x);
+  if (__builtin_expect(!om_vd_all_in(x, xa, -11.875, 0x1p-60, 0x1.fffffep127), 0)) return om_gelu_erf_v(xf, exact, bad);
   om_vd u = om_vminpd(xa, 11.875);
   om_vd z = om_vmaxpd(x, 0.0);
   om_vd v = u + 4.0;
   om_vul ks = (om_vul)v >> 49;
-  om_vd d = v - (om_vd)((om_vul)v & 0xfffe000000000000ULL);
+  static const uint64_t hi15 = 0xfffe000000000000ULL; /* sign, exponent and 3 mantissa bits */
+  om_vd d = v - (om_vd)om_vand_bcst(v, &hi15);
   const double* c = om_gelu16_c;
   om_vd g = om_vtab16(c + 16 * 9, ks);
   for (int j = 8; j >= 0; j--) g = om_fma(g, d, om_vtab16(c + 16 * j, ks));
   om_vd sc, p;
   om_vexp16((u * u) * -0.5, 0, &sc, &p);
   om_vd ec = om_fma(sc, p, sc) * g;
-  return om_tr_round_bits(om_fma(xa, ec, z), 4096, exact, bad);
+  return om_tr_round_bits_mem(om_fma(xa, ec, z), 4096, exact, bad);
 }
 OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v_fma, om_fb_gelu_erf)
 #else

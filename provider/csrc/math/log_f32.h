@@ -75,7 +75,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int 
   om_vd u = om_fma(om_vpoly(r, om_log1p_q16, 7), r, OM_VD(-0.5));
   om_vd p = om_fma(r * r, u, r);
   om_vd y = om_fma(kd, OM_VD(OM_LN2_D), t) + p;
-  return om_tr_round_bits(y, 128, exact, bad);
+  return om_tr_round_bits_mem(y, 128, exact, bad);
 }
 OM_TR_KERNEL(log_f32, om_log_v_fma, om_fb_log)
 #else

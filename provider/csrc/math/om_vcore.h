@@ -282,6 +282,32 @@ static inline __attribute__((always_inline)) void om_vexp2x16(om_vd a, om_vd* sc
   om_vul kb = (om_vul)ks;
   *sc2 = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
 }
+/* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
+ * operation to rebuild it when the kernel's constants do not all fit in registers). */
+static inline __attribute__((always_inline)) om_vul om_vand_bcst(om_vd v, const uint64_t* c) {
+#if OM_VB == 64
+  __m512i r;
+  __asm__("vpandq %[c]%{1to8%}, %[v], %[r]" : [r] "=v"(r) : [v] "v"(v), [c] "m"(*c));
+  return (om_vul)r;
+#else
+  return (om_vul)v & *c;
+#endif
+}
+/* lo <= x, tiny <= xa and x <= hi in every lane (a NaN fails)? 512: three compares chained through the mask
+ * registers (each masked by the one before) and one KORTESTB; 256: three compares and one VTESTPD. */
+static inline __attribute__((always_inline)) int om_vd_all_in(om_vd x, om_vd xa, double lo, double tiny, double hi) {
+#if OM_VB == 64
+  __mmask8 k = _mm512_cmp_pd_mask((__m512d)x, _mm512_set1_pd(lo), _CMP_GE_OQ);
+  k = _mm512_mask_cmp_pd_mask(k, (__m512d)xa, _mm512_set1_pd(tiny), _CMP_GE_OQ);
+  k = _mm512_mask_cmp_pd_mask(k, (__m512d)x, _mm512_set1_pd(hi), _CMP_LE_OQ);
+  return _kortestc_mask8_u8(k, k);
+#else
+  __m256d m = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd((__m256d)x, _mm256_set1_pd(lo), _CMP_GE_OQ),
+                                          _mm256_cmp_pd((__m256d)xa, _mm256_set1_pd(tiny), _CMP_GE_OQ)),
+                            _mm256_cmp_pd((__m256d)x, _mm256_set1_pd(hi), _CMP_LE_OQ));
+  return _mm256_movemask_pd(m) == 0xf;
+#endif
+}
 /* clamp(w, -c, c) per lane for c > 0 (w not NaN): one VRANGEPD (min of the magnitudes, sign of w) on the 512
  * path, MINPD and MAXPD on the 256 path. */
 static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double c) {
@@ -342,21 +368,47 @@ static inline __attribute__((always_inline)) om_vd om_vdiv3(om_vd n, om_vd d) {
  * below 2T exactly when bits log2(2T) to 28 of bits(y) + 2^28 + T are all zero (a carry out of bit 28 changes
  * only the bits above, which the mask leaves out).
  * Fast mode: RN_f32(y). */
-static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_trmask* bad) {
+#if OM_VB == 64
+void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512 or 4096")));
+#endif
+/* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
+ * mem = 1 (512 path; the kernels whose tables fill the registers: Log, Erf, Gelu none): both as broadcast
+ * memory operands, a load each and no vector-port operation, where GCC would otherwise rebuild them from
+ * general registers in every iteration. Same flags either way. */
+static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y, unsigned t, int mem, int exact,
+                                                                        om_trmask* bad) {
   om_vfh r = __builtin_convertvector(y, om_vfh);
   if (exact) {
     const uint64_t mask = (1ULL << 29) - 2ULL * t;
 #if OM_VB == 64
-    __m512i off = _mm512_set1_epi64((long long)((1ULL << 28) + t));
-    __m512i msk = _mm512_set1_epi64((long long)mask);
-    __asm__("" : "+v"(off), "+v"(msk)); /* keeps the constants in registers (else rebuilt in every iteration) */
-    *bad = _mm512_testn_epi64_mask(_mm512_add_epi64((__m512i)y, off), msk);
+    if (mem) {
+      static const uint64_t off[] = {(1ULL << 28) + 32, (1ULL << 28) + 128, (1ULL << 28) + 512, (1ULL << 28) + 4096};
+      static const uint64_t msk[] = {(1ULL << 29) - 64, (1ULL << 29) - 256, (1ULL << 29) - 1024, (1ULL << 29) - 8192};
+      if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
+      const int ti = t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+      __m512i s;
+      __asm__("vpaddq %[o]%{1to8%}, %[y], %[s]\n\tvptestnmq %[m]%{1to8%}, %[s], %[k]"
+              : [s] "=&v"(s), [k] "=k"(*bad)
+              : [y] "v"(y), [o] "m"(off[ti]), [m] "m"(msk[ti]));
+    } else {
+      __m512i off = _mm512_set1_epi64((long long)((1ULL << 28) + t));
+      __m512i msk = _mm512_set1_epi64((long long)mask);
+      __asm__("" : "+v"(off), "+v"(msk));
+      *bad = _mm512_testn_epi64_mask(_mm512_add_epi64((__m512i)y, off), msk);
+    }
 #else
+    (void)mem;
     om_vl m = (om_vl)((((om_vul)y + ((1ULL << 28) + t)) & mask) == 0);
     *bad = __builtin_convertvector(m, om_vih);
 #endif
   }
   return r;
+}
+static inline __attribute__((always_inline)) om_vfh om_tr_round_bits(om_vd y, unsigned t, int exact, om_trmask* bad) {
+  return om_tr_round_bits_as(y, t, 0, exact, bad);
+}
+static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_mem(om_vd y, unsigned t, int exact, om_trmask* bad) {
+  return om_tr_round_bits_as(y, t, 1, exact, bad);
 }
 #endif
 
