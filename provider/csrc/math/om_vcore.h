@@ -294,7 +294,7 @@ static inline __attribute__((always_inline)) om_vul om_vand_bcst(om_vd v, const 
 #endif
 }
 /* lo <= x, tiny <= xa and x <= hi in every lane (a NaN fails)? 512: three compares chained through the mask
- * registers (each masked by the one before) and one KORTESTB; 256: three compares and one VTESTPD. */
+ * registers (each masked by the one before) and one KORTESTB; 256: three compares, two ANDs, a movemask. */
 static inline __attribute__((always_inline)) int om_vd_all_in(om_vd x, om_vd xa, double lo, double tiny, double hi) {
 #if OM_VB == 64
   __mmask8 k = _mm512_cmp_pd_mask((__m512d)x, _mm512_set1_pd(lo), _CMP_GE_OQ);

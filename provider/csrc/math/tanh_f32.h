@@ -35,9 +35,10 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * y = m/(m + 2) by om_vdiv3 (2^-42 + 2.01 2^-53), d = RN(m + 2) (2^-53); the error of m moves y by at most
  * 2/(m + 2) <= 2 (m > -1) times its own: below 2^-42 + 2^-45.84 + 3.01 2^-53 < 2^-41.89 in all; rounding test
  * T = 4096 (needs < 2^-41.51) on y, negative or positive.
- * Tiny and subnormal x: r = a, r^2 may underflow, which costs below 2^-900 relative; for a subnormal x, y is
- * within 2^-41 |x| < 2^-167 of x, so RN_f32(y) = x = RN_f32(tanh x) whatever the test says (a flagged lane
- * gets om_fb_tanh, which returns x for |x| < 2^-12). */
+ * Tiny x (|x| < 2^-60, subnormals included): r = a, r^2 may underflow (below 2^-900 relative); y is within
+ * 2^-41 |x| of the f32 x, far less than half its spacing, so RN_f32(y) = x = RN_f32(tanh x) whatever the
+ * rounding test says (which does not apply to subnormal results); a flagged lane gets om_fb_tanh, which
+ * returns x for |x| < 2^-12. */
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   if (__builtin_expect(om_tr_any_nan_or_zero(xf), 0)) return om_tanh_v(xf, exact, bad);
   om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
