@@ -28,26 +28,27 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). Ordinary inputs |x| >= 2^-60 (NaN excluded; +-inf included: clamped below); other
- * lanes send the half vector to om_erf_v above. a = min(|x|, 3.99) (erf a rounds to 1 above 3.92; at 3.99 the
- * double result 1 - 1.7e-8 is far from the boundary 1 - 2^-25 and rounds to 1).
- * Piece i = rint(4a - 1/2) in [0, 15] (ks = (4a - 1/2) + 1.5 2^52; 4a - 1/2 is exact unless a < 2^-49, where
- * it rounds to -1/2 and i = 0 all the same): a in [i/4, (i+1)/4], a tie taking the even neighbour (so piece 0
- * is a <= 1/4); centre m_i = i/4 + 1/8 (exact). erf(a)/a ~= Q_i(d), degree 9, coefficients
- * om_erf16_c (Sollya supnorm, rigorous: relative < 2^-49.5 on every piece, fitted on |d| <= 0.126 and for
- * piece 0 on d = a^2 <= 0.0626): d = a - m_i for i >= 1 (exact by Sterbenz: m_i >= 0.375 and
- * |a - m_i| <= 0.125), d = RN(a^2) for i = 0 (its rounding moves Q_0 by < 0.022 2^-53 relative).
+/* FMA paths (512, 256). Ordinary inputs: normal f32 and infinities (clamped below); a half vector with a NaN,
+ * a zero or a subnormal goes to om_erf_v above. a = min(|x|, 3.99) (erf a rounds to 1 above 3.92; at 3.99 the
+ * double result 1 - 1.7e-8 is far from the boundary 1 - 2^-25 and rounds to 1; erf a >= 1.12 2^-126 is normal).
+ * Piece i = rint(t) in [0, 15], t = 4a - 1/2 (exact unless a < 2^-49, where it rounds to -1/2 and i = 0 all the
+ * same; ks = t + 1.5 2^52 holds i in its low bits): a in [i/4, (i+1)/4], a tie taking the even neighbour (so
+ * piece 0 is a <= 1/4); centre m_i = i/4 + 1/8. erf(a)/a ~= Q_i(d), degree 9 (Sollya supnorm, rigorous:
+ * relative < 2^-49.5 on every piece, fitted on |d| <= 0.126 and for piece 0 on d = a^2 <= 0.0626):
+ * d = a - m_i = (t - i)/4 for i >= 1 (exact: t - i = t - rint(t) is VREDUCEPD's exact result on 512, and
+ * t - (ks - 1.5 2^52) on 256), which the table takes as f = t - i = 4d (om_erf16_c holds coefficient j of these
+ * pieces times 4^-j, so every Horner step is exactly 4^-j times the unscaled one: the same values);
+ * d = RN(a^2) for i = 0 (its rounding moves Q_0 by < 0.022 2^-53 relative).
  * Horner in FMA: |c_1 d/c_0| < 0.07 on every piece and the later terms are smaller: within 1.2 2^-53.
  * y = RN(a Q): 2^-53. Total below 2^-49.5 + 2.3 2^-53 < 2^-49.2; rounding test T = 32 (needs < 2^-48).
  * Sign copied from x. */
 static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
-  if (__builtin_expect(!om_tr_all((om_vih)(ax >= 0x1p-60f)), 0)) return om_erf_v(xf, exact, bad);
-  om_vd a = om_vminpd(om_vwiden(ax), 3.99);
-  om_vd ks = om_fma(a, OM_VD(4.0), OM_VD(-0.5)) + 0x1.8p52; /* 4a - 1/2 exact, as a * 4.0 - 0.5 */
+  if (__builtin_expect(om_tr_any_nan_zero_sub(xf), 0)) return om_erf_v(xf, exact, bad);
+  om_vd a = om_vabs_min(om_vwiden(xf), 3.99);
+  om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */
+  om_vd ks = t + 0x1.8p52;
   om_vul ki = (om_vul)ks;
-  om_vd m = om_fma(ks - 0x1.8p52, OM_VD(0.25), OM_VD(0.125));
-  om_vd d = OM_VSELD(ks == 0x1.8p52, a * a, a - m); /* piece 0: a <= 0.25 */
+  om_vd d = OM_VSELD(ks == 0x1.8p52, a * a, om_vfrac_rint(t, ks)); /* piece 0: a <= 0.25 */
   const double* c = om_erf16_c;
   om_vd q = om_vtab16(c + 16 * 9, ki);
   for (int j = 8; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));

@@ -308,6 +308,35 @@ static inline __attribute__((always_inline)) int om_vd_all_in(om_vd x, om_vd xa,
   return _mm256_movemask_pd(m) == 0xf;
 #endif
 }
+/* min(|w|, c) per lane for c > 0 and w not NaN (VRANGEPD, like MINPD, drops a NaN): one VRANGEPD (min of the
+ * magnitudes, sign cleared) on the 512 path, ANDPD and MINPD on the 256 path. */
+static inline __attribute__((always_inline)) om_vd om_vabs_min(om_vd w, double c) {
+#if OM_VB == 64
+  return (om_vd)_mm512_range_pd((__m512d)w, _mm512_set1_pd(c), 0xa); /* [1:0] = 2: min magnitude; [3:2] = 2: +0 sign */
+#else
+  return om_vminpd(om_vabs(w), c);
+#endif
+}
+/* Any lane of x a NaN, a zero or a subnormal? (512: one VFPCLASSPS; 256: one compare of |x| with 2^-126, not
+ * greater or equal, or unordered.) */
+static inline __attribute__((always_inline)) int om_tr_any_nan_zero_sub(om_vfh x) {
+#if OM_VB == 64
+  return _mm256_fpclass_ps_mask((__m256)x, 0xa7) != 0; /* QNaN, +0, -0, subnormal, SNaN */
+#else
+  __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), (__m128)x);
+  return _mm_movemask_ps(_mm_cmp_ps(ax, _mm_set1_ps(0x1p-126f), _CMP_NGE_UQ)) != 0;
+#endif
+}
+/* t - rint(t) per lane (exact; ties to even, as the 1.5 2^52 shifter rounds): one VREDUCEPD on the 512 path;
+ * on the 256 path t - (ks - 1.5 2^52) from the caller's shifted ks = t + 1.5 2^52. */
+static inline __attribute__((always_inline)) om_vd om_vfrac_rint(om_vd t, om_vd ks) {
+#if OM_VB == 64
+  (void)ks;
+  return (om_vd)_mm512_reduce_pd((__m512d)t, 0x0);
+#else
+  return t - (ks - 0x1.8p52);
+#endif
+}
 /* clamp(w, -c, c) per lane for c > 0 (w not NaN): one VRANGEPD (min of the magnitudes, sign of w) on the 512
  * path, MINPD and MAXPD on the 256 path. */
 static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double c) {
