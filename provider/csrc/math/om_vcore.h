@@ -250,14 +250,19 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
  * Flag OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the two fma:
  * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without it. */
 #define OM_EXP16_NEG 1
+/* bits(om_exp16_adj[j]) + (bits(ks) << 48), j = the low 4 bits of ks (the permute's index): T_j 2^(m >> 4) for
+ * ks = 1.5 2^52 + m, whose shifter bits vanish in the shift (m = k in om_vexp16, k + 16 in om_vexp2x16). */
+static inline __attribute__((always_inline)) om_vd om_vexp16_scale(om_vd ks) {
+  om_vul kb = (om_vul)ks;
+  return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+}
 static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, om_vd* sc, om_vd* p) {
   const int neg = flags & OM_EXP16_NEG;
   om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
   om_vd kn = 0x1.8p52 - ks; /* -k, exact */
   om_vd r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
   *p = om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
-  om_vul kb = (om_vul)ks;
-  *sc = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+  *sc = om_vexp16_scale(ks);
 }
 
 /* e^(2a) ~= sc2 (1 + 2 ph)/2 for |a| <= 9.5 (a an f32), Tanh's reduction: the one of om_vexp16 for t = 2a, done
@@ -279,8 +284,7 @@ static inline __attribute__((always_inline)) void om_vexp2x16(om_vd a, om_vd* sc
   om_vd kn = om_exp2x16_shift - ks; /* -k, exact */
   om_vd r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
   *ph = om_fma(r * r, om_vpoly(r, om_expm1h_q32, 5), r);
-  om_vul kb = (om_vul)ks;
-  *sc2 = (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+  *sc2 = om_vexp16_scale(ks);
 }
 /* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
  * operation to rebuild it when the kernel's constants do not all fit in registers). */
@@ -346,14 +350,6 @@ static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double
   return om_vmaxpd(om_vminpd(w, c), -c);
 #endif
 }
-/* Any lane of x a NaN or a zero? (512: one VFPCLASSPS; 256: one compare, equal or unordered, with 0.) */
-static inline __attribute__((always_inline)) int om_tr_any_nan_or_zero(om_vfh x) {
-#if OM_VB == 64
-  return _mm256_fpclass_ps_mask((__m256)x, 0x87) != 0; /* QNaN, +0, -0, SNaN */
-#else
-  return _mm_movemask_ps(_mm_cmp_ps((__m128)x, _mm_setzero_ps(), _CMP_EQ_UQ)) != 0;
-#endif
-}
 
 /* 1/d and n/d within 2^-42 + 2.01 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers
  * with T >= 4096 in their rounding test, which then needs below 2^-41):
@@ -397,6 +393,9 @@ static inline __attribute__((always_inline)) om_vd om_vdiv3(om_vd n, om_vd d) {
  * below 2T exactly when bits log2(2T) to 28 of bits(y) + 2^28 + T are all zero (a carry out of bit 28 changes
  * only the bits above, which the mask leaves out).
  * Fast mode: RN_f32(y). */
+/* The test's two constants for T: the offset 2^28 + T and the mask of bits log2(2T) to 28. */
+#define OM_TR_TEST_OFF(T) ((1ULL << 28) + (T))
+#define OM_TR_TEST_MSK(T) ((1ULL << 29) - 2ULL * (T))
 #if OM_VB == 64
 void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512 or 4096")));
 #endif
@@ -408,11 +407,10 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y,
                                                                         om_trmask* bad) {
   om_vfh r = __builtin_convertvector(y, om_vfh);
   if (exact) {
-    const uint64_t mask = (1ULL << 29) - 2ULL * t;
 #if OM_VB == 64
     if (mem) {
-      static const uint64_t off[] = {(1ULL << 28) + 32, (1ULL << 28) + 128, (1ULL << 28) + 512, (1ULL << 28) + 4096};
-      static const uint64_t msk[] = {(1ULL << 29) - 64, (1ULL << 29) - 256, (1ULL << 29) - 1024, (1ULL << 29) - 8192};
+      static const uint64_t off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512), OM_TR_TEST_OFF(4096)};
+      static const uint64_t msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512), OM_TR_TEST_MSK(4096)};
       if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
       const int ti = t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
       __m512i s;
@@ -420,14 +418,14 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y,
               : [s] "=&v"(s), [k] "=k"(*bad)
               : [y] "v"(y), [o] "m"(off[ti]), [m] "m"(msk[ti]));
     } else {
-      __m512i off = _mm512_set1_epi64((long long)((1ULL << 28) + t));
-      __m512i msk = _mm512_set1_epi64((long long)mask);
+      __m512i off = _mm512_set1_epi64((long long)OM_TR_TEST_OFF(t));
+      __m512i msk = _mm512_set1_epi64((long long)OM_TR_TEST_MSK(t));
       __asm__("" : "+v"(off), "+v"(msk));
       *bad = _mm512_testn_epi64_mask(_mm512_add_epi64((__m512i)y, off), msk);
     }
 #else
     (void)mem;
-    om_vl m = (om_vl)((((om_vul)y + ((1ULL << 28) + t)) & mask) == 0);
+    om_vl m = (om_vl)((((om_vul)y + OM_TR_TEST_OFF(t)) & OM_TR_TEST_MSK(t)) == 0);
     *bad = __builtin_convertvector(m, om_vih);
 #endif
   }

@@ -21,9 +21,9 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). A half vector with a NaN or a zero goes to om_tanh_v above; every other input takes
- * the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is symmetric, so the
- * two correctly rounded results mirror each other although the operations differ).
+/* FMA paths (512, 256). A half vector with a NaN, a zero or a subnormal goes to om_tanh_v above; every other
+ * input takes the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is
+ * symmetric, so the two correctly rounded results mirror each other although the operations differ).
  * a = clamp(x, -9.5, 9.5) (tanh |x| rounds to 1 above 9.02; at 9.5 the double result 1 - 1.1e-8 is far from the
  * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1) ~= e^(2a) - 1:
  *   k = 0: sc2 = 2, sc2/2 - 1 = 0, m = 2 ph exactly: within 2^-49.3 (om_vexp2x16).
@@ -35,12 +35,12 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * y = m/(m + 2) by om_vdiv3 (2^-42 + 2.01 2^-53), d = RN(m + 2) (2^-53); the error of m moves y by at most
  * 2/(m + 2) <= 2 (m > -1) times its own: below 2^-42 + 2^-45.84 + 3.01 2^-53 < 2^-41.89 in all; rounding test
  * T = 4096 (needs < 2^-41.51) on y, negative or positive.
- * Tiny x (|x| < 2^-60, subnormals included): r = a, r^2 may underflow (below 2^-900 relative); y is within
- * 2^-41 |x| of the f32 x, far less than half its spacing, so RN_f32(y) = x = RN_f32(tanh x) whatever the
- * rounding test says (which does not apply to subnormal results); a flagged lane gets om_fb_tanh, which
- * returns x for |x| < 2^-12. */
+ * Tiny x (2^-126 <= |x| < 2^-60): r = a, r^2 may underflow (below 2^-900 relative); y is within 2^-41 |x| of
+ * the f32 x, far less than half its spacing, so RN_f32(y) = x = RN_f32(tanh x) whatever the rounding test says
+ * (which does not apply where y falls just below 2^-126); a flagged lane gets om_fb_tanh, which returns x for
+ * |x| < 2^-12. */
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  if (__builtin_expect(om_tr_any_nan_or_zero(xf), 0)) return om_tanh_v(xf, exact, bad);
+  if (__builtin_expect(om_tr_any_nan_zero_sub(xf), 0)) return om_tanh_v(xf, exact, bad);
   om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
   om_vd sc2, ph;
   om_vexp2x16(a, &sc2, &ph);
