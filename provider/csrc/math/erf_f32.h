@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). Ordinary inputs: normal f32 and infinities (clamped below); a half vector with a NaN,
+/* FMA paths (512, 256). Ordinary inputs: normal f32 and infinities (clamped below); a whole vector, then a half vector, with a NaN,
  * a zero or a subnormal goes to om_erf_v above. a = min(|x|, 3.99) (erf a rounds to 1 above 3.92; at 3.99 the
  * double result 1 - 1.7e-8 is far from the boundary 1 - 2^-25 and rounds to 1; erf a >= 1.12 2^-126 is normal).
  * Piece i = rint(t) in [0, 15], t = 4a - 1/2 (exact unless a < 2^-49, where it rounds to -1/2 and i = 0 all the
@@ -43,7 +43,6 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * y = RN(a Q): 2^-53. Total below 2^-49.5 + 2.3 2^-53 < 2^-49.2; rounding test T = 32 (needs < 2^-48).
  * Sign copied from x. */
 static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  if (__builtin_expect(om_tr_any_nan_zero_sub(xf), 0)) return om_erf_v(xf, exact, bad);
   om_vd a = om_vabs_min(om_vwiden(xf), 3.99);
   om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */
   om_vd ks = t + 0x1.8p52;
@@ -55,7 +54,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int 
   om_vfh r = om_tr_round_bits_mem(a * q, 32, exact, bad); /* erf |x| */
   return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));  /* the sign of x */
 }
-OM_TR_KERNEL(erf_f32, om_erf_v_fma, om_fb_erf)
+OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_v_fma, om_erf_v, om_fb_erf)
 #else
 OM_TR_KERNEL(erf_f32, om_erf_v, om_fb_erf)
 #endif

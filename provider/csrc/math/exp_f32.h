@@ -20,20 +20,18 @@ static inline __attribute__((always_inline)) om_vfh om_exp_v(om_vfh xf, int exac
 }
 #ifdef OM_TR_FMA
 /* FMA paths (512, 256). Ordinary inputs |x| <= 87.3 (e^x in [2^-125.96, 2^125.95]: a normal f32 result);
- * any other lane (NaN, +-inf, overflow, subnormal or zero results) sends the half vector to om_exp_v above.
+ * any other lane (NaN, +-inf, overflow, subnormal or zero results) sends the whole vector (then the half vector, OM_TR_KERNEL_FMA) to om_exp_v above.
  * e^x ~= y = fma(sc, p, sc) (om_vexp16): e^x = 2^(k/16) e^r* with r* = x - k ln2/16;
  * the computed reduced argument r' (exact) differs from r* by < 2^-48.3 (|k| <= 2015), sc = 2^(k/16) (1 + d_T)
  * with |d_T| <= 2^-53 and 1 + p = e^r' (1 + d_p) with |d_p| < 2^-45.61; the fma rounds once (2^-53). So
  * |y - e^x| < (2^-45.61 + 2^-48.3 + 2^-52 + 2^-97) e^x < 2^-45.36 e^x.
  * Rounding test om_tr_round_bits with T = 512 (needs a bound below 0.7 2^-44; about 2^-19 of the lanes fail it). */
 static inline __attribute__((always_inline)) om_vfh om_exp_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
-  if (__builtin_expect(!om_tr_all((om_vih)(ax <= 87.3f)), 0)) return om_exp_v(xf, exact, bad);
   om_vd sc, p;
   om_vexp16(om_vwiden(xf), 0, &sc, &p);
   return om_tr_round_bits(om_fma(sc, p, sc), 512, exact, bad);
 }
-OM_TR_KERNEL(exp_f32, om_exp_v_fma, om_fb_exp)
+OM_TR_KERNEL_FMA(exp_f32, -87.3f, 0.0f, 87.3f, om_exp_v_fma, om_exp_v, om_fb_exp)
 #else
 OM_TR_KERNEL(exp_f32, om_exp_v, om_fb_exp)
 #endif

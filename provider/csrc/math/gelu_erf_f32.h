@@ -37,8 +37,8 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
 }
 #ifdef OM_TR_FMA
 /* FMA paths (512, 256). Ordinary inputs: -11.875 <= x <= FLT_MAX and |x| >= 2^-60 (results between 2^-104 and
- * FLT_MAX in magnitude: normal f32); other lanes (NaN, infinities, tiny or very negative x) send the half vector
- * to om_gelu_erf_v above.
+ * FLT_MAX in magnitude: normal f32); other lanes (NaN, infinities, tiny or very negative x) send the whole vector
+ * (then the half vector, OM_TR_KERNEL_FMA) to om_gelu_erf_v above.
  * One formula for both signs, with C = erfc(u/sqrt2) <= 1 (no cancellation anywhere):
  *   x Phi(x) = x C/2 = -|x|/2 C (x < 0),  x - |x|/2 C (x > 0),  so  y = fma(|x|, -C~/2, max(x, 0)).
  * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
@@ -65,7 +65,6 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
 static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
   om_vd x = om_vwiden(xf);
   om_vd xa = om_vabs(x);
-  if (__builtin_expect(!om_vd_all_in(x, xa, -11.875, 0x1p-60, 0x1.fffffep127), 0)) return om_gelu_erf_v(xf, exact, bad);
   om_vd u = om_vminpd(xa, 11.875);
   om_vd z = om_vmaxpd(x, 0.0);
   om_vd v = u + 4.0;
@@ -80,7 +79,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v_fma(om_vfh xf,
   om_vd ec = om_fma(sc, p, sc) * g;
   return om_tr_round_bits_mem(om_fma(xa, ec, z), 4096, exact, bad);
 }
-OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v_fma, om_fb_gelu_erf)
+OM_TR_KERNEL_FMA(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_v_fma, om_gelu_erf_v, om_fb_gelu_erf)
 #else
 OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v, om_fb_gelu_erf)
 #endif

@@ -27,22 +27,19 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v(om_vfh xf, in
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). Ordinary inputs: -9 <= x <= 1e30 and |x| >= 2^-60 (results between 1.2e-28 and 1e30
- * in magnitude: normal f32); other lanes (NaN, infinities, tiny or very negative x) send the half vector to
- * om_gelu_tanh_v above.
+/* FMA paths (512, 256). Ordinary inputs: -10 <= x <= 1e30 and |x| >= 2^-60 (results between 2^-122.65, at
+ * x = -10, and 1e30 in magnitude: normal f32); a whole vector (then a half vector) with other lanes (NaN,
+ * infinities, tiny or very negative x) takes om_gelu_tanh_v above (OM_TR_KERNEL_FMA).
  * v = x fma(x^2, K3, K1) (x^2 exact): the constants are within 2^-53 relative, the fma and the product round
- * once each: |v~ - v| < 2^-51.41 |v|; |v| <= 66.4 for x >= -9. v~ is clamped at 120 above (x sigma(120) and
+ * once each: |v~ - v| < 2^-51.41 |v|; |v| <= 87.32 for x >= -10. v~ is clamped at 120 above (x sigma(120) and
  * x sigma(v) for v > 120 differ by less than 2^-170 relative).
  * sigma(v~) = 1/(1 + e^-v~) as in sigmoid_f32.h (om_vexp16 with OM_EXP16_NEG, with
- * |v~| <= 120: e^-v~ within 2^-45.61 + 2^-47.8 + 2 2^-53 < 2^-45.31; om_vrecip3): within 2^-42 + 2^-45.31 +
- * 2.01 2^-53 < 2^-41.86.
+ * |v~| <= 120: e^-v~ within 2^-45.61 + 2^-47.8 + 2 2^-53 < 2^-45.31; om_vrecip3, whose d = 1 + e^-v~ <= 2^125.97 keeps d and
+ * 1/d normal f32 numbers): within 2^-42 + 2^-45.31 + 2.01 2^-53 < 2^-41.86.
  * The error of v~ moves log sigma by at most (1 - sigma) |v~ - v|: < 2^-53.3 for v >= 0 ((1 - sigma(v)) v
- * < 0.28) and < 66.4 2^-51.41 < 2^-45.35 for v < 0. y = RN(x sigma): 2^-53.
- * Total below 2^-41.74; rounding test T = 4096 (needs < 0.7 2^-41 = 2^-41.51). */
+ * < 0.28) and < 87.32 2^-51.41 < 2^-44.96 for v < 0. y = RN(x sigma): 2^-53.
+ * Total below 2^-41.70; rounding test T = 4096 (needs < 0.7 2^-41 = 2^-41.51). */
 static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vfh ax = (om_vfh)((om_vih)xf & 0x7fffffff);
-  om_vih ord = (om_vih)(xf >= -9.0f) & (om_vih)(ax >= 0x1p-60f) & (om_vih)(ax <= 1e30f);
-  if (__builtin_expect(!om_tr_all(ord), 0)) return om_gelu_tanh_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vd v = x * om_fma(x * x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi));
   v = om_vminpd(v, 120.0);
@@ -51,7 +48,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_tanh_v_fma(om_vfh xf
   om_vd e = om_fma(sc, p, sc);
   return om_tr_round_bits(x * om_vrecip3(1.0 + e), 4096, exact, bad);
 }
-OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v_fma, om_fb_gelu_tanh)
+OM_TR_KERNEL_FMA(gelu_tanh_f32, -10.0f, 0x1p-60f, 1e30f, om_gelu_tanh_v_fma, om_gelu_tanh_v, om_fb_gelu_tanh)
 #else
 OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v, om_fb_gelu_tanh)
 #endif

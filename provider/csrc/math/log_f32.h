@@ -40,7 +40,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exac
 }
 #ifdef OM_TR_FMA
 /* FMA paths (512, 256). Ordinary inputs: normal positive finite x (bits 0x00800000..0x7f7fffff); other lanes
- * (zero, subnormal, negative, infinite, NaN) send the half vector to om_log_v above. Results: log x = 0 only
+ * (zero, subnormal, negative, infinite, NaN) send the whole vector (then the half vector) to om_log_v above. Results: log x = 0 only
  * at x = 1 (exactly +0 here: k = 0, c = 1, t = 0, r = 0), else |log x| >= 2^-24.0: normal f32 results.
  * Reduction on the double of x: tmp = bits(x) - bits(0.6875), k = tmp >> 52, z = x 2^-k in [0.6875, 1.375)
  * (exact), i = (tmp >> 48) & 15 (om_log16_c/t in om_tr_consts.h: widths 1/32 below 1 and 1/16 above, c = 1
@@ -59,8 +59,6 @@ static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exac
  *     (1); and p: 2^-48.2 0.061/0.318: in all < 2^-50.26 + 2^-50.6 < 2^-49.4.
  * Bound 2^-46.9; rounding test T = 128 (needs < 2^-46). */
 static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vuh ub = (om_vuh)xf - 0x00800000u;
-  if (__builtin_expect(!om_tr_all((om_vih)(ub <= 0x7effffffu)), 0)) return om_log_v(xf, exact, bad);
   om_vd x = om_vwiden(xf);
   om_vul tmp = (om_vul)x - 0x3fe6000000000000ULL;
   om_vd z = (om_vd)((om_vul)x - (tmp & 0xfff0000000000000ULL));
@@ -77,7 +75,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v_fma(om_vfh xf, int 
   om_vd y = om_fma(kd, OM_VD(OM_LN2_D), t) + p;
   return om_tr_round_bits_mem(y, 128, exact, bad);
 }
-OM_TR_KERNEL(log_f32, om_log_v_fma, om_fb_log)
+OM_TR_KERNEL_FMA(log_f32, 0x1p-126f, 0.0f, 0x1.fffffep127f, om_log_v_fma, om_log_v, om_fb_log)
 #else
 OM_TR_KERNEL(log_f32, om_log_v, om_fb_log)
 #endif

@@ -161,9 +161,10 @@ static inline __attribute__((always_inline)) om_vd om_verfc_g(const om_vd* wp) {
  * Correct rounding does not depend on how a lane's first pass is computed, only on its proven error bound and
  * a sound rounding test; the fallback is the same on every path. So the paths with FMA (512: AVX-512F, 256:
  * AVX2+FMA, both checked by paths.c) run their own, faster first pass for the ordinary inputs of Exp, Log,
- * Tanh, Sigmoid, Erf and Gelu tanh (each with its bound in its file's comment, verified exhaustively), and a half
- * vector with any unusual input (NaN, infinities, results near the subnormal or overflow range) takes the
- * general first pass above, unchanged. FMA comes from intrinsics (the build keeps -ffp-contract=off). */
+ * Tanh, Sigmoid, Erf, Gelu none and Gelu tanh (each with its bound in its file's comment, verified exhaustively),
+ * and a whole vector with any unusual input (NaN, infinities, results near the subnormal or overflow range) takes
+ * the general first pass above, unchanged (OM_TR_KERNEL_FMA: the test runs once per whole vector, on its f32
+ * lanes). FMA comes from intrinsics (the build keeps -ffp-contract=off). */
 #if OM_VB == 64 || OM_VB == 32
 #define OM_TR_FMA 1
 typedef uint32_t om_vuh __attribute__((vector_size(OM_TR_L * 4)));
@@ -297,21 +298,6 @@ static inline __attribute__((always_inline)) om_vul om_vand_bcst(om_vd v, const 
   return (om_vul)v & *c;
 #endif
 }
-/* lo <= x, tiny <= xa and x <= hi in every lane (a NaN fails)? 512: three compares chained through the mask
- * registers (each masked by the one before) and one KORTESTB; 256: three compares, two ANDs, a movemask. */
-static inline __attribute__((always_inline)) int om_vd_all_in(om_vd x, om_vd xa, double lo, double tiny, double hi) {
-#if OM_VB == 64
-  __mmask8 k = _mm512_cmp_pd_mask((__m512d)x, _mm512_set1_pd(lo), _CMP_GE_OQ);
-  k = _mm512_mask_cmp_pd_mask(k, (__m512d)xa, _mm512_set1_pd(tiny), _CMP_GE_OQ);
-  k = _mm512_mask_cmp_pd_mask(k, (__m512d)x, _mm512_set1_pd(hi), _CMP_LE_OQ);
-  return _kortestc_mask8_u8(k, k);
-#else
-  __m256d m = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd((__m256d)x, _mm256_set1_pd(lo), _CMP_GE_OQ),
-                                          _mm256_cmp_pd((__m256d)xa, _mm256_set1_pd(tiny), _CMP_GE_OQ)),
-                            _mm256_cmp_pd((__m256d)x, _mm256_set1_pd(hi), _CMP_LE_OQ));
-  return _mm256_movemask_pd(m) == 0xf;
-#endif
-}
 /* min(|w|, c) per lane for c > 0 and w not NaN (VRANGEPD, like MINPD, drops a NaN): one VRANGEPD (min of the
  * magnitudes, sign cleared) on the 512 path, ANDPD and MINPD on the 256 path. */
 static inline __attribute__((always_inline)) om_vd om_vabs_min(om_vd w, double c) {
@@ -321,15 +307,40 @@ static inline __attribute__((always_inline)) om_vd om_vabs_min(om_vd w, double c
   return om_vminpd(om_vabs(w), c);
 #endif
 }
-/* Any lane of x a NaN, a zero or a subnormal? (512: one VFPCLASSPS; 256: one compare of |x| with 2^-126, not
- * greater or equal, or unordered.) */
-static inline __attribute__((always_inline)) int om_tr_any_nan_zero_sub(om_vfh x) {
+/* Ordinary-input tests of the FMA first passes: every lane x has lo <= x <= hi and |x| >= tiny (NaN fails; tiny = 0
+ * skips that compare; lo = -inf, tiny = 2^-126, hi = inf is the class test "no NaN, zero or subnormal", one
+ * VFPCLASSPS on the 512 path). The constants are f32 values, so the test is the same as in double.
+ * om_ord_range tests the whole vector at p (16 f32 lanes on the 512 path, 8 on the 256 path) at once: compares
+ * chained through the mask registers and one KORTESTW, or compares, ANDs and one VTESTPS; om_ordh_range tests
+ * one half vector (the kernel's second chance for a whole vector that fails). */
+#define OM_ORD_IS_CLASS(lo, tiny, hi) ((lo) == -__builtin_inff() && (tiny) == 0x1p-126f && (hi) == __builtin_inff())
+static inline __attribute__((always_inline)) int om_ord_range(const float* p, float lo, float tiny, float hi) {
 #if OM_VB == 64
-  return _mm256_fpclass_ps_mask((__m256)x, 0xa7) != 0; /* QNaN, +0, -0, subnormal, SNaN */
+  __m512 x = _mm512_loadu_ps(p);
+  if (OM_ORD_IS_CLASS(lo, tiny, hi)) return _mm512_fpclass_ps_mask(x, 0xa7) == 0; /* QNaN, +-0, subnormal, SNaN */
+  __mmask16 k = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ);
+  k = _mm512_mask_cmp_ps_mask(k, x, _mm512_set1_ps(hi), _CMP_LE_OQ);
+  if (tiny > 0.0f) k = _mm512_mask_cmp_ps_mask(k, _mm512_abs_ps(x), _mm512_set1_ps(tiny), _CMP_GE_OQ);
+  return _kortestc_mask16_u8(k, k);
 #else
-  __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), (__m128)x);
-  return _mm_movemask_ps(_mm_cmp_ps(ax, _mm_set1_ps(0x1p-126f), _CMP_NGE_UQ)) != 0;
+  __m256 x = _mm256_loadu_ps(p);
+  __m256 m = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GE_OQ),
+                           _mm256_cmp_ps(x, _mm256_set1_ps(hi), _CMP_LE_OQ));
+  if (tiny > 0.0f) {
+    __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    m = _mm256_and_ps(m, _mm256_cmp_ps(ax, _mm256_set1_ps(tiny), _CMP_GE_OQ));
+  }
+  return _mm256_testc_ps(m, _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
 #endif
+}
+static inline __attribute__((always_inline)) int om_ordh_range(om_vfh x, float lo, float tiny, float hi) {
+#if OM_VB == 64
+  if (OM_ORD_IS_CLASS(lo, tiny, hi)) return _mm256_fpclass_ps_mask((__m256)x, 0xa7) == 0;
+#endif
+  om_vfh ax = (om_vfh)((om_vih)x & 0x7fffffff);
+  om_vih m = (om_vih)(x >= lo) & (om_vih)(x <= hi);
+  if (tiny > 0.0f) m &= (om_vih)(ax >= tiny);
+  return om_tr_all(m);
 }
 /* t - rint(t) per lane (exact; ties to even, as the 1.5 2^52 shifter rounds): one VREDUCEPD on the 512 path;
  * on the 256 path t - (ks - 1.5 2^52) from the caller's shifted ks = t + 1.5 2^52. */
@@ -524,6 +535,61 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       }                                                                                          \
     }                                                                                            \
     return i;                                                                                    \
+  }
+
+/* The kernel of the FMA paths: VFAST is the FMA first pass, valid for the ordinary inputs LO <= x <= HI with
+ * |x| >= TINY (om_ord_range), and has no test of its own; VGEN is the general first pass, valid for all inputs.
+ * The test runs once per whole vector; a whole vector that fails it is tested again by halves, and a half that
+ * fails takes VGEN. Both passes give the correctly rounded result in every lane they do not flag, so the
+ * choice changes no result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves
+ * with the same passes, so it sees the same flagged lanes. */
+#define OM_TR_HALF_ORD(VFAST, VGEN, OFF, BAD, LO, TINY, HI)                                         \
+  {                                                                                                 \
+    om_vfh x_, r_;                                                                                  \
+    OM_LOAD(x_, a + i + (OFF));                                                                     \
+    r_ = om_ordh_range(x_, LO, TINY, HI) ? VFAST(x_, 1, &(BAD)) : VGEN(x_, 1, &(BAD));              \
+    OM_STORE(o + i + (OFF), r_);                                                                    \
+  }
+#define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VFAST, VGEN, FB)                                         \
+  static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {           \
+    const int ord = om_ord_range(a, LO, TINY, HI);                                                  \
+    for (size_t h = 0; h < 2; h++) {                                                                \
+      const float* ah = a + h * OM_TR_L;                                                            \
+      om_vfh x, r;                                                                                  \
+      om_trmask bad = OM_TR_NONE;                                                                   \
+      OM_LOAD(x, ah);                                                                               \
+      r = ord || om_ordh_range(x, LO, TINY, HI) ? VFAST(x, 1, &bad) : VGEN(x, 1, &bad);             \
+      (void)r;                                                                                      \
+      for (size_t l = 0; l < OM_TR_L; l++)                                                          \
+        if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]);   \
+    }                                                                                               \
+  }                                                                                                 \
+  static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                      \
+    const float* a = (const float*)pa;                                                              \
+    float* o = (float*)po;                                                                          \
+    size_t i = 0;                                                                                   \
+    uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                                \
+    unsigned nfix = 0;                                                                              \
+    (void)fl; /* exact mode (see OM_TR_KERNEL) */                                                   \
+    while (i + OM_LANES(float) <= n) {                                                              \
+      size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                       \
+      nfix = 0;                                                                                     \
+      for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
+        om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                             \
+        OM_PREFETCH_STREAM(a + i, o + i);                                                           \
+        if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
+          OM_TR_HALF(VFAST, 0, bad0)                                                                \
+          OM_TR_HALF(VFAST, OM_TR_L, bad1)                                                          \
+        } else {                                                                                    \
+          OM_TR_HALF_ORD(VFAST, VGEN, 0, bad0, LO, TINY, HI)                                        \
+          OM_TR_HALF_ORD(VFAST, VGEN, OM_TR_L, bad1, LO, TINY, HI)                                  \
+        }                                                                                           \
+        fix[nfix] = (uint32_t)i;                                                                    \
+        nfix += (unsigned)om_trmask_any2(bad0, bad1);                                               \
+      }                                                                                             \
+      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                \
+    }                                                                                               \
+    return i;                                                                                       \
   }
 
 #ifdef OM_TR_STATS

@@ -21,7 +21,7 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
   return om_tr_round(&y, &eps, nan, OM_QNAN_F, exact, bad);
 }
 #ifdef OM_TR_FMA
-/* FMA paths (512, 256). A half vector with a NaN, a zero or a subnormal goes to om_tanh_v above; every other
+/* FMA paths (512, 256). A whole vector (then a half vector) with a NaN, a zero or a subnormal goes to om_tanh_v; every other
  * input takes the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is
  * symmetric, so the two correctly rounded results mirror each other although the operations differ).
  * a = clamp(x, -9.5, 9.5) (tanh |x| rounds to 1 above 9.02; at 9.5 the double result 1 - 1.1e-8 is far from the
@@ -40,14 +40,13 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * (which does not apply where y falls just below 2^-126); a flagged lane gets om_fb_tanh, which returns x for
  * |x| < 2^-12. */
 static inline __attribute__((always_inline)) om_vfh om_tanh_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  if (__builtin_expect(om_tr_any_nan_zero_sub(xf), 0)) return om_tanh_v(xf, exact, bad);
   om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
   om_vd sc2, ph;
   om_vexp2x16(a, &sc2, &ph);
   om_vd m = om_fma(sc2, ph, om_fms(sc2, OM_VD(0.5), OM_VD(1.0)));
   return om_tr_round_bits(om_vdiv3(m, m + 2.0), 4096, exact, bad);
 }
-OM_TR_KERNEL(tanh_f32, om_tanh_v_fma, om_fb_tanh)
+OM_TR_KERNEL_FMA(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_v_fma, om_tanh_v, om_fb_tanh)
 #else
 OM_TR_KERNEL(tanh_f32, om_tanh_v, om_fb_tanh)
 #endif
