@@ -42,8 +42,9 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * Horner in FMA: |c_1 d/c_0| < 0.07 on every piece and the later terms are smaller: within 1.2 2^-53.
  * y = RN(a Q): 2^-53. Total below 2^-49.5 + 2.3 2^-53 < 2^-49.2; rounding test T = 32 (needs < 2^-48).
  * Sign copied from x. */
-static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int exact, om_trmask* bad) {
-  om_vd a = om_vabs_min(om_vwiden(xf), 3.99);
+static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
+  om_vd x = om_vwiden(xf);
+  om_vd a = om_vabs_min(x, 3.99);
   om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */
   om_vd ks = t + 0x1.8p52;
   om_vul ki = (om_vul)ks;
@@ -51,10 +52,11 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v_fma(om_vfh xf, int 
   const double* c = om_erf16_c;
   om_vd q = om_vtab16(c + 16 * 9, ki);
   for (int j = 8; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  om_vfh r = om_tr_round_bits_mem(a * q, 32, exact, bad); /* erf |x| */
-  return (om_vfh)((om_vih)r | ((om_vih)xf & INT32_MIN));  /* the sign of x */
+  /* erf |x| with the sign of x (the rounding test, T = 32 with constants from memory, reads the magnitude's bits;
+   * RN is symmetric) */
+  return (om_vd)((om_vul)(a * q) | ((om_vul)x & 0x8000000000000000ULL));
 }
-OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_v_fma, om_erf_v, om_fb_erf)
+OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 32, 1, om_erf_v, om_fb_erf)
 #else
 OM_TR_KERNEL(erf_f32, om_erf_v, om_fb_erf)
 #endif

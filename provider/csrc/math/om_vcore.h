@@ -537,20 +537,66 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     return i;                                                                                    \
   }
 
-/* The kernel of the FMA paths: VFAST is the FMA first pass, valid for the ordinary inputs LO <= x <= HI with
- * |x| >= TINY (om_ord_range), and has no test of its own; VGEN is the general first pass, valid for all inputs.
- * The test runs once per whole vector; a whole vector that fails it is tested again by halves, and a half that
- * fails takes VGEN. Both passes give the correctly rounded result in every lane they do not flag, so the
- * choice changes no result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves
- * with the same passes, so it sees the same flagged lanes. */
-#define OM_TR_HALF_ORD(VFAST, VGEN, OFF, BAD, LO, TINY, HI)                                         \
+#ifdef OM_TR_FMA
+/* The rounding test (om_tr_round_bits) of two half vectors' results at once: any lane of y0 or y1 flagged? Its
+ * predicate reads only the low 29 bits of each double (the offset and the mask are below 2^29; a carry out of
+ * bit 31 changes no masked bit), so on the 512 path the low dwords of both halves' 16 doubles are gathered into
+ * one vector by one VPERMT2D and tested with one VPADDD and one VPTESTNMD on 16 lanes (three operations where
+ * two tests of 8 lanes and their KORTESTB took five). The lanes flagged are the same as om_tr_round_bits's. */
+static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd y1, unsigned t, int mem) {
+#if OM_VB == 64
+  const __m512i idx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  __m512i lo = _mm512_permutex2var_epi32((__m512i)y0, idx, (__m512i)y1);
+  __mmask16 k;
+  if (mem) {
+    static const uint32_t off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512), OM_TR_TEST_OFF(4096)};
+    static const uint32_t msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512), OM_TR_TEST_MSK(4096)};
+    if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
+    const int ti = t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+    __m512i s;
+    __asm__("vpaddd %[o]%{1to16%}, %[y], %[s]\n\tvptestnmd %[m]%{1to16%}, %[s], %[k]"
+            : [s] "=&v"(s), [k] "=k"(k)
+            : [y] "v"(lo), [o] "m"(off[ti]), [m] "m"(msk[ti]));
+  } else {
+    __m512i off = _mm512_set1_epi32((int)OM_TR_TEST_OFF(t));
+    __m512i msk = _mm512_set1_epi32((int)OM_TR_TEST_MSK(t));
+    __asm__("" : "+v"(off), "+v"(msk));
+    k = _mm512_testn_epi32_mask(_mm512_add_epi32(lo, off), msk);
+  }
+  return !_kortestz_mask16_u8(k, k);
+#else
+  om_trmask b0 = OM_TR_NONE, b1 = OM_TR_NONE;
+  (void)om_tr_round_bits_as(y0, t, mem, 1, &b0);
+  (void)om_tr_round_bits_as(y1, t, mem, 1, &b1);
+  return om_trmask_any2(b0, b1);
+#endif
+}
+#endif
+/* The kernel of the FMA paths: VY is the FMA first pass (its double result y, before the rounding test with T
+ * and MEM, see om_tr_round_bits_as), valid for the ordinary inputs LO <= x <= HI with |x| >= TINY
+ * (om_ord_range); VGEN is the general first pass, valid for all inputs. The input test runs once per whole
+ * vector, and a whole vector that passes it takes VY on both halves and one rounding test of both
+ * (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half that fails takes VGEN.
+ * Both passes give the correctly rounded result in every lane they do not flag, so the choice changes no
+ * result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves with the same
+ * passes and per-half tests, so it sees the same flagged lanes. */
+#define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
+#define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
     om_vfh x_, r_;                                                                                  \
     OM_LOAD(x_, a + i + (OFF));                                                                     \
-    r_ = om_ordh_range(x_, LO, TINY, HI) ? VFAST(x_, 1, &(BAD)) : VGEN(x_, 1, &(BAD));              \
+    r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, &(BAD)) : VGEN(x_, 1, &(BAD)); \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
-#define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VFAST, VGEN, FB)                                         \
+#define OM_TR_HALF_Y(VY, OFF, Y)                                                                    \
+  {                                                                                                 \
+    om_vfh x_, r_;                                                                                  \
+    OM_LOAD(x_, a + i + (OFF));                                                                     \
+    Y = VY(x_);                                                                                     \
+    r_ = __builtin_convertvector(Y, om_vfh);                                                        \
+    OM_STORE(o + i + (OFF), r_);                                                                    \
+  }
+#define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB)                                    \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {           \
     const int ord = om_ord_range(a, LO, TINY, HI);                                                  \
     for (size_t h = 0; h < 2; h++) {                                                                \
@@ -558,7 +604,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       om_vfh x, r;                                                                                  \
       om_trmask bad = OM_TR_NONE;                                                                   \
       OM_LOAD(x, ah);                                                                               \
-      r = ord || om_ordh_range(x, LO, TINY, HI) ? VFAST(x, 1, &bad) : VGEN(x, 1, &bad);             \
+      r = ord || om_ordh_range(x, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x, &bad) : VGEN(x, 1, &bad); \
       (void)r;                                                                                      \
       for (size_t l = 0; l < OM_TR_L; l++)                                                          \
         if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]);   \
@@ -575,17 +621,21 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                       \
       nfix = 0;                                                                                     \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
-        om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                             \
+        int any_;                                                                                   \
         OM_PREFETCH_STREAM(a + i, o + i);                                                           \
         if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
-          OM_TR_HALF(VFAST, 0, bad0)                                                                \
-          OM_TR_HALF(VFAST, OM_TR_L, bad1)                                                          \
+          om_vd y0_, y1_;                                                                           \
+          OM_TR_HALF_Y(VY, 0, y0_)                                                                  \
+          OM_TR_HALF_Y(VY, OM_TR_L, y1_)                                                            \
+          any_ = om_tr_any_test2(y0_, y1_, T, MEM);                                                 \
         } else {                                                                                    \
-          OM_TR_HALF_ORD(VFAST, VGEN, 0, bad0, LO, TINY, HI)                                        \
-          OM_TR_HALF_ORD(VFAST, VGEN, OM_TR_L, bad1, LO, TINY, HI)                                  \
+          om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                           \
+          OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
+          OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
+          any_ = om_trmask_any2(bad0, bad1);                                                        \
         }                                                                                           \
         fix[nfix] = (uint32_t)i;                                                                    \
-        nfix += (unsigned)om_trmask_any2(bad0, bad1);                                               \
+        nfix += (unsigned)any_;                                                                     \
       }                                                                                             \
       for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                \
     }                                                                                               \
