@@ -314,6 +314,21 @@ def test_cast_pair(src, dst, path):
         _check(node.run(x[-n:]), x[-n:], expected[-n:], src, dst, f"Cast {src}->{dst} path {path} len {n}")
 
 
+@pytest.mark.parametrize("path", PATHS)
+def test_cast_f32_f16_nan_in_every_lane(path):
+    """A NaN in any lane of a vector, or of the pair of vectors the 512 and 256 kernels test together, becomes
+    the canonical f16 NaN and leaves its neighbours alone."""
+    node = Node("Cast", [ENUM["float32"]], attributes={"to": ENUM["float16"]}, mode="exact", kernel_path=path)
+    base = np.linspace(-3.0, 3.0, 70, dtype=np.float32)
+    for pos in range(base.size):
+        x = base.copy()
+        x.view(np.uint32)[pos] = 0xFFC00001  # a negative NaN with a payload
+        expected = base.astype(np.float16).view(np.uint16).copy()
+        expected[pos] = 0x7E00
+        got = node.run(x).view(np.uint16)
+        assert (got == expected).all(), f"path {path}, NaN at {pos}: {np.nonzero(got != expected)[0]}"
+
+
 CASTLIKE_PAIRS = [
     ("float32", "float16"),
     ("float64", "bfloat16"),
