@@ -44,11 +44,17 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
  * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
  * C = e^t G(u), t = -u^2/2, G(u) = e^(u^2/2) erfc(u/sqrt2):
- *   t is exact (u^2 has 48 bits). E = fma(sc, p, sc) from om_vexp16 is
- *   within 2^-45.56 of e^r' (r' its reduced argument, which is exact: for k != 0, |t| >= 0.0216 means u >= 0.2,
- *   u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), and r' differs
- *   from t - k ln2/16 by |k| (ln2/16 - HI) < 1628 2^-59.25 < 2^-48.58 (|t| <= 70.5); -70.5 <= t <= 0 keeps
- *   sc normal.
+ *   t is exact (u^2 has 48 bits). e^t by om_vexp16's reduction done on w = u^2 = -2t (exact): ks = fma(w,
+ *   -RN(16/ln2)/2, 1.5 2^52) rounds the same product as fma(t, RN(16/ln2), 1.5 2^52), so the same k;
+ *   r2 = fms(-k, 2 HI, w) = 2 r' with r' = t - k HI om_vexp16's exact reduced argument (for k != 0, |t| >= 0.0216
+ *   means u >= 0.2, u a multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits),
+ *   so r2 is exact too; r' differs from t - k ln2/16 by |k| (ln2/16 - HI) < 1628 2^-59.25 < 2^-48.58
+ *   (|t| <= 70.5); -70.5 <= t <= 0 keeps sc normal. P = 1 + p(r') as one Horner chain in r2 (the coefficients
+ *   1, 1/2, q_j/2^(j+2) of om_expm1_q16s: the same polynomial, scaled exactly), so no r^2 and no 1 + p: within
+ *   2^-45.65 (Sollya, absolute) + 1.06 2^-53 (the last fma rounds once near 1; the earlier steps are scaled by
+ *   |r2| < 0.0434) of e^r', i.e. < 2^-45.62 + 1.1 2^-53 relative; sc = T_j 2^(k >> 4) within 2^-53; E G~ as
+ *   RN(RN(sc G~) P): two more roundings. In units of 2^-53 the exponential side gives 166.2 + 1.1 + 1 + 2
+ *   (it was 173.7 + 1 with fma(sc, p, sc) and one product).
  *   G from 16 pieces by the bits of v = u + 4 (exponent and 3 mantissa bits; om_vtab16 takes the low 4 bits
  *   of bits(v) >> 49): slots 8..15 are u in [0, 4) by halves, slots 0..7 u in [4, 12) by units. d = v - v0,
  *   v0 = v with its 49 low bits cleared (the piece's left end plus 4): exact (Sterbenz), and d = u - a_s
@@ -57,10 +63,10 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  *   (om_gelu16_c, Sollya, fitted on d in [0, width]; the scaling by -1/2 is exact): polynomial relative error
  *   < 2^-41.765 (OM_GELU16_LOG2ERR, supnorm, rigorous; the worst piece is u in [0, 1/2]), evaluation
  *   < 2^-51.234 (OM_GELU16_EVAL_LOG2ERR: sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G, per piece).
- *   -C~/2 = RN(E G~): one more rounding. In units of 2^-53: 173.7 + 21.4 (E) + 2409.3 (polynomial) + 3.4
- *   (evaluation) + 3.2 (d for tiny u) + 1 and their products: -C~/2 within 2612 2^-53 of -C/2, relative.
+ *   In units of 2^-53: 170.3 + 21.4 (E and its roundings) + 2409.3 (polynomial) + 3.4 (evaluation) + 3.2 (d for
+ *   tiny u) and their products: -C~/2 within 2608 2^-53 of -C/2, relative.
  * y: for x < 0 one rounding of |x| (-C~/2); for x > 0, |x|/2 C <= x/2 <= x - |x|/2 C = y*, so the error of C~
- * is at most 2612 2^-53 y* and the fma adds 2^-53. Total below 2613 2^-53 < 2^-41.64; rounding test
+ * is at most 2608 2^-53 y* and the fma adds 2^-53. Total below 2609 2^-53 < 2^-41.65; rounding test
  * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
 static inline __attribute__((always_inline)) om_vd om_gelu_erf_y_fma(om_vfh xf) {
   om_vd x = om_vwiden(xf);
@@ -74,9 +80,13 @@ static inline __attribute__((always_inline)) om_vd om_gelu_erf_y_fma(om_vfh xf) 
   const double* c = om_gelu16_c;
   om_vd g = om_vtab16(c + 16 * 9, ks);
   for (int j = 8; j >= 0; j--) g = om_fma(g, d, om_vtab16(c + 16 * j, ks));
-  om_vd sc, p;
-  om_vexp16((u * u) * -0.5, 0, &sc, &p);
-  om_vd ec = om_fma(sc, p, sc) * g;
+  const double* q = om_expm1_q16s;
+  const double pc[6] = {1.0, 0.5, q[0] * 0x1p-2, q[1] * 0x1p-3, q[2] * 0x1p-4, q[3] * 0x1p-5};
+  om_vd w = u * u;
+  om_vd ke = om_fma(w, OM_VD(-0.5 * OM_INVLN2_16), OM_VD(0x1.8p52));
+  om_vd kn = 0x1.8p52 - ke; /* -k, exact */
+  om_vd r2 = om_fms(kn, OM_VD(2.0 * OM_LN2_16_HI), w);
+  om_vd ec = (om_vexp16_scale(ke) * g) * om_vpoly(r2, pc, 6);
   return om_fma(xa, ec, z); /* rounding test T = 4096, constants from memory */
 }
 OM_TR_KERNEL_FMA(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_y_fma, 4096, 1, om_gelu_erf_v, om_fb_gelu_erf)
