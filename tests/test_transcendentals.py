@@ -214,6 +214,30 @@ def test_special_values(op, attrs, name):
         assert (_bits(got)[nan] == 0x7FC00000).all(), "exact mode: NaN in gives the canonical NaN"
 
 
+@pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
+def test_unusual_lane_at_every_position(op, attrs, name):
+    """One unusual input (NaN, zeros, infinities, a subnormal, values outside the FMA passes' ordinary
+    ranges) at each position of three 16-lane vectors of ordinary inputs: the FMA kernels test whole vectors
+    and then halves, and a wrong half or a misplaced lane would show as a wrong result in that lane or a
+    neighbour."""
+    lo, hi = (0.1, 50.0) if name == "log" else (-3.0, 3.0)
+    base = np.linspace(lo, hi, 48, dtype=np.float32)
+    unusual = np.array(
+        [np.nan, 0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 100.0, -100.0, -10.5, -12.0], dtype=np.float32
+    )
+    want_base = reference(name, base)
+    want_unusual = np.array([mpfr_f32(name, float(v)) for v in unusual], dtype=np.float32)
+    nodes = {p: Node(op, [F32], onnx_opset=20, attributes=attrs, mode="exact", kernel_path=p) for p in PATHS}
+    for k, v in enumerate(unusual):
+        for pos in range(base.size):
+            x = base.copy()
+            x[pos] = v
+            want = want_base.copy()
+            want[pos] = want_unusual[k]
+            for path, node in nodes.items():
+                _assert_cr(name, x, node.run(x), want, f"path {path}, {float(v)!r} at {pos}")
+
+
 @pytest.mark.parametrize(
     "op,attrs,x,want",
     [
