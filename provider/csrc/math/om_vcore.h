@@ -409,6 +409,16 @@ static inline __attribute__((always_inline)) om_vd om_vdiv3(om_vd n, om_vd d) {
 #define OM_TR_TEST_MSK(T) ((1ULL << 29) - 2ULL * (T))
 #if OM_VB == 64
 void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512 or 4096")));
+/* The memory operands of the mem = 1 forms (om_tr_round_bits_as, om_tr_any_test2), one entry per T: the
+ * values are below 2^29, so a 64-bit entry's first dword is the same value for the 32-bit lanes' broadcast. */
+static const uint64_t om_tr_test_off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512),
+                                          OM_TR_TEST_OFF(4096)};
+static const uint64_t om_tr_test_msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512),
+                                          OM_TR_TEST_MSK(4096)};
+static inline __attribute__((always_inline)) int om_tr_test_index(unsigned t) {
+  if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
+  return t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+}
 #endif
 /* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
  * mem = 1 (512 path; the kernels whose tables fill the registers: Log, Erf, Gelu none): both as broadcast
@@ -420,14 +430,11 @@ static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y,
   if (exact) {
 #if OM_VB == 64
     if (mem) {
-      static const uint64_t off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512), OM_TR_TEST_OFF(4096)};
-      static const uint64_t msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512), OM_TR_TEST_MSK(4096)};
-      if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
-      const int ti = t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+      const int ti = om_tr_test_index(t);
       __m512i s;
       __asm__("vpaddq %[o]%{1to8%}, %[y], %[s]\n\tvptestnmq %[m]%{1to8%}, %[s], %[k]"
               : [s] "=&v"(s), [k] "=k"(*bad)
-              : [y] "v"(y), [o] "m"(off[ti]), [m] "m"(msk[ti]));
+              : [y] "v"(y), [o] "m"(om_tr_test_off[ti]), [m] "m"(om_tr_test_msk[ti]));
     } else {
       __m512i off = _mm512_set1_epi64((long long)OM_TR_TEST_OFF(t));
       __m512i msk = _mm512_set1_epi64((long long)OM_TR_TEST_MSK(t));
@@ -501,41 +508,50 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     r_ = VFN(x_, 1, &(BAD));                                   \
     OM_STORE(o + i + (OFF), r_);                               \
   }
-#define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
-  static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
-    om_vfh x, r;                                                                                 \
-    om_trmask bad = OM_TR_NONE;                                                                  \
-    OM_LOAD(x, a);                                                                               \
-    r = VFN(x, 1, &bad);                                                                         \
-    (void)r;                                                                                     \
-    for (size_t l = 0; l < OM_TR_L; l++)                                                         \
-      if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(a[l]), o[l] = FB((double)a[l]);                  \
-  }                                                                                              \
+/* The loop of both kernels: STEP computes the whole vector at i (its results stored) and sets any_ when a lane
+ * is flagged; the vector's offset is noted, and NAME_fix(a + offset, o + offset) then redoes the noted vectors. */
+#define OM_TR_KERNEL_LOOP(NAME, STEP)                                                            \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
     const float* a = (const float*)pa;                                                           \
     float* o = (float*)po;                                                                       \
     size_t i = 0;                                                                                \
-    uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                         \
+    uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                             \
     unsigned nfix = 0;                                                                           \
     (void)fl; /* exact mode (see above) */                                                       \
     while (i + OM_LANES(float) <= n) {                                                           \
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
-        om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                          \
+        int any_;                                                                                \
         OM_PREFETCH_STREAM(a + i, o + i);                                                        \
-        OM_TR_HALF(VFN, 0, bad0)                                                                 \
-        if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad1)                                  \
+        STEP                                                                                     \
         fix[nfix] = (uint32_t)i;                                                                 \
-        nfix += (unsigned)om_trmask_any2(bad0, bad1); /* one test of both halves' flags */       \
+        nfix += (unsigned)any_;                                                                  \
       }                                                                                          \
-      for (unsigned k = 0; k < nfix; k++) {                                                      \
-        OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                                               \
-        if (OM_LANES(float) > 1) OM_FN(NAME##_fix)(a + fix[k] + OM_TR_L, o + fix[k] + OM_TR_L);  \
-      }                                                                                          \
+      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
     }                                                                                            \
     return i;                                                                                    \
   }
+#define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
+  static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
+    for (size_t h = 0; h < OM_LANES(float) / OM_TR_L; h++) {                                     \
+      const float* ah = a + h * OM_TR_L;                                                         \
+      om_vfh x, r;                                                                               \
+      om_trmask bad = OM_TR_NONE;                                                                \
+      OM_LOAD(x, ah);                                                                            \
+      r = VFN(x, 1, &bad);                                                                       \
+      (void)r;                                                                                   \
+      for (size_t l = 0; l < OM_TR_L; l++)                                                       \
+        if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]); \
+    }                                                                                            \
+  }                                                                                              \
+  OM_TR_KERNEL_LOOP(NAME, {                                                                      \
+    om_trmask bad0 = OM_TR_NONE;                                                                 \
+    om_trmask bad1 = OM_TR_NONE;                                                                 \
+    OM_TR_HALF(VFN, 0, bad0)                                                                     \
+    if (OM_LANES(float) > 1) OM_TR_HALF(VFN, OM_TR_L, bad1)                                      \
+    any_ = om_trmask_any2(bad0, bad1); /* one test of both halves' flags */                     \
+  })
 
 #ifdef OM_TR_FMA
 /* The rounding test (om_tr_round_bits) of two half vectors' results at once: any lane of y0 or y1 flagged? Its
@@ -549,14 +565,11 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   __m512i lo = _mm512_permutex2var_epi32((__m512i)y0, idx, (__m512i)y1);
   __mmask16 k;
   if (mem) {
-    static const uint32_t off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512), OM_TR_TEST_OFF(4096)};
-    static const uint32_t msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512), OM_TR_TEST_MSK(4096)};
-    if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
-    const int ti = t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+    const int ti = om_tr_test_index(t);
     __m512i s;
-    __asm__("vpaddd %[o]%{1to16%}, %[y], %[s]\n\tvptestnmd %[m]%{1to16%}, %[s], %[k]"
+    __asm__("vpaddd %[o]%{1to16%}, %[y], %[s]\n\tvptestnmd %[m]%{1to16%}, %[s], %[k]" /* the entries' first dwords */
             : [s] "=&v"(s), [k] "=k"(k)
-            : [y] "v"(lo), [o] "m"(off[ti]), [m] "m"(msk[ti]));
+            : [y] "v"(lo), [o] "m"(om_tr_test_off[ti]), [m] "m"(om_tr_test_msk[ti]));
   } else {
     __m512i off = _mm512_set1_epi32((int)OM_TR_TEST_OFF(t));
     __m512i msk = _mm512_set1_epi32((int)OM_TR_TEST_MSK(t));
@@ -610,37 +623,21 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
         if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]);   \
     }                                                                                               \
   }                                                                                                 \
-  static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                      \
-    const float* a = (const float*)pa;                                                              \
-    float* o = (float*)po;                                                                          \
-    size_t i = 0;                                                                                   \
-    uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                                \
-    unsigned nfix = 0;                                                                              \
-    (void)fl; /* exact mode (see OM_TR_KERNEL) */                                                   \
-    while (i + OM_LANES(float) <= n) {                                                              \
-      size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                       \
-      nfix = 0;                                                                                     \
-      for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
-        int any_;                                                                                   \
-        OM_PREFETCH_STREAM(a + i, o + i);                                                           \
-        if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
-          om_vd y0_, y1_;                                                                           \
-          OM_TR_HALF_Y(VY, 0, y0_)                                                                  \
-          OM_TR_HALF_Y(VY, OM_TR_L, y1_)                                                            \
-          any_ = om_tr_any_test2(y0_, y1_, T, MEM);                                                 \
-        } else {                                                                                    \
-          om_trmask bad0 = OM_TR_NONE, bad1 = OM_TR_NONE;                                           \
-          OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
-          OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
-          any_ = om_trmask_any2(bad0, bad1);                                                        \
-        }                                                                                           \
-        fix[nfix] = (uint32_t)i;                                                                    \
-        nfix += (unsigned)any_;                                                                     \
-      }                                                                                             \
-      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);                \
+  OM_TR_KERNEL_LOOP(NAME, {                                                                         \
+    if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                                   \
+      om_vd y0_;                                                                                    \
+      om_vd y1_;                                                                                    \
+      OM_TR_HALF_Y(VY, 0, y0_)                                                                      \
+      OM_TR_HALF_Y(VY, OM_TR_L, y1_)                                                                \
+      any_ = om_tr_any_test2(y0_, y1_, T, MEM);                                                     \
+    } else {                                                                                        \
+      om_trmask bad0 = OM_TR_NONE;                                                                  \
+      om_trmask bad1 = OM_TR_NONE;                                                                  \
+      OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                       \
+      OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                                 \
+      any_ = om_trmask_any2(bad0, bad1);                                                            \
     }                                                                                               \
-    return i;                                                                                       \
-  }
+  })
 
 #ifdef OM_TR_STATS
 #define OM_TR_ON_FALLBACK(x) om_tr_on_fallback(x)
