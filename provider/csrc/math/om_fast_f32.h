@@ -381,11 +381,13 @@ OM_FX_AI om_vf om_fx_erf(om_vf x) {
  * 1/w is rounded. y = (m + m s) 2^k with m = (a/2) C or (a/2) A or B (one FMA; m p + m pl without FMA, as
  * om_fx_exp_core's p + pl): the scaling by 2^k last (gradual
  * underflow down to x ~= -14.4). The sign of zero: max(x, -0) is -0 for x <= -0, and -0 - (+0) = -0.
- * The 512 path computes the same values in fewer operations: a = VRANGEPS(x, 14.5) (min(|x|, 14.5) in one
- * operation; it gives 14.5 for a NaN, which the last max(x, -0) passes on as NaN anyway), the big/small
- * tests as mask registers (the table index by two masked moves, the polynomial's argument by two masked
- * moves, (a/2) P by a masked product that leaves P in the big lanes), and 1/hh without the max(1, hh) guard
- * (only the big lanes, hh >= 4, use it; a 1/0 elsewhere is discarded). */
+ * The 512 path takes m = (a/2) g(w) = H(a) from 16 pieces of degree 6 instead (om_fx_gelu_h, one VPERMPS per
+ * coefficient, no 1/hh, no selects, no product by a/2): the slot comes from the bits of RN(a + 1) (binades
+ * [1, 2) to [8, 16) in quarters: pieces of a of width 1/4 on [0, 1) up to width 2 on [7, 15)), the polynomial
+ * runs in d = a - S (S the piece's start, exact), and piece 0 has no constant term, so H keeps its relative
+ * accuracy down to a = 0 (Sollya's fits: relative error below 2^-24.69 with the binary32 coefficients), and
+ * a = VRANGEPS(x, 14.5) (min(|x|, 14.5) in one operation; it gives 14.5 for a NaN, which the last
+ * max(x, -0) passes on as NaN anyway). */
 OM_FX_AI om_vf om_fx_gelu_erf(om_vf x) {
   const om_vf magic = OM_FXV(0x1.8p23f);
   const om_vf nzero = (om_vf)((om_vu){0} + 0x80000000u);
@@ -401,20 +403,16 @@ OM_FX_AI om_vf om_fx_gelu_erf(om_vf x) {
   om_vf r = om_fx_fnms(kf, OM_FXV(OM_FX_LN2_HI), hh);
   r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r) - ll;
   om_vf s = om_fx_fma(r * r, om_fx_poly(r, om_fx_expq, 5), r);
-  om_vf v = om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_LO), om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_HI), OM_FXV(-1.25f)));
 #if OM_VB == 64
-  /* the same values with mask registers: the index 1 (big) or 2 (small) by two masked moves, t by two
-   * masked moves, ah P by a masked product (big lanes keep P); 1/hh without the max, since only the big
-   * lanes (hh >= 4) use it */
-  __mmask16 bigk = _mm512_cmp_ps_mask((__m512)ac, _mm512_set1_ps(2.828427f), _CMP_GE_OQ);
-  __mmask16 smallk = _mm512_cmp_ps_mask((__m512)ac, _mm512_set1_ps(0.75f), _CMP_LT_OQ);
-  __m512i ix = _mm512_mask_mov_epi32(_mm512_maskz_mov_epi32(smallk, _mm512_set1_epi32(2)), bigk, _mm512_set1_epi32(1));
-  om_vf u = om_fx_recip(hh);
-  __m512 t = _mm512_mask_mov_ps(_mm512_mask_mov_ps((__m512)v, smallk, (__m512)ac), bigk, (__m512)u);
-  om_vf P = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[10]));
-  for (int i = 9; i >= 0; i--) P = om_fx_fma(P, (om_vf)t, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[i])));
-  om_vf m = (om_vf)_mm512_mask_mul_ps((__m512)P, (__mmask16)~bigk, (__m512)ah, (__m512)P);
+  /* H(a) = (a/2) g(a/sqrt2) from 16 pieces of degree 6 (om_fx_gelu_h): the slot is the low 4 bits of
+   * bits(RN(a + 1)) >> 21 (VPERMPS reads only those), d = a - S exact (S <= a <= 2S, or S = 0; where a + 1
+   * rounds up to the next piece's start, d is a tiny negative, still exact) */
+  __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(ac + 1.0f)), 21);
+  om_vf d = ac - (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[7]));
+  om_vf m = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[6]));
+  for (int i = 5; i >= 0; i--) m = om_fx_fma(m, d, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[i])));
 #else
+  om_vf v = om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_LO), om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_HI), OM_FXV(-1.25f)));
   om_vi big = (om_vi)(ac >= OM_FXV(2.828427f)), small = (om_vi)(ac < OM_FXV(0.75f));
   om_vf u = om_fx_recip(om_fx_max(OM_FXV(1.0f), hh)); /* hh >= 4 in the big lanes; no 1/0 in the others */
   om_vf P = om_fx_erfc_poly(big, small, OM_FXSEL(big, u, OM_FXSEL(small, ac, v)));
