@@ -288,6 +288,10 @@ void om_node_destroy(om_node* node) { free(node); }
 
 int om_node_output_type(const om_node* node) { return node->out_type; }
 
+int om_node_input_type_only(const om_node* node, size_t k) {
+  return (node->op == OM_OP_CAST_LIKE || node->op == OM_OP_CAST) && k == 1;
+}
+
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen) {
   char why[256];
@@ -560,7 +564,7 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
   if (total == 0) return 0;
   for (size_t k = 0; k < n_inputs; k++) {
     int optional = node->op == OM_OP_CLIP && k > 0;
-    int type_only = (node->op == OM_OP_CAST_LIKE || node->op == OM_OP_CAST) && k == 1;
+    int type_only = om_node_input_type_only(node, k);
     if (!data[k] && !optional && !type_only) {
       snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;

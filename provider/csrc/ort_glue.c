@@ -462,6 +462,7 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
     ranks[i] = 0;
   }
   for (size_t i = 0; i < n; i++) {
+    if (om_node_input_type_only(k->node, i)) continue; /* a type carrier: its shape and data are not used */
     const OrtValue* v = NULL;
     OM_CHECK(api->KernelContext_GetInput(ctx, i, &v));
     if (!v) continue; /* absent optional input */
