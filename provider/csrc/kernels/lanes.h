@@ -26,33 +26,41 @@
 /* Per-lane select on the bits: m ? a : b, with m all-ones or all-zeros per lane. */
 #define OM_SEL(VT, MT, m, a, b) ((VT)(((MT)(m) & (MT)(a)) | (~(MT)(m) & (MT)(b))))
 
-/* Software prefetch for the slow streaming loops (the f32 transcendentals: 1 to 5 elements per nanosecond, so
+/* Software prefetch for the streaming loops (the f32 transcendentals consume 1 to 5 elements per nanosecond, so
  * the hardware prefetchers alone leave the loop waiting on memory once a tensor outgrows the caches): the input
- * line OM_PREFETCH_AHEAD elements ahead for reading into L1, the input line OM_PREFETCH_FAR elements ahead
- * into L2 (locality 1: more lines in flight than L1's fill buffers allow; +6 to +12% for the exact Erf, Tanh
- * and Exp kernels on 16M floats, neutral at 1M; a far prefetch of the output was slower), the output line
- * OM_PREFETCH_AHEAD ahead for writing (PREFETCHW on the 512 path, whose target includes PRFCHW; a plain
- * prefetch elsewhere). A hint only: it never faults, past the
- * end of a buffer included (the address is formed as an integer, not by pointer arithmetic past the end),
+ * line OM_PREFETCH_AHEAD elements ahead for reading into L1, the output line as far ahead for writing
+ * (PREFETCHW on the 512 path, whose target includes PRFCHW; a plain prefetch elsewhere). The slow loops (the
+ * transcendental kernels, exact and fast: OM_PREFETCH_STREAM_SLOW) also prefetch the input line
+ * OM_PREFETCH_FAR elements ahead into L2 (locality 1: more lines in flight than L1's fill buffers allow;
+ * +6 to +12% for the exact Erf, Tanh and Exp kernels on 16M floats, neutral at 1M; a far prefetch of the
+ * output was slower). The cheap loops do not: there the extra instruction cost about 15% at 64K elements
+ * (Add 11.2-11.5 -> 13.1-13.2 us a call, tools/profile_node.py-style A/B). A hint only: it never faults, past
+ * the end of a buffer included (the address is formed as an integer, not by pointer arithmetic past the end),
  * and never changes a result. Measured in docs/performance.md. */
 #define OM_PREFETCH_AHEAD 512
 #define OM_PREFETCH_FAR 4096
 #if OM_VB == 0 /* the one-lane path finishes tails: nothing to stream */
 #define OM_PREFETCH_IN(in) ((void)0)
 #define OM_PREFETCH_OUT(out) ((void)0)
+#define OM_PREFETCH_IN_FAR(in) ((void)0)
 #else
-#define OM_PREFETCH_IN(in)                                                                               \
-  do {                                                                                                   \
-    __builtin_prefetch((const void*)((uintptr_t)(in) + OM_PREFETCH_AHEAD * sizeof(*(in))), 0, 3);       \
-    __builtin_prefetch((const void*)((uintptr_t)(in) + OM_PREFETCH_FAR * sizeof(*(in))), 0, 1);         \
-  } while (0)
+#define OM_PREFETCH_IN(in) \
+  __builtin_prefetch((const void*)((uintptr_t)(in) + OM_PREFETCH_AHEAD * sizeof(*(in))), 0, 3)
 #define OM_PREFETCH_OUT(out) \
   __builtin_prefetch((const void*)((uintptr_t)(out) + OM_PREFETCH_AHEAD * sizeof(*(out))), 1, 3)
+#define OM_PREFETCH_IN_FAR(in) \
+  __builtin_prefetch((const void*)((uintptr_t)(in) + OM_PREFETCH_FAR * sizeof(*(in))), 0, 1)
 #endif
 #define OM_PREFETCH_STREAM(in, out) \
   do {                              \
     OM_PREFETCH_IN(in);             \
     OM_PREFETCH_OUT(out);           \
+  } while (0)
+#define OM_PREFETCH_STREAM_SLOW(in, out) \
+  do {                                   \
+    OM_PREFETCH_IN(in);                  \
+    OM_PREFETCH_IN_FAR(in);              \
+    OM_PREFETCH_OUT(out);                \
   } while (0)
 
 /* ---- per-ISA helpers where GCC's generic lowering is poor ---------------------------------------------------

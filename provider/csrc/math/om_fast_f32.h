@@ -460,8 +460,8 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
     if (PAIRS)                                                                 \
       for (; i + 2 * OM_LANES(float) <= n; i += 2 * OM_LANES(float)) {         \
         om_vf x0, x1, r0, r1;                                                  \
-        OM_PREFETCH_STREAM(a + i, o + i);                                      \
-        OM_PREFETCH_STREAM(a + i + OM_LANES(float), o + i + OM_LANES(float));  \
+        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                      \
+        OM_PREFETCH_STREAM_SLOW(a + i + OM_LANES(float), o + i + OM_LANES(float));  \
         OM_LOAD(x0, a + i);                                                    \
         OM_LOAD(x1, a + i + OM_LANES(float));                                  \
         r0 = VFN(x0);                                                          \
@@ -471,7 +471,7 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
       }                                                                        \
     for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                   \
       om_vf x, r;                                                              \
-      OM_PREFETCH_STREAM(a + i, o + i);                                        \
+      OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                        \
       OM_LOAD(x, a + i);                                                       \
       r = VFN(x);                                                              \
       OM_STORE(o + i, r);                                                      \

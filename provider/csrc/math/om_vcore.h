@@ -523,7 +523,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
         int any_;                                                                                \
-        OM_PREFETCH_STREAM(a + i, o + i);                                                        \
+        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                        \
         STEP                                                                                     \
         fix[nfix] = (uint32_t)i;                                                                 \
         nfix += (unsigned)any_;                                                                  \
