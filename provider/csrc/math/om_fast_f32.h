@@ -453,15 +453,18 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
 /* The fast kernel of a unary f32 function: whole vectors, then the tail (fewer than a vector's lanes) padded
  * with zeros through one more vector, so every element of a path takes the same operations. PAIRS = 1 takes
  * the whole vectors two at a time first (Exp: measured about 3% faster on the 512 path; Tanh and Gelu none
- * were not faster so): the same operations per element, so the same bits. */
-#define OM_FX_KERNEL(NAME, VFN, PAIRS)                                           \
+ * were not faster so): the same operations per element, so the same bits. PF is the loop's prefetch: the
+ * slow kernels take OM_PREFETCH_STREAM_SLOW (lanes.h); Exp, several times faster than the others, the near
+ * prefetch alone (with the far one it was slower at 64K, 1M and 16M: 12.8-12.9 against 12.6-12.7 us,
+ * 382-389 against 374-377 us, 9.0-9.3 against 8.7-8.8 ms a call, one thread, two block-alternated rounds). */
+#define OM_FX_KERNEL(NAME, VFN, PAIRS, PF)                                         \
   static size_t OM_FN(NAME##_fast)(const float* a, float* o, size_t n) {       \
     size_t i = 0;                                                              \
     if (PAIRS)                                                                 \
       for (; i + 2 * OM_LANES(float) <= n; i += 2 * OM_LANES(float)) {         \
         om_vf x0, x1, r0, r1;                                                  \
-        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                      \
-        OM_PREFETCH_STREAM_SLOW(a + i + OM_LANES(float), o + i + OM_LANES(float));  \
+        PF(a + i, o + i);                                                      \
+        PF(a + i + OM_LANES(float), o + i + OM_LANES(float));                  \
         OM_LOAD(x0, a + i);                                                    \
         OM_LOAD(x1, a + i + OM_LANES(float));                                  \
         r0 = VFN(x0);                                                          \
@@ -471,7 +474,7 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
       }                                                                        \
     for (; i + OM_LANES(float) <= n; i += OM_LANES(float)) {                   \
       om_vf x, r;                                                              \
-      OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                        \
+      PF(a + i, o + i);                                                        \
       OM_LOAD(x, a + i);                                                       \
       r = VFN(x);                                                              \
       OM_STORE(o + i, r);                                                      \
@@ -484,13 +487,13 @@ OM_FX_AI om_vf om_fx_gelu_tanh(om_vf x) {
     }                                                                          \
     return n;                                                                  \
   }
-OM_FX_KERNEL(exp_f32, om_fx_exp, 1)
-OM_FX_KERNEL(log_f32, om_fx_log, 0)
-OM_FX_KERNEL(tanh_f32, om_fx_tanh, 0)
-OM_FX_KERNEL(sigmoid_f32, om_fx_sigmoid, 0)
-OM_FX_KERNEL(erf_f32, om_fx_erf, 0)
-OM_FX_KERNEL(gelu_erf_f32, om_fx_gelu_erf, 0)
-OM_FX_KERNEL(gelu_tanh_f32, om_fx_gelu_tanh, 0)
+OM_FX_KERNEL(exp_f32, om_fx_exp, 1, OM_PREFETCH_STREAM)
+OM_FX_KERNEL(log_f32, om_fx_log, 0, OM_PREFETCH_STREAM_SLOW)
+OM_FX_KERNEL(tanh_f32, om_fx_tanh, 0, OM_PREFETCH_STREAM_SLOW)
+OM_FX_KERNEL(sigmoid_f32, om_fx_sigmoid, 0, OM_PREFETCH_STREAM_SLOW)
+OM_FX_KERNEL(erf_f32, om_fx_erf, 0, OM_PREFETCH_STREAM_SLOW)
+OM_FX_KERNEL(gelu_erf_f32, om_fx_gelu_erf, 0, OM_PREFETCH_STREAM_SLOW)
+OM_FX_KERNEL(gelu_tanh_f32, om_fx_gelu_tanh, 0, OM_PREFETCH_STREAM_SLOW)
 
 /* The registered kernel: exact mode (OM_FL_EXACT) goes to the exact kernel NAME, fast mode to NAME_fast. */
 #define OM_FX_DISPATCH(NAME)                                                           \
