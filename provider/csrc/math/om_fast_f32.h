@@ -317,6 +317,18 @@ OM_FX_AI om_vf om_fx_log(om_vf x) {
  * 2^(k+1) (s/2) + (2^(k+1)/2 + 1), each rounded once (2 + RN(em) would add em's rounding: half an ulp more
  * near |x| = 4.5). The quotient by om_fx_div1; its sign is dropped by the copysign (a bit select). */
 OM_FX_AI om_vf om_fx_tanh(om_vf x) {
+#if OM_VB == 64
+  /* 512 path: tanh a from 16 pieces of degree 6 (om_fx_tanh_h, one VPERMPS per coefficient), a = min(|x|, 9.1)
+   * (MINPS passes a NaN, which then runs through the table with any slot), the slot from the bits of RN(a + 1)
+   * as in om_fx_gelu_erf, d = a - S exact; piece 0 has no constant term (tanh a / a fitted: relative accuracy
+   * down to a = 0); the sign of x put back by one VPTERNLOGD. No exponential, no division. */
+  om_vf a = om_fx_min(OM_FXV(9.1f), om_fx_abs(x));
+  __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(a + 1.0f)), 21);
+  om_vf d = a - (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[7]));
+  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[6]));
+  for (int i = 5; i >= 0; i--) p = om_fx_fma(p, d, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[i])));
+  return om_fx_copysign(p, x);
+#else
   const om_vf magic = OM_FXV(0x1.8p23f);
   om_vf na = om_fx_max(OM_FXV(-10.0f), (om_vf)((om_vu)x | 0x80000000u)); /* -min(|x|, 10); NaN passes */
   om_vf kf = om_fx_fma(na, OM_FXV(2.0f * OM_FX_INVLN2), magic) - magic;
@@ -332,6 +344,7 @@ OM_FX_AI om_vf om_fx_tanh(om_vf x) {
   om_vf em = om_fx_fma(t2, s2, om_fx_fms(t2, OM_FXV(0.5f), OM_FXV(1.0f)));
   om_vf ep = om_fx_fma(t2, s2, om_fx_fma(t2, OM_FXV(0.5f), OM_FXV(1.0f)));
   return om_fx_copysign(om_fx_div1(em, ep), x);
+#endif
 }
 
 /* Sigmoid: e^-x = 2^-k e^r (k = rint(x/ln2), x clamped to [-104, 20]: sigmoid rounds to 1 from 17.33 on and
