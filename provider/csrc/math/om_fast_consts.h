@@ -60,17 +60,30 @@ static const float om_fx_gelu_h[8][16] __attribute__((aligned(64))) = {
   {-0x1.48dafap-10f, -0x1.02d5b8p-11f, -0x1.861b0ap-12f, -0x1.341636p-12f, -0x1.05fb56p-16f, -0x1.5753ccp-19f, -0x1.a0b67p-21f, 0x1.d50474p-19f, -0x1.60ebdcp-23f, -0x1.350ce8p-24f, 0x1.02d3e8p-26f, 0x1.0c6994p-28f, -0x1.486a7ep-6f, -0x1.57b42ep-7f, -0x1.d6d248p-7f, 0x1.4472fp-8f},
   {0x1p0f, 0x1.8p0f, 0x1p1f, 0x1.4p1f, 0x1.8p1f, 0x1p2f, 0x1.4p2f, 0x1.8p2f, 0x1.cp2f, 0x1.2p3f, 0x1.6p3f, 0x1.ap3f, 0.0f, 0x1p-2f, 0x1p-1f, 0x1.8p-1f},
 };
-/* Tanh (512 path): tanh a ~= P_s(a - S_s), a = min(|x|, 9.1), 16 pieces (slot s from the bits of a + 1;
- * row 7 holds S_s). Per piece relative error (dirtyinfnorm): -25.15625 -25.9296875 -28.0234375 -26.3828125 -25.09375 -25.046875 -25.734375 -26.6015625 -27.3359375 -25.03125 - - -27.2578125 -26.2421875 -25.765625 -25.9296875; worst 2^-25.03125 */
+/* om_fx_tanh_h (512 path): f(a) ~= P_s(a - S_s), a = min(|x|, 11), 16 pieces (slot s from the bits of
+ * a + 1; row 7 holds S_s). Per piece relative error (dirtyinfnorm): -25.15625 -25.9296875 -28.0234375 -26.3828125 -25.09375 -25.046875 -25.734375 -26.6015625 -27.3359375 -25.03125 - - -27.2578125 -26.2421875 -25.765625 -25.9296875; worst 2^-25.03125 */
 static const float om_fx_tanh_h[8][16] __attribute__((aligned(64))) = {
   {0x1.85efacp-1f, 0x1.cf6f98p-1f, 0x1.ed9506p-1f, 0x1.f92582p-1f, 0x1.fd77d2p-1f, 0x1.ffa818p-1f, 0x1.fff41ap-1f, 0x1.fffe64p-1f, 0x1.ffffc8p-1f, 0x1.fffffep-1f, 0x1p0f, 0x1p0f, 0.0f, 0x1.f597eap-3f, 0x1.d9353ep-2f, 0x1.45323ep-1f},
-  {0x1.ae0d96p-2f, 0x1.72160cp-3f, 0x1.21629p-4f, 0x1.b3b278p-6f, 0x1.4340a6p-7f, 0x1.5f4b8ap-10f, 0x1.7bbd1ep-13f, 0x1.97b166p-16f, 0x1.c905aep-19f, 0x1.13ed7cp-17f, 0.0f, 0.0f, 0x1p0f, 0x1.e149acp-1f, 0x1.92a926p-1f, 0x1.3173d8p-1f},
-  {-0x1.47871p-2f, -0x1.4efac4p-3f, -0x1.16f71p-4f, -0x1.ae02fep-6f, -0x1.413e92p-7f, -0x1.5d4956p-10f, -0x1.74012p-13f, -0x1.76f3fap-16f, -0x1.e5b2aep-19f, -0x1.5671ccp-11f, 0.0f, 0.0f, -0x1.2f6636p-20f, -0x1.d78722p-3f, -0x1.741e2p-2f, -0x1.840d5p-2f},
-  {0x1.a8dd12p-4f, 0x1.67ec52p-4f, 0x1.58d9bap-5f, 0x1.17e4eep-6f, 0x1.a40806p-8f, 0x1.c40bdcp-11f, 0x1.bd31fep-14f, 0x1.22ad8ap-17f, 0x1.633712p-19f, 0x1.6eeb7p-6f, 0.0f, 0.0f, -0x1.55448p-2f, -0x1.06f832p-2f, -0x1.84121p-4f, 0x1.5a72aep-5f},
-  {0x1.b5d6fp-6f, -0x1.a2ea6ep-6f, -0x1.2500bap-6f, -0x1.0df234p-7f, -0x1.875732p-9f, -0x1.9221c4p-12f, -0x1.1de5dap-15f, 0x1.496f02p-18f, -0x1.686e4ep-20f, -0x1.7e3f64p-2f, 0.0f, 0.0f, -0x1.395a82p-10f, 0x1.1c38a8p-3f, 0x1.5a0f4cp-3f, 0x1.8c6acep-4f},
-  {-0x1.62002cp-5f, -0x1.c3c4d2p-13f, 0x1.424ebcp-8f, 0x1.972876p-9f, 0x1.ed01aap-11f, 0x1.c1ad42p-14f, 0x1.6e76ap-23f, -0x1.fe5266p-18f, 0x1.b602fp-22f, 0x1.7e47d2p1f, 0.0f, 0.0f, 0x1.25244p-3f, 0x1.331f94p-4f, -0x1.727106p-5f, -0x1.ce8d04p-5f},
-  {0x1.0044bap-6f, 0x1.3fa3bep-9f, -0x1.4c1e26p-11f, -0x1.967f8p-11f, -0x1.3bca88p-13f, -0x1.cbcfbap-17f, 0x1.5912e2p-19f, 0x1.6a090cp-19f, -0x1.cdbd7p-25f, -0x1.261544p3f, 0.0f, 0.0f, -0x1.2f914ap-5f, -0x1.30825p-4f, -0x1.a8b486p-7f, -0x1.c11fdcp-10f},
+  {0x1.ae0d96p-2f, 0x1.72160cp-3f, 0x1.21629p-4f, 0x1.b3b278p-6f, 0x1.4340a6p-7f, 0x1.5f4b8ap-10f, 0x1.7bbd1ep-13f, 0x1.97b166p-16f, 0x1.c905aep-19f, 0x1.fb40d6p-22f, 0.0f, 0.0f, 0x1p0f, 0x1.e149acp-1f, 0x1.92a926p-1f, 0x1.3173d8p-1f},
+  {-0x1.47871p-2f, -0x1.4efac4p-3f, -0x1.16f71p-4f, -0x1.ae02fep-6f, -0x1.413e92p-7f, -0x1.5d4956p-10f, -0x1.74012p-13f, -0x1.76f3fap-16f, -0x1.e5b2aep-19f, -0x1.cce12cp-20f, 0.0f, 0.0f, -0x1.2f6636p-20f, -0x1.d78722p-3f, -0x1.741e2p-2f, -0x1.840d5p-2f},
+  {0x1.a8dd12p-4f, 0x1.67ec52p-4f, 0x1.58d9bap-5f, 0x1.17e4eep-6f, 0x1.a40806p-8f, 0x1.c40bdcp-11f, 0x1.bd31fep-14f, 0x1.22ad8ap-17f, 0x1.633712p-19f, 0x1.842462p-19f, 0.0f, 0.0f, -0x1.55448p-2f, -0x1.06f832p-2f, -0x1.84121p-4f, 0x1.5a72aep-5f},
+  {0x1.b5d6fp-6f, -0x1.a2ea6ep-6f, -0x1.2500bap-6f, -0x1.0df234p-7f, -0x1.875732p-9f, -0x1.9221c4p-12f, -0x1.1de5dap-15f, 0x1.496f02p-18f, -0x1.686e4ep-20f, -0x1.428d58p-19f, 0.0f, 0.0f, -0x1.395a82p-10f, 0x1.1c38a8p-3f, 0x1.5a0f4cp-3f, 0x1.8c6acep-4f},
+  {-0x1.62002cp-5f, -0x1.c3c4d2p-13f, 0x1.424ebcp-8f, 0x1.972876p-9f, 0x1.ed01aap-11f, 0x1.c1ad42p-14f, 0x1.6e76ap-23f, -0x1.fe5266p-18f, 0x1.b602fp-22f, 0x1.02338p-20f, 0.0f, 0.0f, 0x1.25244p-3f, 0x1.331f94p-4f, -0x1.727106p-5f, -0x1.ce8d04p-5f},
+  {0x1.0044bap-6f, 0x1.3fa3bep-9f, -0x1.4c1e26p-11f, -0x1.967f8p-11f, -0x1.3bca88p-13f, -0x1.cbcfbap-17f, 0x1.5912e2p-19f, 0x1.6a090cp-19f, -0x1.cdbd7p-25f, -0x1.3e3e24p-23f, 0.0f, 0.0f, -0x1.2f914ap-5f, -0x1.30825p-4f, -0x1.a8b486p-7f, -0x1.c11fdcp-10f},
   {0x1p0f, 0x1.8p0f, 0x1p1f, 0x1.4p1f, 0x1.8p1f, 0x1p2f, 0x1.4p2f, 0x1.8p2f, 0x1.cp2f, 0x1.2p3f, 0x1.6p3f, 0x1.ap3f, 0.0f, 0x1p-2f, 0x1p-1f, 0x1.8p-1f},
+};
+/* om_fx_erf_h (512 path): f(a) ~= P_s(a - S_s), a = min(|x|, 4), 16 pieces (slot s from the bits of
+ * a + 1; row 7 holds S_s, row 8 the lead term's factor). Per piece relative error (dirtyinfnorm): -25.890625 -25.7890625 -25.421875 -25.0625 -24.6953125 - - - - - - - -28.109375 -27.0078125 -26.0859375 -25.125; worst 2^-24.6953125 */
+static const float om_fx_erf_h[9][16] __attribute__((aligned(64))) = {
+  {0x1.af767ap-1f, 0x1.eea556p-1f, 0x1.fd9ae2p-1f, 0x1.ffcaa8p-1f, 0x1.fffd1cp-1f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0.0f, 0x1.1af54ep-2f, 0x1.0a7ef6p-1f, 0x1.6c1c98p-1f},
+  {0x1.a912p-2f, 0x1.e7234ap-4f, 0x1.5296dp-6f, 0x1.1db5d6p-9f, 0x1.207d08p-13f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.06eba8p-3f, 0x1.0f5d1ap0f, 0x1.c1efacp-1f, 0x1.492df8p-1f},
+  {-0x1.a90f24p-2f, -0x1.6d62aap-3f, -0x1.527a9ep-5f, -0x1.6659cp-8f, -0x1.9f064p-12f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.330a34p-21f, -0x1.0f5f46p-2f, -0x1.c1e794p-2f, -0x1.edb2p-2f},
+  {0x1.1adf36p-3f, 0x1.1cc29p-3f, 0x1.8a6d6p-5f, 0x1.15f7eep-7f, 0x1.5bf3b6p-11f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.811e46p-2f, -0x1.3c74f4p-2f, -0x1.2ce96cp-3f, 0x1.a587f8p-6f},
+  {0x1.23801ap-4f, -0x1.7dc45ep-5f, -0x1.19f12ep-5f, -0x1.255f8ap-7f, -0x1.5e5f56p-11f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.500dd8p-11f, 0x1.01df72p-3f, 0x1.7df3f2p-3f, 0x1.440646p-3f},
+  {-0x1.3adf0ap-4f, -0x1.12931ep-7f, 0x1.c8a61ap-7f, 0x1.9c0de2p-8f, 0x1.87b968p-12f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1.e37708p-4f, 0x1.5b839p-4f, -0x1.58f216p-8f, -0x1.47ebecp-4f},
+  {0x1.49273p-6f, 0x1.383c4cp-7f, -0x1.2a042cp-9f, -0x1.28148ep-9f, -0x1.7400a2p-14f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -0x1.3abbf4p-6f, -0x1.ae20fp-5f, -0x1.e82f6cp-6f, 0x1.02a084p-6f},
+  {0x1p0f, 0x1.8p0f, 0x1p1f, 0x1.4p1f, 0x1.8p1f, 0x1p2f, 0x1.4p2f, 0x1.8p2f, 0x1.cp2f, 0x1.2p3f, 0x1.6p3f, 0x1.ap3f, 0.0f, 0x1p-2f, 0x1p-1f, 0x1.8p-1f},
+  {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1p0f, 0.0f, 0.0f, 0.0f},
 };
 /* Gelu tanh: u = x (K1 + K3 x^2), K1 = 2 sqrt(2/pi), K3 = 0.044715 K1, each as hi + lo (binary32). */
 #define OM_FX_K1_HI (0x1.988454p0f)

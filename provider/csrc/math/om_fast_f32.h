@@ -255,6 +255,30 @@ OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
 #endif
 }
 
+#if OM_VB == 64
+/* An odd function f that rounds to 1 before amax (Tanh: 11, Erf: 4, each a piece's start from which the table
+ * holds the constant 1: |x| >= amax, the infinities too, gives 1 exactly), on the 512 path: f(a) from 16 pieces of
+ * degree 6 (tab = om_fx_tanh_h or om_fx_erf_h, om_fast_consts.sollya; one VPERMPS per coefficient),
+ * a = min(|x|, amax) (MINPS passes a NaN, which then runs through the table with any slot), the slot from the
+ * bits of RN(a + 1) as in om_fx_gelu_erf (binades [1, 2) to [8, 16) of a + 1 in quarters), the polynomial in
+ * d = a - S (S the piece's start: exact); piece 0 has no constant term (f(a)/a fitted: relative accuracy down
+ * to a = 0, and f(+-0) = +-0); the sign of x put back by one VPTERNLOGD. With lead (Erf: f'(0) = 2/sqrt(pi) is
+ * no binary32 number, and rounding it cost up to 2.3 ulp near the binade edges of small results) piece 0's
+ * table holds f(a)/a - 1 and row 8 a factor 1 (0 for the other pieces), so the last step is
+ * fma(p, d, c0 + 1 d) and f(a) = a + a Q(a) keeps the leading a exact (one permute and one FMA more). */
+OM_FX_AI om_vf om_fx_odd16(om_vf x, float amax, const float tab[][16], int lead) {
+  om_vf a = om_fx_min(OM_FXV(amax), om_fx_abs(x));
+  __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(a + 1.0f)), 21);
+#define OM_FX_TAB(i) ((om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(tab[i])))
+  om_vf d = a - OM_FX_TAB(7);
+  om_vf p = OM_FX_TAB(6);
+  for (int i = 5; i >= 1; i--) p = om_fx_fma(p, d, OM_FX_TAB(i));
+  p = om_fx_fma(p, d, lead ? om_fx_fma(OM_FX_TAB(8), d, OM_FX_TAB(0)) : OM_FX_TAB(0));
+#undef OM_FX_TAB
+  return om_fx_copysign(p, x);
+}
+#endif
+
 /* ---- the functions ------------------------------------------------------------------------------------- */
 
 /* Exp: x clamped to [-104, 89] (e^-104 < 2^-150 rounds to +0, e^89 > 2^128 to +inf) by MAXPS/MINPS (a NaN
@@ -317,17 +341,8 @@ OM_FX_AI om_vf om_fx_log(om_vf x) {
  * 2^(k+1) (s/2) + (2^(k+1)/2 + 1), each rounded once (2 + RN(em) would add em's rounding: half an ulp more
  * near |x| = 4.5). The quotient by om_fx_div1; its sign is dropped by the copysign (a bit select). */
 OM_FX_AI om_vf om_fx_tanh(om_vf x) {
-#if OM_VB == 64
-  /* 512 path: tanh a from 16 pieces of degree 6 (om_fx_tanh_h, one VPERMPS per coefficient), a = min(|x|, 9.1)
-   * (MINPS passes a NaN, which then runs through the table with any slot), the slot from the bits of RN(a + 1)
-   * as in om_fx_gelu_erf, d = a - S exact; piece 0 has no constant term (tanh a / a fitted: relative accuracy
-   * down to a = 0); the sign of x put back by one VPTERNLOGD. No exponential, no division. */
-  om_vf a = om_fx_min(OM_FXV(9.1f), om_fx_abs(x));
-  __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(a + 1.0f)), 21);
-  om_vf d = a - (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[7]));
-  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[6]));
-  for (int i = 5; i >= 0; i--) p = om_fx_fma(p, d, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_tanh_h[i])));
-  return om_fx_copysign(p, x);
+#if OM_VB == 64 /* 512 path: no exponential, no division (om_fx_odd16) */
+  return om_fx_odd16(x, 11.0f, om_fx_tanh_h, 0);
 #else
   const om_vf magic = OM_FXV(0x1.8p23f);
   om_vf na = om_fx_max(OM_FXV(-10.0f), (om_vf)((om_vu)x | 0x80000000u)); /* -min(|x|, 10); NaN passes */
@@ -371,6 +386,9 @@ OM_FX_AI om_vf om_fx_sigmoid(om_vf x) {
  * e^(-h) = 2^k (1 + s): k = rint(h (-1/ln2)), r = -(k LN2_HI) - h (FNMSUB, exact) - k LN2_LO, s as in
  * om_fx_exp_core; erfc = (G + s G) 2^k (one FMA, no rounded 1 + s). */
 OM_FX_AI om_vf om_fx_erf(om_vf x) {
+#if OM_VB == 64 /* 512 path: no exponential (om_fx_odd16) */
+  return om_fx_odd16(x, 4.0f, om_fx_erf_h, 1);
+#else
   const om_vf magic = OM_FXV(0x1.8p23f);
   om_vf ac = om_fx_min(OM_FXV(4.0f), om_fx_abs(x)); /* NaN passes */
   om_vf h = ac * ac;
@@ -383,6 +401,7 @@ OM_FX_AI om_vf om_fx_erf(om_vf x) {
   om_vf ec = om_fx_ldexp(om_fx_fma(s, G, G), kf);
   om_vf yb = om_fx_copysign(1.0f - ec, x);
   return OM_FXSEL(ac < OM_FXV(0.9f), ys, yb);
+#endif
 }
 
 /* Gelu none, x Phi(x), one formula for every x: with a = min(|x|, 14.5) (where the negative side underflows),
