@@ -256,18 +256,17 @@ OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
 }
 
 #if OM_VB == 64
-/* An odd function f that rounds to 1 before amax (Tanh: 11, Erf: 4, each a piece's start from which the table
- * holds the constant 1: |x| >= amax, the infinities too, gives 1 exactly), on the 512 path: f(a) from 16 pieces of
- * degree 6 (tab = om_fx_tanh_h or om_fx_erf_h, om_fast_consts.sollya; one VPERMPS per coefficient),
- * a = min(|x|, amax) (MINPS passes a NaN, which then runs through the table with any slot), the slot from the
- * bits of RN(a + 1) as in om_fx_gelu_erf (binades [1, 2) to [8, 16) of a + 1 in quarters), the polynomial in
- * d = a - S (S the piece's start: exact); piece 0 has no constant term (f(a)/a fitted: relative accuracy down
- * to a = 0, and f(+-0) = +-0); the sign of x put back by one VPTERNLOGD. With lead (Erf: f'(0) = 2/sqrt(pi) is
- * no binary32 number, and rounding it cost up to 2.3 ulp near the binade edges of small results) piece 0's
- * table holds f(a)/a - 1 and row 8 a factor 1 (0 for the other pieces), so the last step is
- * fma(p, d, c0 + 1 d) and f(a) = a + a Q(a) keeps the leading a exact (one permute and one FMA more). */
-OM_FX_AI om_vf om_fx_odd16(om_vf x, float amax, const float tab[][16], int lead) {
-  om_vf a = om_fx_min(OM_FXV(amax), om_fx_abs(x));
+/* A 16-piece table of degree 6 on the 512 path (om_fast_consts.sollya: om_fx_gelu_h, om_fx_tanh_h,
+ * om_fx_erf_h): P(a) for a >= 0 (or NaN), one VPERMPS per coefficient. The slot is the low 4 bits of
+ * bits(RN(a + 1)) >> 21 (VPERMPS reads only those): binades [1, 2) to [8, 16) of a + 1 in quarters, pieces of
+ * a of width 1/4 on [0, 1) up to width 2 on [7, 15); row 7 holds each piece's start S, and the polynomial runs
+ * in d = a - S, exact (S <= a <= 2S, or S = 0; where a + 1 rounds up to the next piece's start, d is a tiny
+ * negative, still exact). Piece 0 has no constant term (the tables fit f(a)/a there), so P keeps its relative
+ * accuracy down to a = 0. With lead, piece 0 holds f(a)/a - 1 and row 8 a factor 1 (0 for the other pieces):
+ * the last step is fma(p, d, c0 + 1 d), so P = a + a Q(a) keeps the leading a exact (one permute and one FMA
+ * more; Erf, whose f'(0) = 2/sqrt(pi) is no binary32 number: rounding it cost up to 2.3 ulp near the binade
+ * edges of small results). */
+OM_FX_AI om_vf om_fx_tab16(om_vf a, const float tab[][16], int lead) {
   __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(a + 1.0f)), 21);
 #define OM_FX_TAB(i) ((om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(tab[i])))
   om_vf d = a - OM_FX_TAB(7);
@@ -275,7 +274,14 @@ OM_FX_AI om_vf om_fx_odd16(om_vf x, float amax, const float tab[][16], int lead)
   for (int i = 5; i >= 1; i--) p = om_fx_fma(p, d, OM_FX_TAB(i));
   p = om_fx_fma(p, d, lead ? om_fx_fma(OM_FX_TAB(8), d, OM_FX_TAB(0)) : OM_FX_TAB(0));
 #undef OM_FX_TAB
-  return om_fx_copysign(p, x);
+  return p;
+}
+/* An odd function f that rounds to 1 before amax (Tanh: 11, Erf: 4, each a piece's start from which the table
+ * holds the constant 1: |x| >= amax, the infinities too, gives 1 exactly): f(a) = om_fx_tab16(a) for
+ * a = min(|x|, amax) (MINPS passes a NaN, which then runs through the table with any slot), and the sign of x
+ * put back by one VPTERNLOGD (f(+-0) = +-0). */
+OM_FX_AI om_vf om_fx_odd16(om_vf x, float amax, const float tab[][16], int lead) {
+  return om_fx_copysign(om_fx_tab16(om_fx_min(OM_FXV(amax), om_fx_abs(x)), tab, lead), x);
 }
 #endif
 
@@ -436,13 +442,7 @@ OM_FX_AI om_vf om_fx_gelu_erf(om_vf x) {
   r = om_fx_fnma(kf, OM_FXV(OM_FX_LN2_LO), r) - ll;
   om_vf s = om_fx_fma(r * r, om_fx_poly(r, om_fx_expq, 5), r);
 #if OM_VB == 64
-  /* H(a) = (a/2) g(a/sqrt2) from 16 pieces of degree 6 (om_fx_gelu_h): the slot is the low 4 bits of
-   * bits(RN(a + 1)) >> 21 (VPERMPS reads only those), d = a - S exact (S <= a <= 2S, or S = 0; where a + 1
-   * rounds up to the next piece's start, d is a tiny negative, still exact) */
-  __m512i ix = _mm512_srli_epi32(_mm512_castps_si512((__m512)(ac + 1.0f)), 21);
-  om_vf d = ac - (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[7]));
-  om_vf m = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[6]));
-  for (int i = 5; i >= 0; i--) m = om_fx_fma(m, d, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_gelu_h[i])));
+  om_vf m = om_fx_tab16(ac, om_fx_gelu_h, 0); /* H(a) = (a/2) g(a/sqrt2) */
 #else
   om_vf v = om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_LO), om_fx_fma(ac, OM_FXV(OM_FX_SQRT1_2_HI), OM_FXV(-1.25f)));
   om_vi big = (om_vi)(ac >= OM_FXV(2.828427f)), small = (om_vi)(ac < OM_FXV(0.75f));
