@@ -48,8 +48,8 @@ static const float om_fx_erfc_abc[11][16] __attribute__((aligned(64))) = {
 #define OM_FX_SQRT1_2_HI (0x1.6a09e6p-1f)
 #define OM_FX_SQRT1_2_LO (0x1.9fcef4p-27f)
 #define OM_FX_SQRT2 (0x1.6a09e6p0f)
-/* Gelu none (512 path): H(a) = (a/2) e^(a^2/2) erfc(a/sqrt2) ~= P_s(a - S_s) in 16 pieces of a in [0, 15)
- * (slot s from the bits of a + 1; row 7 holds S_s). Per piece relative error (dirtyinfnorm): -29.0078125 -26.6875 -24.984375 -24.9296875 -24.6953125 -25.7421875 -27.7109375 -24.8984375 -25 -25.1875 -26.5234375 -28.3984375 -28.71875 -28.2265625 -24.75 -25.2109375; worst 2^-24.6953125 */
+/* om_fx_gelu_h (512 path): f(a) ~= P_s(a - S_s) for 0 <= a <= 15, 16 pieces (slot s from the bits of
+ * a + 1; row 7 holds S_s). Per piece relative error (dirtyinfnorm): -29.0078125 -26.6875 -24.984375 -24.9296875 -24.6953125 -25.7421875 -27.7109375 -24.8984375 -25 -25.1875 -26.5234375 -28.3984375 -28.71875 -28.2265625 -24.75 -25.2109375; worst 2^-24.6953125 */
 static const float om_fx_gelu_h[8][16] __attribute__((aligned(64))) = {
   {0x1.0bdb2ep-2f, 0x1.3c144p-2f, 0x1.5845dcp-2f, 0x1.69cee6p-2f, 0x1.754a76p-2f, 0x1.82b4bcp-2f, 0x1.89d3acp-2f, 0x1.8e010ep-2f, 0x1.90a4fcp-2f, 0x1.93a64ep-2f, 0x1.95389ep-2f, 0x1.96242ep-2f, 0.0f, 0x1.a7f808p-4f, 0x1.66027ap-3f, 0x1.cd2836p-3f},
   {0x1.fcc818p-4f, 0x1.20406p-4f, 0x1.5d3138p-5f, 0x1.bf3c38p-6f, 0x1.2c070cp-6f, 0x1.2dd85ep-7f, 0x1.5429bep-8f, 0x1.a0e338p-9f, 0x1.1068bp-9f, 0x1.0b77a8p-10f, 0x1.2b92e2p-11f, 0x1.6fd808p-12f, 0x1p-1f, 0x1.5c5676p-2f, 0x1.e6824p-3f, 0x1.5bf79ap-3f},
@@ -60,7 +60,7 @@ static const float om_fx_gelu_h[8][16] __attribute__((aligned(64))) = {
   {-0x1.48dafap-10f, -0x1.02d5b8p-11f, -0x1.861b0ap-12f, -0x1.341636p-12f, -0x1.05fb56p-16f, -0x1.5753ccp-19f, -0x1.a0b67p-21f, 0x1.d50474p-19f, -0x1.60ebdcp-23f, -0x1.350ce8p-24f, 0x1.02d3e8p-26f, 0x1.0c6994p-28f, -0x1.486a7ep-6f, -0x1.57b42ep-7f, -0x1.d6d248p-7f, 0x1.4472fp-8f},
   {0x1p0f, 0x1.8p0f, 0x1p1f, 0x1.4p1f, 0x1.8p1f, 0x1p2f, 0x1.4p2f, 0x1.8p2f, 0x1.cp2f, 0x1.2p3f, 0x1.6p3f, 0x1.ap3f, 0.0f, 0x1p-2f, 0x1p-1f, 0x1.8p-1f},
 };
-/* om_fx_tanh_h (512 path): f(a) ~= P_s(a - S_s), a = min(|x|, 11), 16 pieces (slot s from the bits of
+/* om_fx_tanh_h (512 path): f(a) ~= P_s(a - S_s) for 0 <= a <= 11, 16 pieces (slot s from the bits of
  * a + 1; row 7 holds S_s). Per piece relative error (dirtyinfnorm): -25.15625 -25.9296875 -28.0234375 -26.3828125 -25.09375 -25.046875 -25.734375 -26.6015625 -27.3359375 -25.03125 - - -27.2578125 -26.2421875 -25.765625 -25.9296875; worst 2^-25.03125 */
 static const float om_fx_tanh_h[8][16] __attribute__((aligned(64))) = {
   {0x1.85efacp-1f, 0x1.cf6f98p-1f, 0x1.ed9506p-1f, 0x1.f92582p-1f, 0x1.fd77d2p-1f, 0x1.ffa818p-1f, 0x1.fff41ap-1f, 0x1.fffe64p-1f, 0x1.ffffc8p-1f, 0x1.fffffep-1f, 0x1p0f, 0x1p0f, 0.0f, 0x1.f597eap-3f, 0x1.d9353ep-2f, 0x1.45323ep-1f},
@@ -72,7 +72,7 @@ static const float om_fx_tanh_h[8][16] __attribute__((aligned(64))) = {
   {0x1.0044bap-6f, 0x1.3fa3bep-9f, -0x1.4c1e26p-11f, -0x1.967f8p-11f, -0x1.3bca88p-13f, -0x1.cbcfbap-17f, 0x1.5912e2p-19f, 0x1.6a090cp-19f, -0x1.cdbd7p-25f, -0x1.3e3e24p-23f, 0.0f, 0.0f, -0x1.2f914ap-5f, -0x1.30825p-4f, -0x1.a8b486p-7f, -0x1.c11fdcp-10f},
   {0x1p0f, 0x1.8p0f, 0x1p1f, 0x1.4p1f, 0x1.8p1f, 0x1p2f, 0x1.4p2f, 0x1.8p2f, 0x1.cp2f, 0x1.2p3f, 0x1.6p3f, 0x1.ap3f, 0.0f, 0x1p-2f, 0x1p-1f, 0x1.8p-1f},
 };
-/* om_fx_erf_h (512 path): f(a) ~= P_s(a - S_s), a = min(|x|, 4), 16 pieces (slot s from the bits of
+/* om_fx_erf_h (512 path): f(a) ~= P_s(a - S_s) for 0 <= a <= 4, 16 pieces (slot s from the bits of
  * a + 1; row 7 holds S_s, row 8 the lead term's factor). Per piece relative error (dirtyinfnorm): -25.890625 -25.7890625 -25.421875 -25.0625 -24.6953125 - - - - - - - -28.109375 -27.0078125 -26.0859375 -25.125; worst 2^-24.6953125 */
 static const float om_fx_erf_h[9][16] __attribute__((aligned(64))) = {
   {0x1.af767ap-1f, 0x1.eea556p-1f, 0x1.fd9ae2p-1f, 0x1.ffcaa8p-1f, 0x1.fffd1cp-1f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0x1p0f, 0.0f, 0x1.1af54ep-2f, 0x1.0a7ef6p-1f, 0x1.6c1c98p-1f},
