@@ -231,16 +231,13 @@ OM_FX_AI om_vf om_fx_ldexp(om_vf y, om_vf kf) {
 
 /* The polynomial of g(w) = e^(w^2) erfc(w), w = |x|/sqrt2 <= 10.26: big lanes (w >= 2) B(u), u = 1/w^2, where
  * g(w) = sqrt2 B(u)/w; small lanes (|x| < 0.75) C(|x|); the others A(v), v = w - 1.25. One Horner loop on
- * t = u, |x| or v, coefficients chosen per lane: on the 512 and 256 paths one VPERMPS per coefficient from
+ * t = u, |x| or v, coefficients chosen per lane: on the 256 path one VPERMPS per coefficient from
  * om_fx_erfc_abc[i] = {A[i], B[i], C[i], 0...} with the lane's index 0, 1 or 2 (loads: exact, the same values
- * as the selects of the other paths; om_fx_gelu_erf spells the 512 form out with mask registers). */
+ * as the selects of the 128 and scalar paths). The 512 path does not use it: om_fx_gelu_erf takes (a/2) g there
+ * from a 16-piece table (om_fx_tab16). */
+#if OM_VB != 64
 OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
-#if OM_VB == 64
-  __m512i ix = (__m512i)((big & 1) | (small & 2));
-  om_vf p = (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[10]));
-  for (int i = 9; i >= 0; i--) p = om_fx_fma(p, t, (om_vf)_mm512_permutexvar_ps(ix, _mm512_load_ps(om_fx_erfc_abc[i])));
-  return p;
-#elif OM_VB == 32
+#if OM_VB == 32
   __m256i ix = (__m256i)((big & 1) | (small & 2));
   om_vf p = (om_vf)_mm256_permutevar8x32_ps(_mm256_load_ps(om_fx_erfc_abc[10]), ix);
   for (int i = 9; i >= 0; i--)
@@ -254,6 +251,7 @@ OM_FX_AI om_vf om_fx_erfc_poly(om_vi big, om_vi small, om_vf t) {
   return p;
 #endif
 }
+#endif
 
 #if OM_VB == 64
 /* A 16-piece table of degree 6 on the 512 path (om_fast_consts.sollya: om_fx_gelu_h, om_fx_tanh_h,

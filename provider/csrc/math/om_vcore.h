@@ -523,7 +523,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       nfix = 0;                                                                                  \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
         int any_;                                                                                \
-        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                        \
+        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                   \
         STEP                                                                                     \
         fix[nfix] = (uint32_t)i;                                                                 \
         nfix += (unsigned)any_;                                                                  \
@@ -532,6 +532,11 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     }                                                                                            \
     return i;                                                                                    \
   }
+/* The fix functions' last step for the half vector at ah (output oh): each lane the first pass flagged in bad
+ * takes the double-double fallback FB. */
+#define OM_TR_FALLBACK_LANES(FB, bad, ah, oh)                                                    \
+  for (size_t l = 0; l < OM_TR_L; l++)                                                           \
+    if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK((ah)[l]), (oh)[l] = FB((double)(ah)[l])
 #define OM_TR_KERNEL(NAME, VFN, FB)                                                              \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {      \
     for (size_t h = 0; h < OM_LANES(float) / OM_TR_L; h++) {                                     \
@@ -541,8 +546,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
       OM_LOAD(x, ah);                                                                            \
       r = VFN(x, 1, &bad);                                                                       \
       (void)r;                                                                                   \
-      for (size_t l = 0; l < OM_TR_L; l++)                                                       \
-        if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]); \
+      OM_TR_FALLBACK_LANES(FB, bad, ah, o + h * OM_TR_L);                                        \
     }                                                                                            \
   }                                                                                              \
   OM_TR_KERNEL_LOOP(NAME, {                                                                      \
@@ -619,8 +623,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
       OM_LOAD(x, ah);                                                                               \
       r = ord || om_ordh_range(x, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x, &bad) : VGEN(x, 1, &bad); \
       (void)r;                                                                                      \
-      for (size_t l = 0; l < OM_TR_L; l++)                                                          \
-        if (OM_TR_LANE(bad, l)) OM_TR_ON_FALLBACK(ah[l]), o[h * OM_TR_L + l] = FB((double)ah[l]);   \
+      OM_TR_FALLBACK_LANES(FB, bad, ah, o + h * OM_TR_L);                                           \
     }                                                                                               \
   }                                                                                                 \
   OM_TR_KERNEL_LOOP(NAME, {                                                                         \
