@@ -34,9 +34,9 @@
  * OM_PREFETCH_FAR elements ahead into L2 (locality 1: more lines in flight than L1's fill buffers allow;
  * +6 to +12% for the exact Erf, Tanh and Exp kernels on 16M floats, neutral at 1M; a far prefetch of the
  * output was slower). The cheap loops do not: there the extra instruction cost about 15% at 64K elements
- * (Add 11.2-11.5 -> 13.1-13.2 us a call, tools/profile_node.py-style A/B). A hint only: it never faults, past
- * the end of a buffer included (the address is formed as an integer, not by pointer arithmetic past the end),
- * and never changes a result. Measured in docs/performance.md. */
+ * (Add 11.2-11.5 -> 13.1-13.2 us a call, one-node sessions block-alternated with stock ORT). A hint only: it
+ * never faults, past the end of a buffer included (the address is formed as an integer, not by pointer
+ * arithmetic past the end), and never changes a result. Measured in docs/performance.md. */
 #define OM_PREFETCH_AHEAD 512
 #define OM_PREFETCH_FAR 4096
 #if OM_VB == 0 /* the one-lane path finishes tails: nothing to stream */
