@@ -362,16 +362,14 @@ static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double
 #endif
 }
 
-/* 1/d and n/d within 2^-42 + 2.01 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers
- * with T >= 4096 in their rounding test, which then needs below 2^-41):
+/* 1/d within 2^-42 + 2^-65.9 + 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers with
+ * T >= 4096 in their rounding test, which then needs below 2^-41):
  * r = (1 - e)/d with |e| < 2^-14 (512: RCP14PD; 256: RCPPS of RN_f32(d), |e| < 1.5 2^-12 + 2^-24 < 2^-11.41,
  * then one Newton step r' = fma(r, fnma(d, r, 1), r): |e'| <= e^2 + 2^-53 (1 + 2^-11) < 2^-22.8).
  * h = fnma(d, r, 1) = e (1 + rho1) (one rounding of the exact 1 - d r = e, |rho1| <= 2^-53); s = fma(h, h, h)
  * = e + e^2 + delta with |delta| < |e| 2.01 2^-53 (rho1 and the fma's rounding); then
  * r (1 + s) = (1 - e)(1 + e + e^2 + delta)/d = (1 - e^3 + (1 - e) delta)/d, |(1 - e) delta| < 2^-65.9: the cubic
- * correction leaves |e^3| < 2^-42 (256: < 2^-68).
- * 1/d: y = fma(r, s, r), one more rounding: within 2^-42 + 2^-65.9 + 2^-53.
- * n/d: y0 = RN(n r) = (n/d)(1 - e)(1 + rho0), y = fma(y0, s, y0): within 2^-42 + 2^-65.8 + 2 2^-53 (+ products). */
+ * correction leaves |e^3| < 2^-42 (256: < 2^-68); y = fma(r, s, r), one more rounding. */
 static inline __attribute__((always_inline)) om_vd om_vrcp14(om_vd d) {
 #if OM_VB == 64
   return (om_vd)_mm512_rcp14_pd((__m512d)d);
@@ -385,11 +383,17 @@ static inline __attribute__((always_inline)) om_vd om_vrecip3(om_vd d) {
   om_vd h = om_fnma(d, r, OM_VD(1.0));
   return om_fma(r, om_fma(h, h, h), r);
 }
-static inline __attribute__((always_inline)) om_vd om_vdiv3(om_vd n, om_vd d) {
-  om_vd r = om_vrcp14(d);
-  om_vd h = om_fnma(d, r, OM_VD(1.0));
-  om_vd y0 = n * r;
-  return om_fma(y0, om_fma(h, h, h), y0);
+/* 1/d for the kernel's half vector `half` (a constant at every call), for Sigmoid: on the 512 path the first
+ * half takes the IEEE division (VDIVPD: RN(1/d), within 2^-53) and the second om_vrecip3 above; on the 256
+ * path both take VDIVPD. The divider is a unit of its own beside the vector ports: slow alone (one VDIVPD of 8
+ * lanes per 4.1 ns here), but it works while the ports run the other half's RCP14PD and FMAs. On the 512 path
+ * the split beat both VDIVPD halves and both RCP14PD halves for Sigmoid; Tanh and Gelu tanh, with more port
+ * work per lane, are fastest with VDIVPD on both halves and divide directly; on the 256 path, where the
+ * reciprocal estimate costs a conversion, an RCPPS and a Newton step, VDIVPD won everywhere (tools/tr_bench.sh;
+ * the numbers are in docs/performance.md). Which lanes took which operation cannot change a result: only the
+ * bound enters the rounding test, and the caller's bound covers both. */
+static inline __attribute__((always_inline)) om_vd om_vrecip_split(om_vd d, int half) {
+  return (OM_VB == 64 && half) ? om_vrecip3(d) : 1.0 / d;
 }
 
 /* Rounding test on the bits of y, for a y whose magnitude is in [2^-126, 2^128) (a normal f32 result or the
@@ -597,7 +601,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * Both passes give the correctly rounded result in every lane they do not flag, so the choice changes no
  * result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves with the same
  * passes and per-half tests, so it sees the same flagged lanes. */
-#define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
+#define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X, 1), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
     om_vfh x_, r_;                                                                                  \
@@ -609,7 +613,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   {                                                                                                 \
     om_vfh x_, r_;                                                                                  \
     OM_LOAD(x_, a + i + (OFF));                                                                     \
-    Y = VY(x_);                                                                                     \
+    Y = VY(x_, (OFF) != 0);                                                                         \
     r_ = __builtin_convertvector(Y, om_vfh);                                                        \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
