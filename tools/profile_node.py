@@ -4,7 +4,8 @@
     perf record -D 3000 -g python tools/profile_node.py Exp 64K exact --runs 100000
     perf report --no-children --sort dso,sym -g none           # share of the kernel in a call
 
-`ort` instead of a mode times stock ORT's node. Prints the median time per call and elements per second.
+`ort` instead of a mode times stock ORT's node; `--path 256` forces our kernel path. Prints the median time
+per call and elements per second.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main() -> int:
     ap.add_argument("mode", choices=["exact", "fast", "ort"])
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (0: ORT's default)")
     ap.add_argument("--runs", type=int, default=2000)
+    ap.add_argument("--path", default=None, help="force our kernel path: 512, 256, 128 or scalar")
     args = ap.parse_args()
     n = bench.SIZES.get(args.size) or int(args.size)
     model, ins = bench._model(args.op, TensorProto.FLOAT)
@@ -34,7 +36,7 @@ def main() -> int:
     if args.mode == "ort":
         sess = bench._session(model, args.threads, False)
     else:
-        sess = bench._session(rewrite(model, mode=args.mode), args.threads, True)
+        sess = bench._session(rewrite(model, mode=args.mode, kernel_path=args.path), args.threads, True)
     for _ in range(10):
         sess.run(None, feeds)
     times = []
