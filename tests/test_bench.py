@@ -1,0 +1,54 @@
+"""The benchmark runs end to end: one-thread rows in this process, pooled rows in a child process on ORT's
+global pool. Only the shape of the report is checked, never a timing."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from onemodel_ep import bench
+from onemodel_ep.cli import main
+
+
+def _check_rows(rows: list[dict[str, Any]], ops: list[str], threads: list[int]) -> None:
+    assert [(r["op"], r["threads"]) for r in rows] == [(op, th) for op in ops for th in threads]
+    for r in rows:
+        assert r["dtype"] == "float" and r["size"] == 1024
+        assert r["served"] is True
+        assert r["runs"] >= 1
+        for key in ("ort_eps", "exact_eps", "fast_eps", "exact_ratio", "fast_ratio"):
+            assert math.isfinite(r[key]) and r[key] > 0, (r["op"], r["threads"], key)
+
+
+def test_run_one_thread_and_pooled_rows() -> None:
+    rep = bench.run(["Neg", "Exp"], ["float"], ["1K"], [1, 0], budget_s=0.01, progress=False)
+    _check_rows(
+        [vars(r) | {"exact_ratio": r.exact_ratio, "fast_ratio": r.fast_ratio} for r in rep.rows],
+        ["Neg", "Exp"],
+        [1, 0],
+    )
+    assert rep.copy_eps > 0 and rep.overhead["ratio"] > 0
+
+
+def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.json"
+    rc = main(
+        ["bench", "--ops", "Add", "--sizes", "1K", "--threads", "0,1", "--budget", "0.01", "--json", str(out)]
+    )
+    assert rc == 0
+    table = capsys.readouterr().out
+    assert "| Add | float | 1K | default |" in table and "| Add | float | 1K | 1 |" in table
+    data = json.loads(out.read_text())
+    assert set(data) == {"machine", "copy_elements_per_s", "overhead", "rows"}
+    _check_rows(data["rows"], ["Add"], [0, 1])  # rows keep the order of --threads
+
+
+def test_feeds_are_seeded_per_configuration() -> None:
+    """Parent and child draw the same inputs for a configuration, whatever ran before."""
+    a = bench._feeds_seed("Exp", "float", 1024)
+    assert a == bench._feeds_seed("Exp", "float", 1024)
+    assert a != bench._feeds_seed("Exp", "float", 65536) and a != bench._feeds_seed("Log", "float", 1024)
