@@ -34,16 +34,16 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * Piece i = rint(t) in [0, 15], t = 4a - 1/2 (exact unless a < 2^-49, where it rounds to -1/2 and i = 0 all the
  * same; ks = t + 1.5 2^52 holds i in its low bits): a in [i/4, (i+1)/4], a tie taking the even neighbour (so
  * piece 0 is a <= 1/4); centre m_i = i/4 + 1/8. erf(a)/a ~= Q_i(d), degree 8 (Sollya supnorm, rigorous:
- * relative < 2^-43.95 on every piece (OM_ERF16_LOG2ERR), fitted on |d| <= 0.126 and for piece 0 on d = a^2 <=
- * 0.0626):
- * d = a - m_i = (t - i)/4 for i >= 1 (exact: t - i = t - rint(t) is VREDUCEPD's exact result on 512, and
- * t - (ks - 1.5 2^52) on 256), which the table takes as f = t - i = 4d (om_erf16_c holds coefficient j of these
- * pieces times 4^-j, so every Horner step is exactly 4^-j times the unscaled one: the same values);
- * d = RN(a^2) for i = 0 (its rounding moves Q_0 by < 0.022 2^-53 relative).
+ * relative < 2^-43.95 on every piece (OM_ERF16_LOG2ERR), fitted on |d| <= 0.126, piece 0 on -1/8 < d <= 0.126):
+ * d = a - m_i = (t - i)/4 (exact: t - i = t - rint(t) is VREDUCEPD's exact result on 512, and
+ * t - (ks - 1.5 2^52) on 256; for a < 2^-49 t's rounding moves d by < 2^-55, Q_0 by < 2^-57 relative), which
+ * the table takes as f = t - i = 4d (om_erf16_c holds coefficient j times 4^-j, so every Horner step is exactly
+ * 4^-j times the unscaled one: the same values). Piece 0 was a polynomial in d = a^2 until the eighth session,
+ * which cost a compare, a product and a blend per half vector.
  * Horner in FMA: |c_1 d/c_0| < 0.07 on every piece and the later terms are smaller: within 1.2 2^-53.
- * y = RN(a Q): 2^-53. Total below 2^-43.95 + 2.3 2^-53 < 2^-43.9; rounding test T = 4096 (needs < 2^-41.51;
- * about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was one permute and one FMA
- * more per half vector.
+ * y = RN(a Q): 2^-53. Total below 2^-43.95 + 2.3 2^-53 < 2^-43.9 (OM_ERF16_LOG2ERR = -43.953); rounding test
+ * T = 4096 (needs < 2^-41.51; about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was
+ * one permute and one FMA more per half vector.
  * Sign copied from x. */
 static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf, int half) {
   (void)half; /* no division */
@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf, int h
   om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */
   om_vd ks = t + 0x1.8p52;
   om_vul ki = (om_vul)ks;
-  om_vd d = OM_VSELD(ks == 0x1.8p52, a * a, om_vfrac_rint(t, ks)); /* piece 0: a <= 0.25 */
+  om_vd d = om_vfrac_rint(t, ks); /* f = t - i = 4(a - m_i), exact; the table holds coefficient j times 4^-j */
   const double* c = om_erf16_c;
   om_vd q = om_vtab16(c + 16 * 8, ki);
   for (int j = 7; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
