@@ -383,8 +383,8 @@ static inline __attribute__((always_inline)) om_vd om_vrecip3(om_vd d) {
   om_vd h = om_fnma(d, r, OM_VD(1.0));
   return om_fma(r, om_fma(h, h, h), r);
 }
-/* 1/d for the kernel's half vector `half` (a constant at every call), for Sigmoid: on the 512 path the first
- * half takes the IEEE division (VDIVPD: RN(1/d), within 2^-53) and the second om_vrecip3 above; on the 256
+/* 1/d for the kernel's half vector `half` (0 for the first; the kernel loop and NAME_fix pass the same index),
+ * for Sigmoid: on the 512 path the first half takes the IEEE division (VDIVPD: RN(1/d), within 2^-53) and the second om_vrecip3 above; on the 256
  * path both take VDIVPD. The divider is a unit of its own beside the vector ports: slow alone (one VDIVPD of 8
  * lanes per 4.1 ns here), but it works while the ports run the other half's RCP14PD and FMAs. On the 512 path
  * the split beat both VDIVPD halves and both RCP14PD halves for Sigmoid; Tanh and Gelu tanh, with more port
@@ -600,13 +600,15 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half that fails takes VGEN.
  * Both passes give the correctly rounded result in every lane they do not flag, so the choice changes no
  * result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves with the same
- * passes and per-half tests, so it sees the same flagged lanes. */
-#define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X, 1), T, MEM, 1, BAD)
+ * passes (VY with the same half-vector index HALF: Sigmoid divides differently in its two halves) and per-half
+ * tests, so it sees the same flagged lanes. */
+#define OM_TR_FAST(VY, T, MEM, X, HALF, BAD) om_tr_round_bits_as(VY(X, HALF), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
     om_vfh x_, r_;                                                                                  \
     OM_LOAD(x_, a + i + (OFF));                                                                     \
-    r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, &(BAD)) : VGEN(x_, 1, &(BAD)); \
+    r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, (OFF) != 0, &(BAD))           \
+                                         : VGEN(x_, 1, &(BAD));                                    \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
 #define OM_TR_HALF_Y(VY, OFF, Y)                                                                    \
@@ -625,7 +627,8 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
       om_vfh x, r;                                                                                  \
       om_trmask bad = OM_TR_NONE;                                                                   \
       OM_LOAD(x, ah);                                                                               \
-      r = ord || om_ordh_range(x, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x, &bad) : VGEN(x, 1, &bad); \
+      r = ord || om_ordh_range(x, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x, (int)h, &bad)           \
+                                                : VGEN(x, 1, &bad);                                 \
       (void)r;                                                                                      \
       OM_TR_FALLBACK_LANES(FB, bad, ah, o + h * OM_TR_L);                                           \
     }                                                                                               \
