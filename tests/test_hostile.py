@@ -66,6 +66,7 @@ def _session_and_run(model_bytes: bytes, feeds: dict[str, Any], rewrite: bool) -
         "stage": "done",
         "error": None,
         "moved": moved,
+        "shape_ref": lib.om_ort_glue_shape_ref(),
         "outputs": [
             {"shape": list(o.shape), "dtype": str(o.dtype), "data": o.ravel().tolist()} for o in outs
         ],
@@ -156,9 +157,25 @@ def _check_rewriter(model: onnx.ModelProto) -> None:
 
 
 # ---- shapes
+# The glue reads input shapes through ORT's own dims on runtimes with C API 24+ and through a copy on
+# older ones (or with ONEMODEL_LEGACY_SHAPES=1): the shape tests run both ways, and each checks its path.
 
 
-def test_unbroadcastable_shapes_at_run_time():
+@pytest.fixture(params=["api24", "legacy"])
+def glue_shapes(request, monkeypatch) -> int:
+    if request.param == "legacy":
+        monkeypatch.setenv("ONEMODEL_LEGACY_SHAPES", "1")
+        return 0
+    monkeypatch.delenv("ONEMODEL_LEGACY_SHAPES", raising=False)
+    return 1
+
+
+def _assert_shape_path(r: dict[str, Any], expect: int) -> None:
+    assert r["stage"] == "done", r
+    assert r["shape_ref"] == expect, "the glue took the other shape path"
+
+
+def test_unbroadcastable_shapes_at_run_time(glue_shapes: int):
     m = _model(
         [helper.make_node("Add", ["x", "y"], ["z"], name="add_sym")],
         [_vi("x", TensorProto.FLOAT, ["N"]), _vi("y", TensorProto.FLOAT, ["M"])],
@@ -166,13 +183,14 @@ def test_unbroadcastable_shapes_at_run_time():
     )
     _check_rewriter(m)
     ok = _run(m, {"x": np.arange(3, dtype=np.float32), "y": np.ones(1, np.float32)})
+    _assert_shape_path(ok, glue_shapes)
     np.testing.assert_array_equal(_out(ok), np.arange(3, dtype=np.float32) + 1)
     assert ok["moved"] == 1
     r = _run(m, {"x": np.ones(3, np.float32), "y": np.ones(4, np.float32)})
     _assert_error(r, "run", "add_sym", "Add", "broadcast")
 
 
-def test_variadic_and_where_mismatch_at_run_time():
+def test_variadic_and_where_mismatch_at_run_time(glue_shapes: int):
     m = _model(
         [
             helper.make_node("Sum", ["a", "b", "c"], ["s"], name="sum3"),
@@ -206,9 +224,21 @@ def test_variadic_and_where_mismatch_at_run_time():
         },
     )
     _assert_error(r, "run", "where1", "Where")
+    r = _run(
+        m,
+        {
+            "a": np.array([1, 2], np.float32),
+            "b": np.array([10, 20], np.float32),
+            "c": np.ones((3, 2), np.float32),
+            "k": np.array([True, False]),
+        },
+    )
+    _assert_shape_path(r, glue_shapes)
+    np.testing.assert_array_equal(_out(r, 0), np.full((3, 2), 1, np.float32) + [11, 22])
+    np.testing.assert_array_equal(_out(r, 1), np.array([1, 20], np.float32))
 
 
-def test_zero_dimensions():
+def test_zero_dimensions(glue_shapes: int):
     m = _model(
         [
             helper.make_node("Add", ["x", "y"], ["a"], name="add0"),
@@ -228,6 +258,7 @@ def test_zero_dimensions():
         m,
         {"x": np.zeros((0, 3), np.float32), "y": np.ones((1, 3), np.float32), "lo": np.array(0, np.float32)},
     )
+    _assert_shape_path(r, glue_shapes)
     assert r["moved"] == 4
     for k in range(4):
         assert _out(r, k).shape == (0, 3)
@@ -286,7 +317,7 @@ def test_byte_size_overflow_is_refused():
         lib.om_node_destroy(node)
 
 
-def test_rank_beyond_the_limit_and_many_inputs():
+def test_rank_beyond_the_limit_and_many_inputs(glue_shapes: int):
     # Rank 64 (the library's and NumPy's limit); 12 inputs of rank 10 exercise the glue's heap paths.
     big = [1] * 63 + [2]
     m = _model(
@@ -295,6 +326,7 @@ def test_rank_beyond_the_limit_and_many_inputs():
         [_vi("y", TensorProto.FLOAT, None)],
     )
     r = _run(m, {"x": np.full(big, -2, np.float32)})
+    _assert_shape_path(r, glue_shapes)
     np.testing.assert_array_equal(_out(r), np.full(big, 2, np.float32))
     shape = [1, 2, 1, 3, 1, 1, 2, 1, 1, 2]
     names = [f"i{k}" for k in range(12)]
@@ -305,6 +337,7 @@ def test_rank_beyond_the_limit_and_many_inputs():
     )
     feeds = {n: np.full(shape, k, np.float32) for k, n in enumerate(names)}
     r = _run(m, feeds)
+    _assert_shape_path(r, glue_shapes)
     np.testing.assert_array_equal(_out(r), np.full(shape, sum(range(12)), np.float32))
 
 

@@ -80,4 +80,10 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
                 const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
                 om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
 
+/* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
+ * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the
+ * environment variable ONEMODEL_LEGACY_SHAPES set to anything but 0 when the ops were registered). Set by the
+ * last RegisterCustomOps in this process; 0 before any. */
+int om_ort_glue_shape_ref(void);
+
 #endif

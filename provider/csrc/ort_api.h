@@ -16,6 +16,11 @@
 #include <stdint.h>
 
 #define OM_ORT_API_VERSION 21u
+/* GetTensorElementTypeAndShapeDataReference (member 414) came with API version 24 (ORT 1.24): the shape of an
+ * input without the OrtTensorTypeAndShapeInfo that GetTensorTypeAndShape allocates and frees per call. Its
+ * index is 3312 / 8 in the published layout, and was checked against ORT 1.31.1 by calling it on a tensor
+ * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back). */
+#define OM_ORT_API_SHAPE_REF_VERSION 24u
 
 #if defined(_WIN32)
 #define OM_ORT_CALL __stdcall
@@ -370,6 +375,10 @@ typedef struct OrtApi {
   /* 282 */ void* unused_282; /* ReleaseLoraAdapter */
   /* 283 */ void* unused_283; /* RunOptionsAddActiveLoraAdapter */
   /* 284 */ void* unused_284; /* SetEpDynamicOptions */
+  /* The members below exist only in runtimes of API version OM_ORT_API_SHAPE_REF_VERSION or newer: read them
+   * only after checking the runtime's version (ort_glue.c, om_runtime_has_shape_ref). */
+  /* 285-413 */ void* unused_285_413[129];
+  /* 414 */ OrtStatus*(OM_ORT_CALL* GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
 } OrtApi;
 
 typedef struct OrtApiBase {

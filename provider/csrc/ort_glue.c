@@ -30,7 +30,19 @@ static const OrtApi* om_once_api;
 typedef struct om_kernel {
   const OrtApi* api;
   om_node* node;
+  /* the runtime's GetTensorElementTypeAndShapeDataReference, or NULL where its API version is below 24 */
+  OrtStatus*(OM_ORT_CALL* shape_ref)(const OrtValue*, ONNXTensorElementDataType*, const int64_t**, size_t*);
 } om_kernel;
+
+/* Whether the runtime that registered our ops has API version OM_ORT_API_SHAPE_REF_VERSION or newer, from
+ * its version string ("1.24.0" and later): asking GetApi for a version the runtime lacks prints a message on
+ * its standard error, so the string is read instead. Set by RegisterCustomOps. */
+static int om_runtime_has_shape_ref;
+static int om_version_has_shape_ref(const char* v) {
+  unsigned major = 0, minor = 0;
+  if (!v || sscanf(v, "%u.%u", &major, &minor) != 2) return 0;
+  return major > 1 || (major == 1 && minor >= OM_ORT_API_SHAPE_REF_VERSION);
+}
 
 static const om_op_info* om_row_of(const OrtCustomOp* op) { return om_op_row(((const om_custom_op*)op)->op); }
 static int om_is_variadic(const om_op_info* row) { return row->max_inputs >= OM_VARIADIC_ARITY; }
@@ -397,6 +409,7 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
   }
   k->api = api;
   k->node = node;
+  k->shape_ref = om_runtime_has_shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL;
   *kernel = k;
   return NULL;
 }
@@ -433,6 +446,38 @@ static void om_parallel_for(void* host, void (*fn)(void*, size_t), size_t total,
     }                             \
   } while (0)
 
+/* The shape of input v: on API 24+ runtimes ORT's own dims (valid while v lives, nothing allocated); else a copy
+ * through an OrtTensorTypeAndShapeInfo, into small (8 dims) when given and large enough, or malloc'd (the caller
+ * frees what is not small). */
+static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t* small, const int64_t** dims,
+                                 size_t* rank) {
+  const OrtApi* api = k->api;
+  if (k->shape_ref) {
+    ONNXTensorElementDataType et;
+    OrtStatus* st = k->shape_ref(v, &et, dims, rank);
+    if (st) return st;
+    if (*rank > OM_MAX_RANK) return om_error(api, "input rank exceeds the supported maximum of 64");
+    if (!*dims && *rank > 0) return om_error(api, "ORT returned no shape for an input");
+    return NULL;
+  }
+  OrtTensorTypeAndShapeInfo* tsi = NULL;
+  OrtStatus* st = api->GetTensorTypeAndShape(v, &tsi);
+  if (st) return st;
+  st = api->GetDimensionsCount(tsi, rank);
+  if (!st && *rank > OM_MAX_RANK) st = om_error(api, "input rank exceeds the supported maximum of 64");
+  int64_t* d = NULL;
+  if (!st) {
+    d = (small && *rank <= 8) ? small : malloc((*rank ? *rank : 1) * sizeof(int64_t));
+    st = d ? api->GetDimensions(tsi, d, *rank) : om_error(api, "out of memory");
+  }
+  api->ReleaseTensorTypeAndShapeInfo(tsi);
+  if (st && d && d != small) free(d);
+  *dims = st ? NULL : d;
+  return st;
+}
+
+int om_ort_glue_shape_ref(void) { return om_runtime_has_shape_ref; }
+
 static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
   om_kernel* k = kernel;
   const OrtApi* api = k->api;
@@ -442,18 +487,18 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
   if (st) return st;
   enum { SMALL = 4 };
   const void* data_s[SMALL];
-  int64_t* shapes_s[SMALL];
+  const int64_t* shapes_s[SMALL];
   size_t ranks_s[SMALL];
   int64_t dims_s[SMALL][8];
   const void** data = data_s;
-  int64_t** shapes = shapes_s;
+  const int64_t** shapes = shapes_s;
   size_t* ranks = ranks_s;
   void* heap = NULL;
   if (n > SMALL) {
     heap = calloc(n, sizeof(void*) + sizeof(int64_t*) + sizeof(size_t));
     if (!heap) return om_error(api, "out of memory");
     data = heap;
-    shapes = (int64_t**)(data + n);
+    shapes = (const int64_t**)(data + n);
     ranks = (size_t*)(shapes + n);
   }
   for (size_t i = 0; i < n; i++) {
@@ -466,28 +511,11 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
     const OrtValue* v = NULL;
     OM_CHECK(api->KernelContext_GetInput(ctx, i, &v));
     if (!v) continue; /* absent optional input */
-    OrtTensorTypeAndShapeInfo* tsi = NULL;
-    OM_CHECK(api->GetTensorTypeAndShape(v, &tsi));
+    const int64_t* dims = NULL;
     size_t rank = 0;
-    OrtStatus* s2 = api->GetDimensionsCount(tsi, &rank);
-    if (!s2 && rank > OM_MAX_RANK) {
-      api->ReleaseTensorTypeAndShapeInfo(tsi);
-      status = om_error(api, "input rank exceeds the supported maximum of 64");
-      goto done;
-    }
-    int64_t* dims = (i < SMALL && rank <= 8) ? dims_s[i] : malloc((rank ? rank : 1) * sizeof(int64_t));
-    if (!s2 && dims) s2 = api->GetDimensions(tsi, dims, rank);
-    api->ReleaseTensorTypeAndShapeInfo(tsi);
-    if (!dims) {
-      status = om_error(api, "out of memory");
-      goto done;
-    }
+    OM_CHECK(om_input_shape(k, v, i < SMALL ? dims_s[i] : NULL, &dims, &rank));
     shapes[i] = dims;
     ranks[i] = rank;
-    if (s2) {
-      status = s2;
-      goto done;
-    }
     void* p = NULL;
     OM_CHECK(api->GetTensorMutableData((OrtValue*)v, &p));
     data[i] = p;
@@ -517,8 +545,9 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
       status = om_error(api, err);
   }
 done:
-  for (size_t i = 0; i < n; i++)
-    if (shapes[i] && !(i < SMALL && shapes[i] == dims_s[i])) free(shapes[i]);
+  if (!k->shape_ref) /* the legacy path's copies: those that did not fit in dims_s */
+    for (size_t i = 0; i < n; i++)
+      if (shapes[i] && !(i < SMALL && shapes[i] == dims_s[i])) free((void*)shapes[i]);
   free(heap);
   return status;
 }
@@ -616,6 +645,9 @@ OM_EXPORT OrtStatus* OM_ORT_CALL RegisterCustomOps(OrtSessionOptions* options, c
     return old ? old->CreateStatus(ORT_FAIL, msg) : NULL;
   }
   om_once_api = api;
+  const char* legacy = getenv("ONEMODEL_LEGACY_SHAPES"); /* tests: the path of runtimes before API 24 */
+  om_runtime_has_shape_ref = !(legacy && *legacy && strcmp(legacy, "0") != 0) &&
+                             om_version_has_shape_ref(api_base->GetVersionString ? api_base->GetVersionString() : NULL);
   OM_ONCE(om_build_domain);
   if (!om_domain) {
     if (om_once_status) return api->CreateStatus(ORT_FAIL, api->GetErrorMessage(om_once_status));
