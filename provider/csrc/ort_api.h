@@ -19,7 +19,7 @@
 /* GetTensorElementTypeAndShapeDataReference (member 414) came with API version 24 (ORT 1.24): the shape of an
  * input without the OrtTensorTypeAndShapeInfo that GetTensorTypeAndShape allocates and frees per call. Its
  * index is 3312 / 8 in the published layout, and was checked against ORT 1.31.1 by calling it on a tensor
- * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back). */
+ * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back: tools/ort_api_slot_check.py). */
 #define OM_ORT_API_SHAPE_REF_VERSION 24u
 
 #if defined(_WIN32)
