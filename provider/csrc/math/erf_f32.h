@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf, int h
    * RN is symmetric) */
   return (om_vd)((om_vul)(a * q) | ((om_vul)x & 0x8000000000000000ULL));
 }
-OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf)
+OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf, OM_VB == 64 ? 2 : 0)
 #else
 OM_TR_KERNEL(erf_f32, om_erf_v, om_fb_erf)
 #endif

@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) om_vd om_exp_y_fma(om_vfh xf, int h
   om_vexp16(om_vwiden(xf), 0, &sc, &p);
   return om_fma(sc, p, sc); /* rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA(exp_f32, -87.3f, 0.0f, 87.3f, om_exp_y_fma, 512, 0, om_exp_v, om_fb_exp)
+OM_TR_KERNEL_FMA(exp_f32, -87.3f, 0.0f, 87.3f, om_exp_y_fma, 512, 0, om_exp_v, om_fb_exp, 1)
 #else
 OM_TR_KERNEL(exp_f32, om_exp_v, om_fb_exp)
 #endif

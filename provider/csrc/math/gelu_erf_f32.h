@@ -90,7 +90,7 @@ static inline __attribute__((always_inline)) om_vd om_gelu_erf_y_fma(om_vfh xf, 
   om_vd ec = (om_vexp16_scale(ke) * g) * om_vpoly(r2, pc, 6);
   return om_fma(xa, ec, z); /* rounding test T = 4096, constants from memory */
 }
-OM_TR_KERNEL_FMA(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_y_fma, 4096, 1, om_gelu_erf_v, om_fb_gelu_erf)
+OM_TR_KERNEL_FMA(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_y_fma, 4096, 1, om_gelu_erf_v, om_fb_gelu_erf, 0)
 #else
 OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v, om_fb_gelu_erf)
 #endif

@@ -76,7 +76,7 @@ static inline __attribute__((always_inline)) om_vd om_log_y_fma(om_vfh xf, int h
   om_vd y = om_fma(kd, OM_VD(OM_LN2_D), t) + p;
   return y; /* rounding test T = 128, constants from memory */
 }
-OM_TR_KERNEL_FMA(log_f32, 0x1p-126f, 0.0f, 0x1.fffffep127f, om_log_y_fma, 128, 1, om_log_v, om_fb_log)
+OM_TR_KERNEL_FMA(log_f32, 0x1p-126f, 0.0f, 0x1.fffffep127f, om_log_y_fma, 128, 1, om_log_v, om_fb_log, 2)
 #else
 OM_TR_KERNEL(log_f32, om_log_v, om_fb_log)
 #endif

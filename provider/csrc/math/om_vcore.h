@@ -362,38 +362,22 @@ static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double
 #endif
 }
 
-/* 1/d within 2^-42 + 2^-65.9 + 2^-53 relative, for d > 0 with d and 1/d in the normal f32 range (callers with
- * T >= 4096 in their rounding test, which then needs below 2^-41):
- * r = (1 - e)/d with |e| < 2^-14 (512: RCP14PD; 256: RCPPS of RN_f32(d), |e| < 1.5 2^-12 + 2^-24 < 2^-11.41,
- * then one Newton step r' = fma(r, fnma(d, r, 1), r): |e'| <= e^2 + 2^-53 (1 + 2^-11) < 2^-22.8).
- * h = fnma(d, r, 1) = e (1 + rho1) (one rounding of the exact 1 - d r = e, |rho1| <= 2^-53); s = fma(h, h, h)
- * = e + e^2 + delta with |delta| < |e| 2.01 2^-53 (rho1 and the fma's rounding); then
- * r (1 + s) = (1 - e)(1 + e + e^2 + delta)/d = (1 - e^3 + (1 - e) delta)/d, |(1 - e) delta| < 2^-65.9: the cubic
- * correction leaves |e^3| < 2^-42 (256: < 2^-68); y = fma(r, s, r), one more rounding. */
-static inline __attribute__((always_inline)) om_vd om_vrcp14(om_vd d) {
-#if OM_VB == 64
-  return (om_vd)_mm512_rcp14_pd((__m512d)d);
-#else
-  om_vd r = (om_vd)_mm256_cvtps_pd(_mm_rcp_ps(_mm256_cvtpd_ps((__m256d)d)));
-  return om_fma(r, om_fnma(d, r, OM_VD(1.0)), r);
-#endif
+/* n0/d0 and n1/d1 (two half vectors; d0, d1 > 0 and every product below a normal double) with one division:
+ * w = RN(1/RN(d0 d1)), y0 = RN(RN(n0 d1) w), y1 = RN(RN(n1 d0) w). Four roundings, each within 2^-53 relative
+ * (the first enters through 1/p): y0 = (n0/d0)(1 + eta) with |eta| < 4.01 2^-53, and the same for y1
+ * (3.01 2^-53 where a numerator is exactly 1). The division itself is VDIVPD, the IEEE one; the divider is a
+ * unit of its own that takes about 16 cycles per VDIVPD of 8 lanes here (tools/port_bench.c), so one division
+ * per 16 lanes instead of two halves its load. Split for the pipelined loop (OM_TR_KERNEL_FMA_QUOT): the start
+ * (products and the division) of one vector, the end (two products) PIPE vectors later. */
+static inline __attribute__((always_inline)) void om_vdiv_pair_start(om_vd n0, om_vd d0, om_vd n1, om_vd d1,
+                                                                     om_vd* p0, om_vd* p1, om_vd* w) {
+  *w = 1.0 / (d0 * d1);
+  *p0 = n0 * d1;
+  *p1 = n1 * d0;
 }
-static inline __attribute__((always_inline)) om_vd om_vrecip3(om_vd d) {
-  om_vd r = om_vrcp14(d);
-  om_vd h = om_fnma(d, r, OM_VD(1.0));
-  return om_fma(r, om_fma(h, h, h), r);
-}
-/* 1/d for the kernel's half vector `half` (0 for the first; the kernel loop and NAME_fix pass the same index),
- * for Sigmoid: on the 512 path the first half takes the IEEE division (VDIVPD: RN(1/d), within 2^-53) and the second om_vrecip3 above; on the 256
- * path both take VDIVPD. The divider is a unit of its own beside the vector ports: slow alone (one VDIVPD of 8
- * lanes per 4.1 ns here), but it works while the ports run the other half's RCP14PD and FMAs. On the 512 path
- * the split beat both VDIVPD halves and both RCP14PD halves for Sigmoid; Tanh and Gelu tanh, with more port
- * work per lane, are fastest with VDIVPD on both halves and divide directly; on the 256 path, where the
- * reciprocal estimate costs a conversion, an RCPPS and a Newton step, VDIVPD won everywhere (tools/tr_bench.sh;
- * the numbers are in docs/performance.md). Which lanes took which operation cannot change a result: only the
- * bound enters the rounding test, and the caller's bound covers both. */
-static inline __attribute__((always_inline)) om_vd om_vrecip_split(om_vd d, int half) {
-  return (OM_VB == 64 && half) ? om_vrecip3(d) : 1.0 / d;
+static inline __attribute__((always_inline)) void om_vdiv_pair_end(om_vd p0, om_vd p1, om_vd w, om_vd* y0, om_vd* y1) {
+  *y0 = p0 * w;
+  *y1 = p1 * w;
 }
 
 /* Rounding test on the bits of y, for a y whose magnitude is in [2^-126, 2^128) (a normal f32 result or the
@@ -512,9 +496,11 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     r_ = VFN(x_, 1, &(BAD));                                   \
     OM_STORE(o + i + (OFF), r_);                               \
   }
-/* The loop of both kernels: STEP computes the whole vector at i (its results stored) and sets any_ when a lane
- * is flagged; the vector's offset is noted, and NAME_fix(a + offset, o + offset) then redoes the noted vectors. */
-#define OM_TR_KERNEL_LOOP(NAME, STEP)                                                            \
+/* The kernel function around its loop: chunks of up to OM_TR_CHUNK elements, each noting in fix[] the offsets
+ * of the whole vectors with a flagged lane (fix[nfix] = offset; nfix += flagged), then NAME_fix(a + offset,
+ * o + offset) redoing the noted vectors once the chunk's stores are all done. Between OM_TR_LOOP_OPEN and
+ * OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
+#define OM_TR_LOOP_OPEN(NAME)                                                                    \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
     const float* a = (const float*)pa;                                                           \
     float* o = (float*)po;                                                                       \
@@ -524,18 +510,24 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     (void)fl; /* exact mode (see above) */                                                       \
     while (i + OM_LANES(float) <= n) {                                                           \
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
-      nfix = 0;                                                                                  \
-      for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                 \
-        int any_;                                                                                \
-        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                   \
-        STEP                                                                                     \
-        fix[nfix] = (uint32_t)i;                                                                 \
-        nfix += (unsigned)any_;                                                                  \
-      }                                                                                          \
+      nfix = 0;
+#define OM_TR_LOOP_CLOSE(NAME)                                                                   \
       for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
     }                                                                                            \
     return i;                                                                                    \
   }
+/* The loop of OM_TR_KERNEL: STEP computes the whole vector at i (its results stored) and sets any_ when a lane
+ * is flagged. */
+#define OM_TR_KERNEL_LOOP(NAME, STEP)                                                            \
+  OM_TR_LOOP_OPEN(NAME)                                                                          \
+  for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                     \
+    int any_;                                                                                    \
+    OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                       \
+    STEP                                                                                         \
+    fix[nfix] = (uint32_t)i;                                                                     \
+    nfix += (unsigned)any_;                                                                      \
+  }                                                                                              \
+  OM_TR_LOOP_CLOSE(NAME)
 /* The fix functions' last step for the half vector at ah (output oh): each lane the first pass flagged in bad
  * takes the double-double fallback FB. */
 #define OM_TR_FALLBACK_LANES(FB, bad, ah, oh)                                                    \
@@ -596,12 +588,21 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
 /* The kernel of the FMA paths: VY is the FMA first pass (its double result y, before the rounding test with T
  * and MEM, see om_tr_round_bits_as), valid for the ordinary inputs LO <= x <= HI with |x| >= TINY
  * (om_ord_range); VGEN is the general first pass, valid for all inputs. The input test runs once per whole
- * vector, and a whole vector that passes it takes VY on both halves and one rounding test of both
- * (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half that fails takes VGEN.
- * Both passes give the correctly rounded result in every lane they do not flag, so the choice changes no
- * result. NAME_fix gets the whole vector, takes the same decisions and recomputes both halves with the same
- * passes (VY with the same half-vector index HALF: Sigmoid divides differently in its two halves) and per-half
- * tests, so it sees the same flagged lanes. */
+ * vector. A whole vector that passes it takes NAME_start on both halves at once, then NAME_finish, and one
+ * rounding test of both (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half
+ * that passes takes VY, one that fails VGEN. Every pass gives the correctly rounded result in every lane it
+ * does not flag, so the choice changes no result. NAME_fix gets the whole vector, takes the same decisions and
+ * recomputes with the same operations and per-half tests, so it sees the same flagged lanes.
+ *
+ * The loop is software-pipelined by PIPE whole vectors (0, 1 or 2): it starts vector j (NAME_start: everything
+ * up to the last few operations, a division included where there is one), then finishes vector j - PIPE
+ * (NAME_finish, the conversions, stores and the rounding test). The finish of a vector thus waits in no
+ * scheduler queue for the end of its own long dependency chain, which the next vectors' work covers: a chain
+ * ending in a division or in five dependent products ran at the same lower speed, so the chain's length, not
+ * the operation count, was what held these loops back. A vector that fails the input test first finishes the
+ * pending ones. Each kernel's PIPE is the fastest of 0, 1 and 2 on this machine (tools/tr_bench.sh OP 65536,
+ * binaries alternated): 2 for Log, Tanh, Sigmoid and Erf, 1 for Exp and Gelu tanh, 0 for Gelu none (its loop,
+ * with the most constants in registers, ran 3% slower pipelined). */
 #define OM_TR_FAST(VY, T, MEM, X, HALF, BAD) om_tr_round_bits_as(VY(X, HALF), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
@@ -611,43 +612,126 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
                                          : VGEN(x_, 1, &(BAD));                                    \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
-#define OM_TR_HALF_Y(VY, OFF, Y)                                                                    \
-  {                                                                                                 \
-    om_vfh x_, r_;                                                                                  \
-    OM_LOAD(x_, a + i + (OFF));                                                                     \
-    Y = VY(x_, (OFF) != 0);                                                                         \
-    r_ = __builtin_convertvector(Y, om_vfh);                                                        \
-    OM_STORE(o + i + (OFF), r_);                                                                    \
-  }
-#define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB)                                    \
+/* Finish the pending whole vector at offset PI from its carried state S0, S1, S2: results, stores, test. */
+#define OM_TR_PIPE_FINISH(NAME, PI, S0, S1, S2, T, MEM)                                             \
+  do {                                                                                              \
+    om_vd y0_, y1_;                                                                                 \
+    NAME##_finish(S0, S1, S2, &y0_, &y1_);                                                          \
+    om_vfh r0_ = __builtin_convertvector(y0_, om_vfh), r1_ = __builtin_convertvector(y1_, om_vfh);    \
+    OM_STORE(o + (PI), r0_);                                                                        \
+    OM_STORE(o + (PI) + OM_TR_L, r1_);                                                              \
+    fix[nfix] = (uint32_t)(PI);                                                                     \
+    nfix += (unsigned)om_tr_any_test2(y0_, y1_, T, MEM);                                            \
+  } while (0)
+#define OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                          \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {           \
-    const int ord = om_ord_range(a, LO, TINY, HI);                                                  \
+    om_vfh x_[2];                                                                                   \
+    OM_LOAD(x_[0], a);                                                                              \
+    OM_LOAD(x_[1], a + OM_TR_L);                                                                    \
+    if (om_ord_range(a, LO, TINY, HI)) {                                                            \
+      om_vd s_[3], y_[2];                                                                           \
+      NAME##_start(x_[0], x_[1], &s_[0], &s_[1], &s_[2]);                                           \
+      NAME##_finish(s_[0], s_[1], s_[2], &y_[0], &y_[1]);                                           \
+      for (size_t h = 0; h < 2; h++) {                                                              \
+        om_trmask bad = OM_TR_NONE;                                                                 \
+        (void)om_tr_round_bits_as(y_[h], T, MEM, 1, &bad);                                          \
+        OM_TR_FALLBACK_LANES(FB, bad, a + h * OM_TR_L, o + h * OM_TR_L);                            \
+      }                                                                                             \
+      return;                                                                                       \
+    }                                                                                               \
     for (size_t h = 0; h < 2; h++) {                                                                \
-      const float* ah = a + h * OM_TR_L;                                                            \
-      om_vfh x, r;                                                                                  \
       om_trmask bad = OM_TR_NONE;                                                                   \
-      OM_LOAD(x, ah);                                                                               \
-      r = ord || om_ordh_range(x, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x, (int)h, &bad)           \
-                                                : VGEN(x, 1, &bad);                                 \
+      om_vfh r = om_ordh_range(x_[h], LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_[h], (int)h, &bad)   \
+                                                    : VGEN(x_[h], 1, &bad);                         \
       (void)r;                                                                                      \
-      OM_TR_FALLBACK_LANES(FB, bad, ah, o + h * OM_TR_L);                                           \
+      OM_TR_FALLBACK_LANES(FB, bad, a + h * OM_TR_L, o + h * OM_TR_L);                              \
     }                                                                                               \
   }                                                                                                 \
-  OM_TR_KERNEL_LOOP(NAME, {                                                                         \
-    if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                                   \
-      om_vd y0_;                                                                                    \
-      om_vd y1_;                                                                                    \
-      OM_TR_HALF_Y(VY, 0, y0_)                                                                      \
-      OM_TR_HALF_Y(VY, OM_TR_L, y1_)                                                                \
-      any_ = om_tr_any_test2(y0_, y1_, T, MEM);                                                     \
-    } else {                                                                                        \
-      om_trmask bad0 = OM_TR_NONE;                                                                  \
-      om_trmask bad1 = OM_TR_NONE;                                                                  \
-      OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                       \
-      OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                                 \
-      any_ = om_trmask_any2(bad0, bad1);                                                            \
-    }                                                                                               \
-  })
+  OM_TR_LOOP_OPEN(NAME)                                                                             \
+      size_t pi = 0, qi = 0;                                                                        \
+      int pend = 0, qend = 0;                                                                       \
+      om_vd ps0 = OM_VD(0.0), ps1 = OM_VD(0.0), ps2 = OM_VD(0.0);                                   \
+      om_vd qs0 = OM_VD(0.0), qs1 = OM_VD(0.0), qs2 = OM_VD(0.0);                                   \
+      for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
+        OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                      \
+        if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
+          om_vfh x0_, x1_;                                                                          \
+          om_vd s0_, s1_, s2_;                                                                      \
+          OM_LOAD(x0_, a + i);                                                                      \
+          OM_LOAD(x1_, a + i + OM_TR_L);                                                            \
+          NAME##_start(x0_, x1_, &s0_, &s1_, &s2_);                                                 \
+          if (!(PIPE)) {                                                                            \
+            OM_TR_PIPE_FINISH(NAME, i, s0_, s1_, s2_, T, MEM);                                      \
+            continue;                                                                               \
+          }                                                                                         \
+          if ((PIPE) >= 2) { /* two vectors in flight: finish the older, keep the newer */          \
+            if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                           \
+            qend = pend;                                                                            \
+            qi = pi;                                                                                \
+            qs0 = ps0;                                                                              \
+            qs1 = ps1;                                                                              \
+            qs2 = ps2;                                                                              \
+          } else if (pend) {                                                                        \
+            OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                     \
+          }                                                                                         \
+          pend = 1;                                                                                 \
+          pi = i;                                                                                   \
+          ps0 = s0_;                                                                                \
+          ps1 = s1_;                                                                                \
+          ps2 = s2_;                                                                                \
+        } else {                                                                                    \
+          om_trmask bad0 = OM_TR_NONE;                                                              \
+          om_trmask bad1 = OM_TR_NONE;                                                              \
+          if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                             \
+          if (pend) OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                             \
+          pend = qend = 0;                                                                          \
+          OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
+          OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
+          fix[nfix] = (uint32_t)i;                                                                  \
+          nfix += (unsigned)om_trmask_any2(bad0, bad1);                                             \
+        }                                                                                           \
+      }                                                                                             \
+      if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                                 \
+      if (pend) OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                 \
+  OM_TR_LOOP_CLOSE(NAME)
+/* A kernel whose whole vectors take VY on each half: the start is all of it, the finish only hands it on. */
+#define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                              \
+  static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
+                                                                 om_vd* s2) {                      \
+    *s0 = VY(x0, 0);                                                                                \
+    *s1 = VY(x1, 1);                                                                                \
+    *s2 = OM_VD(0.0);                                                                               \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
+                                                                  om_vd* y1) {                     \
+    (void)s2;                                                                                       \
+    *y0 = s0;                                                                                       \
+    *y1 = s1;                                                                                       \
+  }                                                                                                 \
+  OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)
+/* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh): VQ(x, &n, &d)
+ * gives a half vector's n and d. A half vector alone divides (NAME_yq: VDIVPD, RN(n/d)); a whole vector
+ * divides once for both halves (om_vdiv_pair_start in the start, the two products in the finish): two
+ * divisions per 16 lanes, and their latency at the end of the chain, held these kernels back. */
+#define OM_TR_KERNEL_FMA_QUOT(NAME, LO, TINY, HI, VQ, T, MEM, VGEN, FB, PIPE)                         \
+  static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x, int half) {                 \
+    om_vd n, d;                                                                                     \
+    (void)half;                                                                                     \
+    VQ(x, &n, &d);                                                                                  \
+    return n / d;                                                                                   \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
+                                                                 om_vd* s2) {                      \
+    om_vd n0, d0, n1, d1;                                                                           \
+    VQ(x0, &n0, &d0);                                                                               \
+    VQ(x1, &n1, &d1);                                                                               \
+    om_vdiv_pair_start(n0, d0, n1, d1, s0, s1, s2);                                                 \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
+                                                                  om_vd* y1) {                     \
+    om_vdiv_pair_end(s0, s1, s2, y0, y1);                                                           \
+  }                                                                                                 \
+  OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, NAME##_yq, T, MEM, VGEN, FB, PIPE)
 
 #ifdef OM_TR_STATS
 #define OM_TR_ON_FALLBACK(x) om_tr_on_fallback(x)

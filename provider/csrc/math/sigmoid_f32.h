@@ -26,16 +26,18 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
  * (NaN, larger |x|) send the whole vector (then the half vector) to om_sigmoid_v above. E = fma(sc, p, sc) ~= e^-x within 2^-45.36
  * (om_vexp16 with OM_EXP16_NEG, as in exp_f32.h; E <= e^87 < 2^125.6);
  * d = RN(1 + E): E > 0, so no cancellation, and d is within (E/(1 + E)) 2^-45.36 + 2^-53 of 1 + e^-x; y = 1/d
- * by om_vrecip_split (the 512 path's second half vector: om_vrecip3, 2^-42 + 1.01 2^-53; otherwise VDIVPD,
- * 2^-53): below 2^-42 + 2^-45.36 + 2.01 2^-53 < 2^-41.86 in all; rounding test T = 4096 (needs
- * < 0.7 2^-41 = 2^-41.51; about 2^-16 of the lanes fail it). */
-static inline __attribute__((always_inline)) om_vd om_sigmoid_y_fma(om_vfh xf, int half) {
+ * as n/d with n = 1 (OM_TR_KERNEL_FMA_QUOT): a half vector alone by VDIVPD (2^-53), a whole vector by
+ * om_vdiv_pair (within 4.01 2^-53; here n0 d1 = d1 is exact, so 3.01 2^-53): below
+ * 2^-45.36 + 4.01 2^-53 < 2^-45.33 in all (d0 d1 <= (1 + e^87)^2 < 2^252: no product leaves the normal range);
+ * rounding test T = 512 (needs < 0.7 2^-44 = 2^-44.51). */
+static inline __attribute__((always_inline)) void om_sigmoid_q_fma(om_vfh xf, om_vd* n, om_vd* d) {
   om_vd sc, p;
   om_vexp16(om_vwiden(xf), OM_EXP16_NEG, &sc, &p); /* e^-x */
   om_vd e = om_fma(sc, p, sc);
-  return om_vrecip_split(1.0 + e, half); /* rounding test T = 4096 */
+  *n = OM_VD(1.0);
+  *d = 1.0 + e; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_y_fma, 4096, 0, om_sigmoid_v, om_fb_sigmoid)
+OM_TR_KERNEL_FMA_QUOT(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_q_fma, 512, 0, om_sigmoid_v, om_fb_sigmoid, 2)
 #else
 OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v, om_fb_sigmoid)
 #endif

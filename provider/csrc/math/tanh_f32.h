@@ -32,22 +32,24 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  *   2a = -0.02166) and |k| sc/|m| <= 449 for |a| <= 9.5: T_j and ph give < 2^-47.03, r < 2^-50.44; sc/2 - 1 is
  *   exact for 1 <= sc2 <= 4 and within 2^-53 |sc - 1| <= 2.09 2^-53 |m| outside; the fma rounds once (2^-53):
  *   m within 2^-46.84 relative.
- * y = RN(m/d) (VDIVPD on both half vectors: see om_vrecip_split in om_vcore.h; 2^-53), d = RN(m + 2) (2^-53);
- * the error of m moves y by at most 2/(m + 2) <= 2 (m > -1) times its own: below 2^-45.84 + 2 2^-53 (+ their
- * products) < 2^-45.7 in all; rounding test T = 512 (needs < 0.7 2^-44 = 2^-44.51) on y, negative or positive.
+ * y = m/d with d = RN(m + 2) (2^-53) as n/d (OM_TR_KERNEL_FMA_QUOT): a half vector alone by VDIVPD (2^-53), a
+ * whole vector by om_vdiv_pair (within 4.01 2^-53; d0 d1 <= (e^19 + 1)^2 and every other product stays a normal
+ * double too); the error of m moves y by at most 2/(m + 2) <= 2 (m > -1) times its own: below
+ * 2^-45.84 + 5.01 2^-53 (+ their products) < 2^-45.78 in all; rounding test T = 512 (needs < 0.7 2^-44 =
+ * 2^-44.51) on y, negative or positive.
  * Tiny x (2^-126 <= |x| < 2^-60): r = a, r^2 may underflow (below 2^-900 relative); y is within 2^-41 |x| of
  * the f32 x, far less than half its spacing, so RN_f32(y) = x = RN_f32(tanh x) whatever the rounding test says
  * (which does not apply where y falls just below 2^-126); a flagged lane gets om_fb_tanh, which returns x for
  * |x| < 2^-12. */
-static inline __attribute__((always_inline)) om_vd om_tanh_y_fma(om_vfh xf, int half) {
-  (void)half; /* both halves divide by VDIVPD */
+static inline __attribute__((always_inline)) void om_tanh_q_fma(om_vfh xf, om_vd* n, om_vd* d) {
   om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
   om_vd sc2, ph;
   om_vexp2x16(a, &sc2, &ph);
   om_vd m = om_fma(sc2, ph, om_fms(sc2, OM_VD(0.5), OM_VD(1.0)));
-  return m / (m + 2.0); /* rounding test T = 512 */
+  *n = m;
+  *d = m + 2.0; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_y_fma, 512, 0, om_tanh_v, om_fb_tanh)
+OM_TR_KERNEL_FMA_QUOT(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_q_fma, 512, 0, om_tanh_v, om_fb_tanh, 2)
 #else
 OM_TR_KERNEL(tanh_f32, om_tanh_v, om_fb_tanh)
 #endif
