@@ -496,23 +496,35 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     r_ = VFN(x_, 1, &(BAD));                                   \
     OM_STORE(o + i + (OFF), r_);                               \
   }
-/* The kernel function around its loop: chunks of up to OM_TR_CHUNK elements, each noting in fix[] the offsets
- * of the whole vectors with a flagged lane (fix[nfix] = offset; nfix += flagged), then NAME_fix(a + offset,
- * o + offset) redoing the noted vectors once the chunk's stores are all done. Between OM_TR_LOOP_OPEN and
- * OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
+/* The kernel function around its loop: chunks of up to OM_TR_CHUNK elements, each noting the whole vectors
+ * with a flagged lane (OM_TR_NOTE before the vector's stores: its offset in fix[nfix]; then nfix += flagged),
+ * then NAME_fix redoing the noted vectors once the chunk's stores are all done. ORT may run these nodes in place
+ * (GetMayInplace): when the output overlaps the input, the chunk's stores have overwritten the inputs by the
+ * time the fix runs, so OM_TR_NOTE also copies the vector's input lanes to xin[nfix] and the fix reads that
+ * copy (tests/test_hostile.py, in-place runs; out of place the copy is skipped: it cost Exp 3%). Between
+ * OM_TR_LOOP_OPEN and OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
+/* Note the whole vector at offset OFF as the next candidate for the fix (kept only if nfix is then advanced):
+ * its offset, and where output and input overlap a copy of its input lanes, taken before its own stores. */
+#define OM_TR_NOTE(OFF)                                                                          \
+  do {                                                                                           \
+    fix[nfix] = (uint32_t)(OFF);                                                                 \
+    if (alias_) memcpy(xin[nfix], a + (OFF), sizeof xin[0]);                                     \
+  } while (0)
 #define OM_TR_LOOP_OPEN(NAME)                                                                    \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
     const float* a = (const float*)pa;                                                           \
     float* o = (float*)po;                                                                       \
     size_t i = 0;                                                                                \
     uint32_t fix[OM_TR_CHUNK / OM_LANES(float) + 1];                                             \
+    float xin[OM_TR_CHUNK / OM_LANES(float) + 1][OM_LANES(float)];                               \
     unsigned nfix = 0;                                                                           \
+    const int alias_ = (uintptr_t)a < (uintptr_t)(o + n) && (uintptr_t)o < (uintptr_t)(a + n);  \
     (void)fl; /* exact mode (see above) */                                                       \
     while (i + OM_LANES(float) <= n) {                                                           \
       size_t end = n - i > OM_TR_CHUNK ? i + OM_TR_CHUNK : n;                                    \
       nfix = 0;
 #define OM_TR_LOOP_CLOSE(NAME)                                                                   \
-      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(a + fix[k], o + fix[k]);             \
+      for (unsigned k = 0; k < nfix; k++) OM_FN(NAME##_fix)(alias_ ? xin[k] : a + fix[k], o + fix[k]); \
     }                                                                                            \
     return i;                                                                                    \
   }
@@ -523,8 +535,8 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
   for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                     \
     int any_;                                                                                    \
     OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                       \
+    OM_TR_NOTE(i);                                                                               \
     STEP                                                                                         \
-    fix[nfix] = (uint32_t)i;                                                                     \
     nfix += (unsigned)any_;                                                                      \
   }                                                                                              \
   OM_TR_LOOP_CLOSE(NAME)
@@ -618,9 +630,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     om_vd y0_, y1_;                                                                                 \
     NAME##_finish(S0, S1, S2, &y0_, &y1_);                                                          \
     om_vfh r0_ = __builtin_convertvector(y0_, om_vfh), r1_ = __builtin_convertvector(y1_, om_vfh);    \
+    OM_TR_NOTE(PI);                                                                                 \
     OM_STORE(o + (PI), r0_);                                                                        \
     OM_STORE(o + (PI) + OM_TR_L, r1_);                                                              \
-    fix[nfix] = (uint32_t)(PI);                                                                     \
     nfix += (unsigned)om_tr_any_test2(y0_, y1_, T, MEM);                                            \
   } while (0)
 #define OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                          \
@@ -685,9 +697,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
           if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                             \
           if (pend) OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                             \
           pend = qend = 0;                                                                          \
+          OM_TR_NOTE(i);                                                                            \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
-          fix[nfix] = (uint32_t)i;                                                                  \
           nfix += (unsigned)om_trmask_any2(bad0, bad1);                                             \
         }                                                                                           \
       }                                                                                             \
