@@ -45,8 +45,7 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * T = 4096 (needs < 2^-41.51; about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was
  * one permute and one FMA more per half vector.
  * Sign copied from x. */
-static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf, int half) {
-  (void)half; /* no division */
+static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
   om_vd x = om_vwiden(xf);
   om_vd a = om_vabs_min(x, 3.99);
   om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */

@@ -26,8 +26,7 @@ static inline __attribute__((always_inline)) om_vfh om_exp_v(om_vfh xf, int exac
  * with |d_T| <= 2^-53 and 1 + p = e^r' (1 + d_p) with |d_p| < 2^-45.61; the fma rounds once (2^-53). So
  * |y - e^x| < (2^-45.61 + 2^-48.3 + 2^-52 + 2^-97) e^x < 2^-45.36 e^x.
  * Rounding test om_tr_round_bits with T = 512 (needs a bound below 0.7 2^-44; about 2^-19 of the lanes fail it). */
-static inline __attribute__((always_inline)) om_vd om_exp_y_fma(om_vfh xf, int half) {
-  (void)half; /* no division */
+static inline __attribute__((always_inline)) om_vd om_exp_y_fma(om_vfh xf) {
   om_vd sc, p;
   om_vexp16(om_vwiden(xf), 0, &sc, &p);
   return om_fma(sc, p, sc); /* rounding test T = 512 */

@@ -68,8 +68,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * y: for x < 0 one rounding of |x| (-C~/2); for x > 0, |x|/2 C <= x/2 <= x - |x|/2 C = y*, so the error of C~
  * is at most 2608 2^-53 y* and the fma adds 2^-53. Total below 2609 2^-53 < 2^-41.65; rounding test
  * T = 4096 (needs < 2^-41; at most 2^-16 of the lanes take the fallback). */
-static inline __attribute__((always_inline)) om_vd om_gelu_erf_y_fma(om_vfh xf, int half) {
-  (void)half; /* no division */
+static inline __attribute__((always_inline)) om_vd om_gelu_erf_y_fma(om_vfh xf) {
   om_vd x = om_vwiden(xf);
   om_vd xa = om_vabs(x);
   om_vd u = om_vminpd(xa, 11.875);

@@ -58,8 +58,7 @@ static inline __attribute__((always_inline)) om_vfh om_log_v(om_vfh xf, int exac
  *     LN2 (2^-54.1 |k| ln2: < 1.1), the fma (2^-53 |s|, |s| <= |k| ln2 + 0.368: < 3.4), t_i (< 1.2), the add
  *     (1); and p: 2^-48.2 0.061/0.318: in all < 2^-50.26 + 2^-50.6 < 2^-49.4.
  * Bound 2^-46.9; rounding test T = 128 (needs < 2^-46). */
-static inline __attribute__((always_inline)) om_vd om_log_y_fma(om_vfh xf, int half) {
-  (void)half; /* no division */
+static inline __attribute__((always_inline)) om_vd om_log_y_fma(om_vfh xf) {
   om_vd x = om_vwiden(xf);
   om_vul tmp = (om_vul)x - 0x3fe6000000000000ULL;
   om_vd z = (om_vd)((om_vul)x - (tmp & 0xfff0000000000000ULL));

@@ -496,13 +496,6 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     r_ = VFN(x_, 1, &(BAD));                                   \
     OM_STORE(o + i + (OFF), r_);                               \
   }
-/* The kernel function around its loop: chunks of up to OM_TR_CHUNK elements, each noting the whole vectors
- * with a flagged lane (OM_TR_NOTE before the vector's stores: its offset in fix[nfix]; then nfix += flagged),
- * then NAME_fix redoing the noted vectors once the chunk's stores are all done. ORT may run these nodes in place
- * (GetMayInplace): when the output overlaps the input, the chunk's stores have overwritten the inputs by the
- * time the fix runs, so OM_TR_NOTE also copies the vector's input lanes to xin[nfix] and the fix reads that
- * copy (tests/test_hostile.py, in-place runs; out of place the copy is skipped: it cost Exp 3%). Between
- * OM_TR_LOOP_OPEN and OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
 /* Note the whole vector at offset OFF as the next candidate for the fix (kept only if nfix is then advanced):
  * its offset, and where output and input overlap a copy of its input lanes, taken before its own stores. */
 #define OM_TR_NOTE(OFF)                                                                          \
@@ -510,6 +503,13 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
     fix[nfix] = (uint32_t)(OFF);                                                                 \
     if (alias_) memcpy(xin[nfix], a + (OFF), sizeof xin[0]);                                     \
   } while (0)
+/* The kernel function around its loop: chunks of up to OM_TR_CHUNK elements, each noting the whole vectors
+ * with a flagged lane (OM_TR_NOTE before the vector's stores: its offset in fix[nfix]; then nfix += flagged),
+ * then NAME_fix redoing the noted vectors once the chunk's stores are all done. ORT may run these nodes in place
+ * (GetMayInplace): when the output overlaps the input, the chunk's stores have overwritten the inputs by the
+ * time the fix runs, so OM_TR_NOTE also copies the vector's input lanes to xin[nfix] and the fix reads that
+ * copy (tests/test_transcendentals.py, test_in_place_matches_out_of_place; out of place the copy is skipped:
+ * it cost Exp 3%). Between OM_TR_LOOP_OPEN and OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
 #define OM_TR_LOOP_OPEN(NAME)                                                                    \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
     const float* a = (const float*)pa;                                                           \
@@ -615,13 +615,12 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * pending ones. Each kernel's PIPE is the fastest of 0, 1 and 2 on this machine (tools/tr_bench.sh OP 65536,
  * binaries alternated): 2 for Log, Tanh, Sigmoid and Erf, 1 for Exp and Gelu tanh, 0 for Gelu none (its loop,
  * with the most constants in registers, ran 3% slower pipelined). */
-#define OM_TR_FAST(VY, T, MEM, X, HALF, BAD) om_tr_round_bits_as(VY(X, HALF), T, MEM, 1, BAD)
+#define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
     om_vfh x_, r_;                                                                                  \
     OM_LOAD(x_, a + i + (OFF));                                                                     \
-    r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, (OFF) != 0, &(BAD))           \
-                                         : VGEN(x_, 1, &(BAD));                                    \
+    r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, &(BAD)) : VGEN(x_, 1, &(BAD)); \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
 /* Finish the pending whole vector at offset PI from its carried state S0, S1, S2: results, stores, test. */
@@ -653,7 +652,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     }                                                                                               \
     for (size_t h = 0; h < 2; h++) {                                                                \
       om_trmask bad = OM_TR_NONE;                                                                   \
-      om_vfh r = om_ordh_range(x_[h], LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_[h], (int)h, &bad)   \
+      om_vfh r = om_ordh_range(x_[h], LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_[h], &bad)           \
                                                     : VGEN(x_[h], 1, &bad);                         \
       (void)r;                                                                                      \
       OM_TR_FALLBACK_LANES(FB, bad, a + h * OM_TR_L, o + h * OM_TR_L);                              \
@@ -710,8 +709,8 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
 #define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                              \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
                                                                  om_vd* s2) {                      \
-    *s0 = VY(x0, 0);                                                                                \
-    *s1 = VY(x1, 1);                                                                                \
+    *s0 = VY(x0);                                                                                   \
+    *s1 = VY(x1);                                                                                   \
     *s2 = OM_VD(0.0);                                                                               \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
@@ -726,9 +725,8 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * divides once for both halves (om_vdiv_pair_start in the start, the two products in the finish): two
  * divisions per 16 lanes, and their latency at the end of the chain, held these kernels back. */
 #define OM_TR_KERNEL_FMA_QUOT(NAME, LO, TINY, HI, VQ, T, MEM, VGEN, FB, PIPE)                         \
-  static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x, int half) {                 \
+  static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x) {                          \
     om_vd n, d;                                                                                     \
-    (void)half;                                                                                     \
     VQ(x, &n, &d);                                                                                  \
     return n / d;                                                                                   \
   }                                                                                                 \
