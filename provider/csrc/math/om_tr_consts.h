@@ -376,27 +376,13 @@ static const double om_erf16_c[144] __attribute__((aligned(64))) = {
   0x1.2d7f204ccb7f3p-24, 0x1.ca4509b821185p-27, -0x1.7d84204798341p-25, -0x1.daa0086e0af62p-25, -0x1.aaa9701b94efbp-26, 0x1.312f05eeb22dcp-27, 0x1.68d7e91d888ffp-26, 0x1.f3c689f75da95p-27, 0x1.12d2107b8f5cbp-28, -0x1.072d018d3f8f4p-29, -0x1.90c5da2f0d836p-29, -0x1.00bca30cf1ce8p-29, -0x1.ad4b6d5a8565ep-31, -0x1.bc94884c082dcp-33, 0x1.0e3d2d1514154p-39, 0x1.7a2e47774ab2ep-35,
 };
 #define OM_ERF16_LOG2ERR (-43.953125)
-/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) for u = |x| in [0, 12], 16 pieces
- * chosen by the bits of v = u + 4 (exponent and 3 mantissa bits): slot s = 8..15 is u in [(s-8)/2, (s-7)/2]
- * (width 1/2), slot s = 0..7 is u in [4+s, 5+s] (width 1); d = v - (v with the mantissa bits below those 3
- * cleared) = u - a_s, a_s the piece's left end. om_gelu16_c[16 j + s] = coefficient j of -G/2 on piece s
- * (fitted to G, then scaled by -1/2: exact), degree 9 in d in [0, width].
- * Worst relative error over the pieces (supnorm, rigorous), then the worst relative error bound of the
- * Horner evaluation in FMA, sum_j |c_j| h^j ((1 + 2^-53)^(j+1) - 1) / min G (h = the width, G decreasing
- * so min G = G(right end)), both as log2: */
-static const double om_gelu16_c[160] __attribute__((aligned(64))) = {
-  -0x1.82b4bb8c94c1p-4, -0x1.3b0fbcb4c7769p-4, -0x1.095608c7b15ddp-4, -0x1.c9e120e48892cp-5, -0x1.9269722f50cd9p-5, -0x1.66ccb7b9c0c56p-5, -0x1.43a38ae46ed45p-5, -0x1.26b4cfcccca6cp-5, -0x1.ffffffffff6a8p-2, -0x1.66027ad4c22aep-2, -0x1.0bdb2e039deb6p-2, -0x1.a570559689275p-3, -0x1.5845dcad2a53bp-3, -0x1.21725231700b2p-3, -0x1.f1b89c231e9b3p-4, -0x1.b396f9cf1e25ep-4,
-  0x1.5cf97b0a91cdap-6, 0x1.d614eb691fff6p-7, 0x1.5068c2372319ep-7, 0x1.f7d59d52f4e45p-8, 0x1.86b8437ca485bp-8, 0x1.37812312a15e2p-8, 0x1.fbf2cfdc6d711p-9, 0x1.a5dac1d4ffbc6p-9, 0x1.9884533c5eaep-2, 0x1.cb062ba561d55p-3, 0x1.19524a7333015p-3, 0x1.71c04c316544ap-4, 0x1.00f9da4060791p-4, 0x1.75ab63fbb8423p-5, 0x1.19cef11762a8dp-5, 0x1.b6038a808f91cp-6,
-  -0x1.2dda03e0a91dep-8, -0x1.542a991ebcc2p-9, -0x1.a0eee3c23955cp-10, -0x1.106373bccc143p-10, -0x1.7625d65410f92p-11, -0x1.0b6e0898f2c28p-11, -0x1.8af23eaa35045p-12, -0x1.2b9aa2970dca8p-12, -0x1.ffffff8bae3e3p-3, -0x1.e681dfa43cb2ep-4, -0x1.fcc8230f69a12p-5, -0x1.204038dc5356fp-5, -0x1.5d3009af3505p-6, -0x1.bf399d9e57fa7p-7, -0x1.2c08c9ff45981p-7, -0x1.a29f04f4549d6p-8,
-  0x1.f6a4e34069f52p-11, 0x1.dea722fb781f1p-12, 0x1.f9cc9a1c33f76p-13, 0x1.21a61caf4e741p-13, 0x1.61891815be6d4p-14, 0x1.c63990af8334dp-15, 0x1.305575cd71d49p-15, 0x1.a65b0b6a75d49p-16, 0x1.10582bf1c1699p-3, 0x1.c1dce58b3f176p-5, 0x1.9b00aa3635b3ep-6, 0x1.998056c7162bdp-7, 0x1.b75f1b40adc3ep-8, 0x1.f6275c2549e52p-9, 0x1.2ed732cd69a38p-9, 0x1.7e82209d63d96p-10,
-  -0x1.943a733f689dcp-13, -0x1.481042b63685ep-14, -0x1.2cab1b0981208p-15, -0x1.2f2171d416564p-16, -0x1.49cbc07381965p-17, -0x1.7db4cf2c0c255p-18, -0x1.d0ed5a0ddb36cp-19, -0x1.2781501117338p-19, -0x1.fffda7d102215p-5, -0x1.76099e71bfd3bp-6, -0x1.2f474c2ebe83dp-7, -0x1.0d5fea01490cdp-8, -0x1.0300cded1cc7ep-9, -0x1.0ac1ec9ab1549p-10, -0x1.239d7c52deed3p-11, -0x1.4fb4930c173dp-12,
-  0x1.3acc7e652412fp-15, 0x1.b6c3ce04ac9bdp-17, 0x1.5ea5e8bcb551p-18, 0x1.386a13b0dcaa2p-19, 0x1.2fd972ae81dd5p-20, 0x1.3d7ee704e5479p-21, 0x1.601a1836be60fp-22, 0x1.9a84235eba448p-23, 0x1.b39d158fbbda5p-6, 0x1.1d05a2ba42853p-7, 0x1.9eebda9e49084p-9, 0x1.4beb7220b0b49p-10, 0x1.2091d95aaa61p-11, 0x1.0deb0b216a29fp-12, 0x1.0d345c13cce1dp-13, 0x1.1c0b7283a3531p-14,
-  -0x1.da5d83c253c7p-18, -0x1.1e133a2e2c005p-19, -0x1.90eeb6bf99e36p-21, -0x1.3cf5a9119a469p-22, -0x1.14671590c654fp-23, -0x1.05563e27f69a9p-24, -0x1.08557d1d09329p-25, -0x1.1b0b5ec48c23p-26, -0x1.540f0df739261p-7, -0x1.92950e9c8e136p-9, -0x1.0981448f0dbaap-10, -0x1.81cc8b59057d3p-12, -0x1.318bd5f6a5f8cp-13, -0x1.053f8cff9e30ep-14, -0x1.de1f3926b7f8bp-16, -0x1.d0a0bd2c0fd2dp-17,
-  0x1.5296d02797b07p-20, 0x1.65d08ff4e5996p-22, 0x1.bbbec33a25dedp-24, 0x1.3961d0a2a7dfbp-25, 0x1.ec8a137992736p-27, 0x1.a7075ff375439p-28, 0x1.875c45177a25ap-29, 0x1.81c4630590a22p-30, 0x1.e328ebbd49a11p-9, 0x1.05ab0fb24e6cfp-10, 0x1.3bf006e5615dp-12, 0x1.a4c7272e684bfp-14, 0x1.32093a7af7114p-15, 0x1.e1c3e666b549cp-17, 0x1.96f56c0adfa3fp-18, 0x1.6e26c812c171cp-19,
-  -0x1.9e5b3c730878ap-23, -0x1.8916a3f525a66p-25, -0x1.b8001c3d0a68cp-27, -0x1.1a1b25daea854p-28, -0x1.94d3809c23e18p-30, -0x1.3f5b9dc0e2688p-31, -0x1.108691f2a25dp-32, -0x1.f2501a991959p-34, -0x1.1f759bead1a28p-10, -0x1.21dfde3be89fdp-12, -0x1.459a326814a71p-14, -0x1.936ab91aaa005p-16, -0x1.111b2a64dc71cp-17, -0x1.9098d780046bep-19, -0x1.3bc5fd69b84f5p-20, -0x1.098f643355794p-21,
-  0x1.384b098f6e614p-26, 0x1.132f710811511p-28, 0x1.1ec47cef5efc2p-30, 0x1.574e26ed46fafp-32, 0x1.cd31bf321c78ap-34, 0x1.55fde4b71283fp-35, 0x1.126f8cf9d37afp-36, 0x1.da21b5968bfb5p-38, 0x1.a37ede56dbdf7p-13, 0x1.92fcb9ceca7p-15, 0x1.aebae7c295403p-17, 0x1.fb7bacf56b7c2p-19, 0x1.469ba0239459bp-20, 0x1.c7765060a7958p-22, 0x1.55781c0cbe9dep-23, 0x1.113d1d0a9bc5ap-24,
-};
-#define OM_GELU16_LOG2ERR (-41.765625)
-#define OM_GELU16_EVAL_LOG2ERR (-51.234375)
+/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u),
+ * P of degree 6, Q of degree 7 with Q(0) = 1 (Q from tools/sollya/gelu_rational_fit.py, P = fpminimax of G Q,
+ * relative, double coefficients). om_gelu_rp holds -P/2 (the scaling by -1/2 is exact), om_gelu_rq Q, both
+ * lowest degree first, every coefficient of P and Q positive (checked here), so that Horner in FMA on u >= 0
+ * adds only nonnegative terms. Relative error of P/Q against G, |P - G Q| / (G Q) (supnorm, rigorous), as log2: */
+static const double om_gelu_rp[7] = {-0x1.00000000009acp-1, -0x1.20713c99fdcf5p-1, -0x1.402db0b0a2d1ep-2, -0x1.ab893460c0d44p-4, -0x1.6633cfa57c74bp-6, -0x1.657f1a6c2119dp-9, -0x1.511dc7982b325p-13};
+static const double om_gelu_rq[8] = {0x1p0, 0x1.ecb36638ece6ap0, 0x1.a9352421cf9efp0, 0x1.ace37e42280ccp-1, 0x1.12ecd55e985f1p-2, 0x1.c43d1de1171e8p-5, 0x1.c00e52cbb02f3p-8, 0x1.a68335dd7fbafp-12};
+#define OM_GELU_RAT_LOG2ERR (-40.71875)
 
 #endif

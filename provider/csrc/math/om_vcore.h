@@ -396,20 +396,20 @@ static inline __attribute__((always_inline)) void om_vdiv_pair_end(om_vd p0, om_
 #define OM_TR_TEST_OFF(T) ((1ULL << 28) + (T))
 #define OM_TR_TEST_MSK(T) ((1ULL << 29) - 2ULL * (T))
 #if OM_VB == 64
-void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512 or 4096")));
+void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512, 4096 or 8192")));
 /* The memory operands of the mem = 1 forms (om_tr_round_bits_as, om_tr_any_test2), one entry per T: the
  * values are below 2^29, so a 64-bit entry's first dword is the same value for the 32-bit lanes' broadcast. */
 static const uint64_t om_tr_test_off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512),
-                                          OM_TR_TEST_OFF(4096)};
+                                          OM_TR_TEST_OFF(4096), OM_TR_TEST_OFF(8192)};
 static const uint64_t om_tr_test_msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512),
-                                          OM_TR_TEST_MSK(4096)};
+                                          OM_TR_TEST_MSK(4096), OM_TR_TEST_MSK(8192)};
 static inline __attribute__((always_inline)) int om_tr_test_index(unsigned t) {
-  if (!(t == 32 || t == 128 || t == 512 || t == 4096)) om_tr_round_bits_bad_t(); /* a build error */
-  return t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : 3;
+  if (!(t == 32 || t == 128 || t == 512 || t == 4096 || t == 8192)) om_tr_round_bits_bad_t(); /* a build error */
+  return t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : t == 4096 ? 3 : 4;
 }
 #endif
 /* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
- * mem = 1 (512 path; the kernels whose tables fill the registers: Log, Erf, Gelu none): both as broadcast
+ * mem = 1 (512 path; the kernels whose tables or coefficients fill the registers: Log, Erf, Gelu none): both as broadcast
  * memory operands, a load each and no vector-port operation, where GCC would otherwise rebuild them from
  * general registers in every iteration. Same flags either way. */
 static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y, unsigned t, int mem, int exact,
@@ -613,8 +613,8 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * ending in a division or in five dependent products ran at the same lower speed, so the chain's length, not
  * the operation count, was what held these loops back. A vector that fails the input test first finishes the
  * pending ones. Each kernel's PIPE is the fastest of 0, 1 and 2 on this machine (tools/tr_bench.sh OP 65536,
- * binaries alternated): 2 for Log, Tanh, Sigmoid and Erf, 1 for Exp and Gelu tanh, 0 for Gelu none (its loop,
- * with the most constants in registers, ran 3% slower pipelined). */
+ * binaries alternated): 2 for Log, Tanh, Sigmoid and Erf, 1 for Exp, Gelu tanh and Gelu none (whose earlier
+ * table form, with the most constants in registers, ran 3% slower pipelined and took 0). */
 #define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
@@ -720,7 +720,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     *y1 = s1;                                                                                       \
   }                                                                                                 \
   OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)
-/* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh): VQ(x, &n, &d)
+/* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh, Gelu none): VQ(x, &n, &d)
  * gives a half vector's n and d. A half vector alone divides (NAME_yq: VDIVPD, RN(n/d)); a whole vector
  * divides once for both halves (om_vdiv_pair_start in the start, the two products in the finish): two
  * divisions per 16 lanes, and their latency at the end of the chain, held these kernels back. */
