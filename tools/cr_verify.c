@@ -166,6 +166,7 @@ typedef struct {
   uint32_t hard_in[KEEP], hard_out[KEEP];
   double hard_dist[KEEP]; /* |f(x) - nearest rounding boundary| / ulp, from the 512-bit value */
   uint64_t fallbacks; /* lanes of the first path that took the kernel's scalar fallback */
+  uint64_t seconds;   /* of those, the lanes a second double pass settled (no double-double) */
   int nfb;
   uint32_t fb_in[KEEP];
 } shard_result;
@@ -179,6 +180,11 @@ void om_tr_on_fallback(float x) {
   uint32_t b;
   memcpy(&b, &x, 4);
   if (g_cur->nfb < KEEP) g_cur->fb_in[g_cur->nfb++] = b;
+}
+
+void om_tr_on_second(float x) {
+  (void)x;
+  if (g_count_fb && g_cur) g_cur->seconds++;
 }
 
 static int g_paths[OM_PATH_COUNT], g_npaths;
@@ -362,7 +368,10 @@ static void print_summary(const shard_result* tot, int nshards_done, double secs
     printf("MPFR calls: %llu, unsettled at 256 vs 512 bits: %llu\n", (unsigned long long)tot->mpfr_calls,
            (unsigned long long)tot->unsettled);
     printf("lanes that took the double-double fallback (path %s): %llu\n", om_path_name(g_paths[0]),
-           (unsigned long long)tot->fallbacks);
+           (unsigned long long)(tot->fallbacks - tot->seconds));
+    if (tot->seconds)
+      printf("lanes flagged by the first pass and settled by a second double pass (path %s): %llu\n",
+             om_path_name(g_paths[0]), (unsigned long long)tot->seconds);
     for (int i = 0; i < g_nfb && i < HARD_PRINT; i++)
       printf("  FALLBACK %s 0x%08x (x=%a)\n", fnames[g_func], g_fbin[i], (double)om_f32_from_bits(g_fbin[i]));
     for (int i = 0; i < tot->nbad; i++)
@@ -393,6 +402,7 @@ static void merge(shard_result* tot, const shard_result* s) {
   tot->mpfr_calls += s->mpfr_calls;
   tot->unsettled += s->unsettled;
   tot->fallbacks += s->fallbacks;
+  tot->seconds += s->seconds;
   for (int i = 0; i < s->nfb && tot->nfb < KEEP; i++) tot->fb_in[tot->nfb++] = s->fb_in[i];
   if (s->max_ulp > tot->max_ulp) {
     tot->max_ulp = s->max_ulp;

@@ -12,6 +12,7 @@
 #include "pow.h"
 
 void om_tr_on_fallback(float x) { (void)x; }
+void om_tr_on_second(float x) { (void)x; }
 void om_pow_on_fallback(float x, float y);
 void om_pow_on_fallback(float x, float y) { (void)x, (void)y; }
 void om_pow_on_undecided(float x, float y);

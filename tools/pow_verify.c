@@ -45,6 +45,7 @@
 #include "verify_common.h"
 
 void om_tr_on_fallback(float x) { (void)x; }
+void om_tr_on_second(float x) { (void)x; }
 
 #define KEEP 64
 typedef struct {

@@ -376,13 +376,18 @@ static const double om_erf16_c[144] __attribute__((aligned(64))) = {
   0x1.2d7f204ccb7f3p-24, 0x1.ca4509b821185p-27, -0x1.7d84204798341p-25, -0x1.daa0086e0af62p-25, -0x1.aaa9701b94efbp-26, 0x1.312f05eeb22dcp-27, 0x1.68d7e91d888ffp-26, 0x1.f3c689f75da95p-27, 0x1.12d2107b8f5cbp-28, -0x1.072d018d3f8f4p-29, -0x1.90c5da2f0d836p-29, -0x1.00bca30cf1ce8p-29, -0x1.ad4b6d5a8565ep-31, -0x1.bc94884c082dcp-33, 0x1.0e3d2d1514154p-39, 0x1.7a2e47774ab2ep-35,
 };
 #define OM_ERF16_LOG2ERR (-43.953125)
-/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u),
- * P of degree 6, Q of degree 7 with Q(0) = 1 (Q from tools/sollya/gelu_rational_fit.py, P = fpminimax of G Q,
- * relative, double coefficients). om_gelu_rp holds -P/2 (the scaling by -1/2 is exact), om_gelu_rq Q, both
- * lowest degree first, every coefficient of P and Q positive (checked here), so that Horner in FMA on u >= 0
- * adds only nonnegative terms. Relative error of P/Q against G, |P - G Q| / (G Q) (supnorm, rigorous), as log2: */
-static const double om_gelu_rp[7] = {-0x1.00000000009acp-1, -0x1.20713c99fdcf5p-1, -0x1.402db0b0a2d1ep-2, -0x1.ab893460c0d44p-4, -0x1.6633cfa57c74bp-6, -0x1.657f1a6c2119dp-9, -0x1.511dc7982b325p-13};
-static const double om_gelu_rq[8] = {0x1p0, 0x1.ecb36638ece6ap0, 0x1.a9352421cf9efp0, 0x1.ace37e42280ccp-1, 0x1.12ecd55e985f1p-2, 0x1.c43d1de1171e8p-5, 0x1.c00e52cbb02f3p-8, 0x1.a68335dd7fbafp-12};
+/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u)
+ * with Q(0) = 1 (Q from tools/sollya/gelu_rational_fit.py, P = fpminimax of G Q, relative, double
+ * coefficients): om_gelu_rp, om_gelu_rq of degrees 6 and 7 for the first pass, om_gelu_rp2, om_gelu_rq2 of
+ * degrees 7 and 8 for the second chance of the lanes the first pass flags. om_gelu_rp* hold -P/2 (the scaling
+ * by -1/2 is exact), lowest degree first; every coefficient of P and Q is positive (checked here), so that
+ * Horner in FMA on u >= 0 adds only nonnegative terms. Relative error of P/Q against G, |P - G Q| / (G Q)
+ * (supnorm, rigorous), as log2: */
+static const double om_gelu_rp[] = {-0x1.00000000009acp-1, -0x1.20713c99fdcf5p-1, -0x1.402db0b0a2d1ep-2, -0x1.ab893460c0d44p-4, -0x1.6633cfa57c74bp-6, -0x1.657f1a6c2119dp-9, -0x1.511dc7982b325p-13};
+static const double om_gelu_rq[] = {0x1p0, 0x1.ecb36638ece6ap0, 0x1.a9352421cf9efp0, 0x1.ace37e42280ccp-1, 0x1.12ecd55e985f1p-2, 0x1.c43d1de1171e8p-5, 0x1.c00e52cbb02f3p-8, 0x1.a68335dd7fbafp-12};
 #define OM_GELU_RAT_LOG2ERR (-40.71875)
+static const double om_gelu_rp2[] = {-0x1.fffffffffffcbp-2, -0x1.3e9ce2fce853fp-1, -0x1.88d927f288835p-2, -0x1.2b10378f7eb2bp-3, -0x1.2bdd3569d301cp-5, -0x1.8ab4db983d4e7p-8, -0x1.3d07a18ee92f4p-11, -0x1.e5a44fc0ae01cp-16};
+static const double om_gelu_rq2[] = {0x1p0, 0x1.056f864dc47cfp1, 0x1.e59d748849b53p0, 0x1.0ce18fdc59611p0, 0x1.862281cfe04b8p-2, 0x1.7e080a72d3d95p-4, 0x1.f111af576932dp-7, 0x1.8d567f8917555p-10, 0x1.3054b61dbb388p-14};
+#define OM_GELU_RAT2_LOG2ERR (-47.234375)
 
 #endif

@@ -23,6 +23,7 @@
  * comparisons and selects lane by lane. */
 #ifdef OM_TR_STATS /* tools (tr_bench.c, cr_verify.c) see every lane that takes the fallback */
 void om_tr_on_fallback(float x);
+void om_tr_on_second(float x); /* a fallback lane settled by a second double pass, not double-double */
 #endif
 #define OM_TR_L (OM_LANES(float) > 1 ? OM_LANES(float) / 2 : 1)
 typedef double om_vd __attribute__((vector_size(OM_TR_L * 8)));
@@ -745,8 +746,10 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
 
 #ifdef OM_TR_STATS
 #define OM_TR_ON_FALLBACK(x) om_tr_on_fallback(x)
+#define OM_TR_ON_SECOND(x) om_tr_on_second(x)
 #else
 #define OM_TR_ON_FALLBACK(x) (void)0
+#define OM_TR_ON_SECOND(x) (void)0
 #endif
 
 #define OM_QNAN_F ((om_vfh)((om_vih){0} + 0x7fc00000))
