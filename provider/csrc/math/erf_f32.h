@@ -45,21 +45,42 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * T = 4096 (needs < 2^-41.51; about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was
  * one permute and one FMA more per half vector.
  * Sign copied from x. */
-static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
+static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const double* c, int deg) {
   om_vd x = om_vwiden(xf);
   om_vd a = om_vabs_min(x, 3.99);
   om_vd t = om_fma(a, OM_VD(4.0), OM_VD(-0.5)); /* exact, as a * 4.0 - 0.5 */
   om_vd ks = t + 0x1.8p52;
   om_vul ki = (om_vul)ks;
   om_vd d = om_vfrac_rint(t, ks); /* f = t - i = 4(a - m_i), exact; the table holds coefficient j times 4^-j */
-  const double* c = om_erf16_c;
-  om_vd q = om_vtab16(c + 16 * 8, ki);
-  for (int j = 7; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  /* erf |x| with the sign of x (the rounding test, T = 4096 with constants from memory, reads the magnitude's bits;
-   * RN is symmetric) */
+  om_vd q = om_vtab16(c + 16 * deg, ki);
+  for (int j = deg - 1; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
+  /* erf |x| with the sign of x (the rounding test reads the magnitude's bits; RN is symmetric) */
   return (om_vd)((om_vul)(a * q) | ((om_vul)x & 0x8000000000000000ULL));
 }
-OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf, OM_VB == 64 ? 2 : 0)
+static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
+  return om_erf_y_tab(xf, om_erf16_c, 8); /* rounding test T = 4096 with constants from memory */
+}
+/* Second chance (the FMA paths' fallback): a lane that the first pass's test flags (about 2^-16 of them) is
+ * computed again on the same pieces at degree 9 (om_erf16_c9: < 2^-49.46875, OM_ERF16_9_LOG2ERR, 11.6 units of
+ * 2^-53; Horner and the product as above, 2.3 more): < 14 units, rounding test T = 32 (needs < 0.7 T = 22.4):
+ * only about one flagged lane in 128 goes on to the
+ * double-double om_fb_erf (the erf series, about 1 us a lane), whose lanes made about 6% of a 1M call's time
+ * (perf on tools/profile_node.py Erf 1M exact). Lanes outside the first pass's range (zeros, subnormals) go
+ * straight to om_fb_erf. */
+static float om_fb_erf_fma(double x) {
+  float xf = (float)x;
+  if (xf >= 0x1p-126f || xf <= -0x1p-126f) {
+    om_trmask bad = OM_TR_NONE;
+    om_vfh r = om_tr_round_bits_as(om_erf_y_tab((om_vfh){0} + xf, om_erf16_c9, 9), 32, 0, 1, &bad);
+    if (!OM_TR_LANE(bad, 0)) {
+      OM_TR_ON_SECOND(xf);
+      return r[0];
+    }
+  }
+  return om_fb_erf(x);
+}
+OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf_fma,
+                 OM_VB == 64 ? 2 : 0)
 #else
 OM_TR_KERNEL(erf_f32, om_erf_v, om_fb_erf)
 #endif

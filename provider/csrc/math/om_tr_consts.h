@@ -358,13 +358,13 @@ static const double om_log1p_q16[] = {0x1.5555555557829p-2, -0x1.fffffffd437d7p-
 #define OM_LOG1P_Q16_LOG2ERR (-48.375)
 /* erf, FMA paths (erf_f32.h): erf(a)/a on 16 pieces, a in [i/4, (i+1)/4], i = rint(4a - 1/2), centre
  * m_i = i/4 + 1/8; every piece (piece 0 too, since the eighth session; it was a polynomial in a^2) is a
- * polynomial in d = a - m_i; degree 8.
+ * polynomial in d = a - m_i; degree 8 for the first pass (om_erf16_c), 9 for the second chance (om_erf16_c9).
  * om_erf16_c[16 j + i] = coefficient j of piece i times 4^-j (exact: the polynomial in f = 4d = 4a - 1/2 - i,
  * which Horner evaluates to the same values, each step exactly 4^-j times the unscaled one).
  * Worst relative error over the pieces (supnorm, rigorous; on piece 0 below a = 2^-4, where Sollya's
  * bound of the quotient erf(a)/a fails, against its Taylor polynomial of degree 14 plus the remainder
  * (2/sqrt(pi)) a^16/685440): */
-static const double om_erf16_c[144] __attribute__((aligned(64))) = {
+static const double om_erf16_c[] __attribute__((aligned(64))) = {
   0x1.1f5e1a35c3b77p0, 0x1.13e08c7a16a1dp0, 0x1.fe8f1614e4ec2p-1, 0x1.cacbc181f7fd7p-1, 0x1.9450bb1ec606dp-1, 0x1.611065fc93175p-1, 0x1.3448f8704c357p-1, 0x1.0ee12190b1943p-1, 0x1.e09a79ee7db8dp-2, 0x1.aed200cd67becp-2, 0x1.8603df0909381p-2, 0x1.64282886fef73p-2, 0x1.47ad3ff3018a1p-2, 0x1.2f6827c1b08c7p-2, 0x1.1a7b909ae7a4ap-2, 0x1.08420fc7a4912p-2,
   -0x1.7d900b9e6828dp-6, -0x1.09ac3c1b176cep-4, -0x1.7edef5d88f44p-4, -0x1.b29323959e01p-4, -0x1.ad1533f3728fcp-4, -0x1.82ad1810bdd05p-4, -0x1.48b7c44d527c4p-4, -0x1.0e9e17d610175p-4, -0x1.b87061646aa4ep-5, -0x1.675759c9f98dp-5, -0x1.284241dbd61bdp-5, -0x1.ef1beecc9d682p-6, -0x1.a35763ed2fe78p-6, -0x1.6793ed0a04728p-6, -0x1.37b3d8299541dp-6, -0x1.10c83ad00a40ep-6,
   -0x1.766bd13cced58p-6, -0x1.276ba5c0513ecp-6, -0x1.5275c582ff339p-7, -0x1.4574d9b177014p-9, 0x1.bbf4930f205f3p-9, 0x1.ab151a796526fp-8, 0x1.df8987f79744p-8, 0x1.b7e9ea2af3513p-8, 0x1.6bfb9962431eap-8, 0x1.1e314dd8e9efbp-8, 0x1.ba09e2a350623p-9, 0x1.560bd279fd8a7p-9, 0x1.0bd914bd58405p-9, 0x1.a9f5181dfa7d6p-10, 0x1.57e94aec02cb3p-10, 0x1.199374fd57b58p-10,
@@ -376,6 +376,20 @@ static const double om_erf16_c[144] __attribute__((aligned(64))) = {
   0x1.2d7f204ccb7f3p-24, 0x1.ca4509b821185p-27, -0x1.7d84204798341p-25, -0x1.daa0086e0af62p-25, -0x1.aaa9701b94efbp-26, 0x1.312f05eeb22dcp-27, 0x1.68d7e91d888ffp-26, 0x1.f3c689f75da95p-27, 0x1.12d2107b8f5cbp-28, -0x1.072d018d3f8f4p-29, -0x1.90c5da2f0d836p-29, -0x1.00bca30cf1ce8p-29, -0x1.ad4b6d5a8565ep-31, -0x1.bc94884c082dcp-33, 0x1.0e3d2d1514154p-39, 0x1.7a2e47774ab2ep-35,
 };
 #define OM_ERF16_LOG2ERR (-43.953125)
+/* The same pieces of degree 9, for the second chance of the lanes the first pass flags: */
+static const double om_erf16_c9[] __attribute__((aligned(64))) = {
+  0x1.1f5e1a35c3b83p0, 0x1.13e08c7a16a26p0, 0x1.fe8f1614e4ec6p-1, 0x1.cacbc181f7fc7p-1, 0x1.9450bb1ec6057p-1, 0x1.611065fc9316cp-1, 0x1.3448f8704c359p-1, 0x1.0ee12190b1949p-1, 0x1.e09a79ee7db93p-2, 0x1.aed200cd67bedp-2, 0x1.8603df090938p-2, 0x1.64282886fef72p-2, 0x1.47ad3ff3018ap-2, 0x1.2f6827c1b08c7p-2, 0x1.1a7b909ae7a4ap-2, 0x1.08420fc7a4912p-2,
+  -0x1.7d900b9e8ea3ap-6, -0x1.09ac3c1b2b0f5p-4, -0x1.7edef5d89a324p-4, -0x1.b293239599bb5p-4, -0x1.ad1533f3678bcp-4, -0x1.82ad1810b6cdfp-4, -0x1.48b7c44d5258fp-4, -0x1.0e9e17d6132aap-4, -0x1.b87061646fb4p-5, -0x1.675759c9fb4aap-5, -0x1.284241dbd5d3cp-5, -0x1.ef1beecc9bf6dp-6, -0x1.a35763ed2ef1dp-6, -0x1.6793ed0a040bcp-6, -0x1.37b3d82995262p-6, -0x1.10c83ad00a3f2p-6,
+  -0x1.766bd13ce9be2p-6, -0x1.276ba5c06269cp-6, -0x1.5275c5830701p-7, -0x1.4574d9b0f71cbp-9, 0x1.bbf4930fcb6f8p-9, 0x1.ab151a798827bp-8, 0x1.df8987f78ee21p-8, 0x1.b7e9ea2adb15cp-8, 0x1.6bfb99623727ep-8, 0x1.1e314dd8e88bap-8, 0x1.ba09e2a354b75p-9, 0x1.560bd27a012a7p-9, 0x1.0bd914bd5aa21p-9, 0x1.a9f5181dfac37p-10, 0x1.57e94aec02c02p-10, 0x1.199374fd57a92p-10,
+  0x1.c5a8e00ec21fep-11, 0x1.24d6bbb440f61p-9, 0x1.671c4f2a481a7p-9, 0x1.367b5cb82b60ep-9, 0x1.8a284b2889e13p-10, 0x1.3fc0da043e8e3p-11, -0x1.685f0e586e097p-16, -0x1.5d2c619054fc1p-12, -0x1.ae6bfd18e9ba5p-12, -0x1.8349c312d2a3bp-12, -0x1.3244824948e6p-12, -0x1.cac3dca960da4p-13, -0x1.52a6a0f70cc77p-13, -0x1.f70a65d7c85eap-14, -0x1.7b2696397ebb4p-14, -0x1.229a7defb822cp-14,
+  0x1.b4c165f326b25p-12, 0x1.01ba55d9cbc64p-12, 0x1.d2c7b50d9908cp-18, -0x1.6f0e982733c4bp-13, -0x1.f10767c4b0aacp-13, -0x1.9e43d548eb3fdp-13, -0x1.e76d981802b05p-14, -0x1.6e17e7681de48p-15, -0x1.63242bdf7d905p-23, 0x1.21e01fc6536bfp-16, 0x1.4b850d6000cbcp-16, 0x1.143ef76866bd3p-16, 0x1.9a1638227919p-17, 0x1.24967745a262dp-17, 0x1.a01e86b4f87b4p-18, 0x1.2b93929586016p-18,
+  -0x1.40e08a300a43ep-16, -0x1.7d1fdcae2fb85p-15, -0x1.7ea6eb712fad7p-15, -0x1.a399dc693c99dp-16, -0x1.2f7c2c80aab4ap-21, 0x1.dbc14b331c385p-17, 0x1.166e31fc7ac65p-16, 0x1.8b92ae4903d5dp-17, 0x1.82ac187ebe83fp-18, 0x1.b23f6f23cbbb5p-20, -0x1.4fd3dddfda8dfp-22, -0x1.c840800b2a823p-21, -0x1.ac1cef3c24d35p-21, -0x1.41544babd30b4p-21, -0x1.bfb6a71fb1948p-22, -0x1.3304d66435391p-22,
+  -0x1.936f3b7a1b668p-18, -0x1.390f08ec3a063p-19, 0x1.194d4ef8241bbp-19, 0x1.1d683076f3d16p-18, 0x1.d5672e4b29561p-19, 0x1.6c438a9b81bf1p-20, -0x1.a00d77b201f78p-22, -0x1.1674d4863f76p-20, -0x1.dc471fa219afep-21, -0x1.07490ebe2c29fp-21, -0x1.80cbf478e3e4fp-23, -0x1.89aaf2f226a02p-26, 0x1.e8e62e0e97c2cp-26, 0x1.21dd2b9119e98p-25, 0x1.c04b8bbb2601cp-26, 0x1.33289feb6d014p-26,
+  0x1.496acccb75167p-22, 0x1.65cf9d6d9eae8p-21, 0x1.172de72e234c8p-21, 0x1.6035c225b944ap-24, -0x1.12d7f929b8d33p-22, -0x1.4c8af82dac886p-22, -0x1.72cbf04cccfa5p-23, -0x1.7c07f8aff491bp-26, 0x1.b35037c9205dfp-25, 0x1.d6a266978f2fep-25, 0x1.1a946e33e07efp-25, 0x1.c608dce6de90fp-27, 0x1.9272999daa02fp-29, -0x1.6638f804998f4p-31, -0x1.5cd1ff255a0cbp-30, -0x1.1a499c0f64aaep-30,
+  0x1.2e05cf53c5972p-24, 0x1.cc4c87d9888fep-27, -0x1.7d66869f2254dp-25, -0x1.db1ae9fe2b06ap-25, -0x1.abee52bc1a0ep-26, 0x1.3025282055eb8p-27, 0x1.68fd1cabcd5aap-26, 0x1.f48115a2059ecp-27, 0x1.1389728cdfb06p-28, -0x1.07086b4f32426p-29, -0x1.910a6f863944p-29, -0x1.00f2614d968d5p-29, -0x1.adbd298677344p-31, -0x1.bcc115494b743p-33, 0x1.0fff04eea8ee3p-39, 0x1.7a4df041fe71ap-35,
+  -0x1.09bdca85a5bcep-28, -0x1.05c436ccf7fffp-27, -0x1.2386ed3a0fb0ap-28, 0x1.cc378887b94a3p-30, 0x1.268036c8cf475p-28, 0x1.768cda78224ecp-29, 0x1.1faae93dfd193p-34, -0x1.49528c3cecafap-30, -0x1.0e6f51e3a6f31p-30, -0x1.73ef2fa17051bp-32, 0x1.e7abd7a337bd8p-35, 0x1.346bca322193fp-33, 0x1.9a16543e7c7acp-34, 0x1.56d9a1d065e3dp-35, 0x1.711462077a42ap-37, 0x1.76d5c984d136cp-41,
+};
+#define OM_ERF16_9_LOG2ERR (-49.46875)
 /* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u)
  * with Q(0) = 1 (Q from tools/sollya/gelu_rational_fit.py, P = fpminimax of G Q, relative, double
  * coefficients): om_gelu_rp, om_gelu_rq of degrees 6 and 7 for the first pass, om_gelu_rp2, om_gelu_rq2 of
