@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
  * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
  * C = e^t P(u)/Q(u), t = -u^2/2, P/Q ~= G(u) = e^(u^2/2) erfc(u/sqrt2) (a rational function: no table):
- *   e^t as before this change (om_vexp16's reduction on w = u^2 = -2t, exact): ke = fma(w, -RN(16/ln2)/2,
+ *   e^t by om_vexp16's reduction done on w = u^2 = -2t (exact): ke = fma(w, -RN(16/ln2)/2,
  *   1.5 2^52) rounds the same product as fma(t, RN(16/ln2), 1.5 2^52), so the same k; r2 = fms(-k, 2 HI, w) =
  *   2 r' with r' = t - k HI om_vexp16's exact reduced argument (for k != 0, |t| >= 0.0216 means u >= 0.2, u a
  *   multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), so r2 is exact too;
@@ -93,10 +93,10 @@ static inline __attribute__((always_inline)) void om_gelu_erf_q_fma(om_vfh xf, o
  * < 2^-47.234375 against G, OM_GELU_RAT2_LOG2ERR) and one VDIVPD: C~ within 54.5 (P/Q; the generated
  * bound, in units of 2^-53) + 21.4 + 167.3 + 1 + 2 (e^t and its roundings, as above) + 7.01 + 8.01 (Horner)
  * = 261.3, n within 3.01 (x > 0) or 1 unit, the division 1: < 266 units < 2^-44.9, rounding test T = 512
- * (needs < 0.7 T = 358.4). A lane it cannot settle either (about one in 16 of them) takes the double-double om_fb_gelu_erf,
- * 0.3 to 6 us a lane: on uniform inputs on [-10, 10] those made about 9% of a call's time with T = 8192 and no
- * second chance (perf, tools/profile_node.py Gelu 1M exact). Other lanes (x outside the first pass's range)
- * go straight to om_fb_gelu_erf. */
+ * (needs < 0.7 T = 358.4). A lane it cannot settle either (about one in 16 of them) takes the double-double
+ * om_fb_gelu_erf, 0.3 to 6 us a lane: on uniform inputs on [-10, 10] those made about 9% of a call's time with
+ * T = 8192 and no second chance (perf, tools/profile_node.py Gelu 1M exact). Other lanes (x outside the first
+ * pass's range) go straight to om_fb_gelu_erf. */
 static float om_fb_gelu_erf_fma(double x) {
   if (x >= -11.875 && x <= 0x1.fffffep127 && (x >= 0x1p-60 || x <= -0x1p-60)) {
     om_vd n, d;
