@@ -60,25 +60,17 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const
 static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
   return om_erf_y_tab(xf, om_erf16_c, 8); /* rounding test T = 4096 with constants from memory */
 }
-/* Second chance (the FMA paths' fallback): a lane that the first pass's test flags (about 2^-16 of them) is
- * computed again on the same pieces at degree 9 (om_erf16_c9: < 2^-49.46875, OM_ERF16_9_LOG2ERR, 11.6 units of
- * 2^-53; Horner and the product as above, 2.3 more): < 14 units, rounding test T = 32 (needs < 0.7 T = 22.4):
- * only about one flagged lane in 128 goes on to the
- * double-double om_fb_erf (the erf series, about 1 us a lane), whose lanes made about 6% of a 1M call's time
- * (perf on tools/profile_node.py Erf 1M exact). Lanes outside the first pass's range (zeros, subnormals) go
- * straight to om_fb_erf. */
-static float om_fb_erf_fma(double x) {
-  float xf = (float)x;
-  if (xf >= 0x1p-126f || xf <= -0x1p-126f) {
-    om_trmask bad = OM_TR_NONE;
-    om_vfh r = om_tr_round_bits_as(om_erf_y_tab((om_vfh){0} + xf, om_erf16_c9, 9), 32, 0, 1, &bad);
-    if (!OM_TR_LANE(bad, 0)) {
-      OM_TR_ON_SECOND(xf);
-      return r[0];
-    }
-  }
-  return om_fb_erf(x);
+/* Second chance (the FMA paths' fallback, OM_TR_SECOND_CHANCE): a lane that the first pass's test flags (about
+ * 2^-16 of them) is computed again on the same pieces at degree 9 (om_erf16_c9: < 2^-49.46875,
+ * OM_ERF16_9_LOG2ERR, 11.6 units of 2^-53; Horner and the product as above, 2.3 more): < 14 units, rounding test
+ * T = 32 (needs < 0.7 T = 22.4): only about one flagged lane in 128 goes on to the double-double om_fb_erf (the
+ * erf series, about 1 us a lane), whose lanes made about 6% of a 1M call's time (perf on
+ * tools/profile_node.py Erf 1M exact). Lanes outside the first pass's range (zeros, subnormals) go straight to
+ * om_fb_erf. */
+static inline __attribute__((always_inline)) om_vd om_erf_y2_fma(om_vfh xf) {
+  return om_erf_y_tab(xf, om_erf16_c9, 9); /* rounding test T = 32 */
 }
+OM_TR_SECOND_CHANCE(om_fb_erf_fma, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y2_fma, 32, om_fb_erf)
 OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf_fma,
                  OM_VB == 64 ? 2 : 0)
 #else

@@ -88,28 +88,22 @@ static inline __attribute__((always_inline)) void om_gelu_erf_nd(om_vfh xf, cons
 static inline __attribute__((always_inline)) void om_gelu_erf_q_fma(om_vfh xf, om_vd* n, om_vd* d) {
   om_gelu_erf_nd(xf, om_gelu_rp, 7, om_gelu_rq, 8, n, d); /* y = n/d: rounding test T = 8192 */
 }
-/* Second chance (the FMA paths' fallback): a lane that the first pass's test flags (about 2^-15 of them on
- * uniform inputs) is computed again by the same formula with P/Q of degrees 7 and 8 (om_gelu_rp2, om_gelu_rq2:
- * < 2^-47.234375 against G, OM_GELU_RAT2_LOG2ERR) and one VDIVPD: C~ within 54.5 (P/Q; the generated
+/* Second chance (the FMA paths' fallback, OM_TR_SECOND_CHANCE): a lane that the first pass's test flags (about
+ * 2^-15 of them on uniform inputs) is computed again by the same formula with P/Q of degrees 7 and 8
+ * (om_gelu_rp2, om_gelu_rq2: < 2^-47.234375 against G, OM_GELU_RAT2_LOG2ERR) and one VDIVPD: C~ within 54.5 (P/Q; the generated
  * bound, in units of 2^-53) + 21.4 + 167.3 + 1 + 2 (e^t and its roundings, as above) + 7.01 + 8.01 (Horner)
  * = 261.3, n within 3.01 (x > 0) or 1 unit, the division 1: < 266 units < 2^-44.9, rounding test T = 512
  * (needs < 0.7 T = 358.4). A lane it cannot settle either (about one in 16 of them) takes the double-double
  * om_fb_gelu_erf, 0.3 to 6 us a lane: on uniform inputs on [-10, 10] those made about 9% of a call's time with
  * T = 8192 and no second chance (perf, tools/profile_node.py Gelu 1M exact). Other lanes (x outside the first
  * pass's range) go straight to om_fb_gelu_erf. */
-static float om_fb_gelu_erf_fma(double x) {
-  if (x >= -11.875 && x <= 0x1.fffffep127 && (x >= 0x1p-60 || x <= -0x1p-60)) {
-    om_vd n, d;
-    om_trmask bad = OM_TR_NONE;
-    om_gelu_erf_nd((om_vfh){0} + (float)x, om_gelu_rp2, 8, om_gelu_rq2, 9, &n, &d);
-    om_vfh r = om_tr_round_bits_as(n / d, 512, 0, 1, &bad);
-    if (!OM_TR_LANE(bad, 0)) {
-      OM_TR_ON_SECOND((float)x);
-      return r[0];
-    }
-  }
-  return om_fb_gelu_erf(x);
+static inline __attribute__((always_inline)) om_vd om_gelu_erf_y2_fma(om_vfh xf) {
+  om_vd n, d;
+  om_gelu_erf_nd(xf, om_gelu_rp2, 8, om_gelu_rq2, 9, &n, &d);
+  return n / d; /* rounding test T = 512 */
 }
+OM_TR_SECOND_CHANCE(om_fb_gelu_erf_fma, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_y2_fma, 512,
+                    om_fb_gelu_erf)
 OM_TR_KERNEL_FMA_QUOT(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_q_fma, 8192, 1, om_gelu_erf_v,
                       om_fb_gelu_erf_fma, 1)
 #else

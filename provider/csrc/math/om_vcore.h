@@ -752,4 +752,25 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
 #define OM_TR_ON_SECOND(x) (void)0
 #endif
 
+#ifdef OM_TR_FMA
+/* A fallback NAME(x) for the FMA paths that gives a flagged lane a second chance in double before the
+ * double-double FB: for x in the first pass's ordinary range (LO <= x <= HI, |x| >= TINY, the kernel's own
+ * limits), Y2 (a more accurate first pass of the same form, on a vector of copies of x) and its rounding test
+ * with T2; a lane that passes gets RN_f32 of Y2's lane 0, any other lane FB(x). Each caller's file proves Y2's
+ * bound below 0.7 T2 2^-53. */
+#define OM_TR_SECOND_CHANCE(NAME, LO, TINY, HI, Y2, T2, FB)                                        \
+  static float NAME(double x) {                                                                    \
+    float xf = (float)x;                                                                           \
+    if (xf >= (LO) && xf <= (HI) && (xf >= (TINY) || xf <= -(TINY))) {                            \
+      om_trmask bad = OM_TR_NONE;                                                                  \
+      om_vfh r = om_tr_round_bits_as(Y2((om_vfh){0} + xf), T2, 0, 1, &bad);                        \
+      if (!OM_TR_LANE(bad, 0)) {                                                                   \
+        OM_TR_ON_SECOND(xf);                                                                       \
+        return r[0];                                                                               \
+      }                                                                                            \
+    }                                                                                              \
+    return FB(x);                                                                                  \
+  }
+#endif
+
 #define OM_QNAN_F ((om_vfh)((om_vih){0} + 0x7fc00000))
