@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) om_vd om_gelu_erf_y2_fma(om_vfh xf)
 OM_TR_SECOND_CHANCE(om_fb_gelu_erf_fma, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_y2_fma, 512,
                     om_fb_gelu_erf)
 OM_TR_KERNEL_FMA_QUOT(gelu_erf_f32, -11.875f, 0x1p-60f, 0x1.fffffep127f, om_gelu_erf_q_fma, 8192, 1, om_gelu_erf_v,
-                      om_fb_gelu_erf_fma, 1)
+                      om_fb_gelu_erf_fma, 3)
 #else
 OM_TR_KERNEL(gelu_erf_f32, om_gelu_erf_v, om_fb_gelu_erf)
 #endif

@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) void om_gelu_tanh_q_fma(om_vfh xf, 
   *n = x;
   *d = 1.0 + e; /* y = n/d: rounding test T = 4096 */
 }
-OM_TR_KERNEL_FMA_QUOT(gelu_tanh_f32, -10.0f, 0x1p-60f, 1e30f, om_gelu_tanh_q_fma, 4096, 0, om_gelu_tanh_v, om_fb_gelu_tanh, 1)
+OM_TR_KERNEL_FMA_QUOT(gelu_tanh_f32, -10.0f, 0x1p-60f, 1e30f, om_gelu_tanh_q_fma, 4096, 0, om_gelu_tanh_v, om_fb_gelu_tanh, 3)
 #else
 OM_TR_KERNEL(gelu_tanh_f32, om_gelu_tanh_v, om_fb_gelu_tanh)
 #endif

@@ -274,9 +274,12 @@ static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, 
  *   of 2^-30, k HI/2 a multiple of 2^-58, and |r| < 2^-6, so r has at most 52 significant bits. |r| <= ln2/64
  *   (1 + 2^-40) < 0.010831 and r differs from a - k ln2/32 by |k| (ln2/32 - HI/2) < |k| 2^-60.25.
  *   ph = fma(r^2, q(r), r) ~= (e^(2r) - 1)/2, q of degree 4 (om_expm1h_q32): Sollya relative error
- *   < 2^OM_EXPM1H_Q32_LOG2ERR (-49.45); q(0) = 1 and its terms decrease by 2r/3 < 0.0073, so q is within
- *   1.01 2^-53, r^2 q within 2.02 2^-53 with |r^2 q| < 0.011 |ph|, and the fma rounds once: ph is within
- *   2^-49.45 + 2^-53 + 2^-58.4 < 2^-49.3 relative of (e^(2r) - 1)/2 at the computed r.
+ *   < 2^OM_EXPM1H_Q32_LOG2ERR (-49.45). q by Estrin's scheme, for a shorter chain than Horner's (Tanh's loop
+ *   is held back by its chain, see OM_TR_KERNEL_FMA_GEN): qa = RN(q0 + q1 r) in [0.9927, 1.0073] (within
+ *   2^-53), qc = RN(q2 + RN(q3 + q4 r) r) below 0.335 (within 2^-55 + 2^-56 |r|), q = RN(qa + qc r^2) with
+ *   |qc r^2| < 3.93e-5 (within 2^-53 plus qa's error, the rest below 0.0001 2^-53): q within 2.02 2^-53
+ *   relative, r^2 q within 3.03 2^-53 (r^2 rounded once) with |r^2 q| < 0.011 |ph|, and the fma rounds once:
+ *   ph is within 2^-49.45 + 2^-53 + 2^-57.9 < 2^-49.3 relative of (e^(2r) - 1)/2 at the computed r.
  *   sc2: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(2 T_j 2^(k >> 4)): the shifter's 16 adds 1 << 52
  *   (one to the exponent) and leaves j = k & 15, the permute's index, unchanged; T_j = RN(2^(j/16)), within
  *   2^-53. The caller forms e^(2a) - 1 = fma(sc2, ph, sc2/2 - 1) (see tanh_f32.h). */
@@ -285,7 +288,11 @@ static inline __attribute__((always_inline)) void om_vexp2x16(om_vd a, om_vd* sc
   om_vd ks = om_fma(a, OM_VD(2.0 * OM_INVLN2_16), OM_VD(om_exp2x16_shift));
   om_vd kn = om_exp2x16_shift - ks; /* -k, exact */
   om_vd r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
-  *ph = om_fma(r * r, om_vpoly(r, om_expm1h_q32, 5), r);
+  const double* q = om_expm1h_q32;
+  om_vd r2 = r * r;
+  om_vd qa = om_fma(r, OM_VD(q[1]), OM_VD(q[0]));
+  om_vd qc = om_fma(om_fma(r, OM_VD(q[4]), OM_VD(q[3])), r, OM_VD(q[2]));
+  *ph = om_fma(r2, om_fma(qc, r2, qa), r);
   *sc2 = om_vexp16_scale(ks);
 }
 /* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
@@ -601,21 +608,23 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
 /* The kernel of the FMA paths: VY is the FMA first pass (its double result y, before the rounding test with T
  * and MEM, see om_tr_round_bits_as), valid for the ordinary inputs LO <= x <= HI with |x| >= TINY
  * (om_ord_range); VGEN is the general first pass, valid for all inputs. The input test runs once per whole
- * vector. A whole vector that passes it takes NAME_start on both halves at once, then NAME_finish, and one
- * rounding test of both (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half
+ * vector. A whole vector that passes it takes NAME_start on both halves at once, then NAME_mid and NAME_finish,
+ * and one rounding test of both (om_tr_any_test2); a whole vector that fails it is tested again by halves, and a half
  * that passes takes VY, one that fails VGEN. Every pass gives the correctly rounded result in every lane it
  * does not flag, so the choice changes no result. NAME_fix gets the whole vector, takes the same decisions and
  * recomputes with the same operations and per-half tests, so it sees the same flagged lanes.
  *
- * The loop is software-pipelined by PIPE whole vectors (0, 1 or 2): it starts vector j (NAME_start: everything
- * up to the last few operations, a division included where there is one), then finishes vector j - PIPE
- * (NAME_finish, the conversions, stores and the rounding test). The finish of a vector thus waits in no
- * scheduler queue for the end of its own long dependency chain, which the next vectors' work covers: a chain
- * ending in a division or in five dependent products ran at the same lower speed, so the chain's length, not
- * the operation count, was what held these loops back. A vector that fails the input test first finishes the
- * pending ones. Each kernel's PIPE is the fastest of 0, 1 and 2 on this machine (tools/tr_bench.sh OP 65536,
- * binaries alternated): 2 for Log, Tanh, Sigmoid and Erf, 1 for Exp, Gelu tanh and Gelu none (whose earlier
- * table form, with the most constants in registers, ran 3% slower pipelined and took 0). */
+ * The loop is software-pipelined by PIPE whole vectors (0, 1, 2 or 3): it starts vector j (NAME_start and
+ * NAME_mid: everything up to the last few operations, a division included where there is one), then finishes
+ * vector j - PIPE (NAME_finish, the conversions, stores and the rounding test). The finish of a vector thus
+ * waits in no scheduler queue for the end of its own long dependency chain, which the next vectors' work
+ * covers: a chain ending in a division or in five dependent products ran at the same lower speed, so the
+ * chain's length, not the operation count, was what held these loops back. PIPE 3 splits the start too: it
+ * runs NAME_start on vector j, NAME_mid on vector j - 1 (for the _QUOT kernels the pair division: its
+ * product, the VDIVPD and two products) and NAME_finish on vector j - 2, so the division waits for no
+ * polynomial either. A vector that fails the input test first finishes the pending ones. Each kernel's PIPE
+ * is the fastest of 0 to 3 on this machine (tools/tr_bench.sh OP 65536, binaries alternated): 3 for Tanh (2
+ * on the 256 path), Gelu tanh and Gelu none, 2 for Log, Sigmoid (3 no faster) and Erf, 1 for Exp. */
 #define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
@@ -641,8 +650,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     OM_LOAD(x_[0], a);                                                                              \
     OM_LOAD(x_[1], a + OM_TR_L);                                                                    \
     if (om_ord_range(a, LO, TINY, HI)) {                                                            \
-      om_vd s_[3], y_[2];                                                                           \
-      NAME##_start(x_[0], x_[1], &s_[0], &s_[1], &s_[2]);                                           \
+      om_vd s_[4], y_[2];                                                                           \
+      NAME##_start(x_[0], x_[1], &s_[0], &s_[1], &s_[2], &s_[3]);                                   \
+      NAME##_mid(&s_[0], &s_[1], &s_[2], &s_[3]);                                                   \
       NAME##_finish(s_[0], s_[1], s_[2], &y_[0], &y_[1]);                                           \
       for (size_t h = 0; h < 2; h++) {                                                              \
         om_trmask bad = OM_TR_NONE;                                                                 \
@@ -662,22 +672,24 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   OM_TR_LOOP_OPEN(NAME)                                                                             \
       size_t pi = 0, qi = 0;                                                                        \
       int pend = 0, qend = 0;                                                                       \
-      om_vd ps0 = OM_VD(0.0), ps1 = OM_VD(0.0), ps2 = OM_VD(0.0);                                   \
+      om_vd ps0 = OM_VD(0.0), ps1 = OM_VD(0.0), ps2 = OM_VD(0.0), ps3 = OM_VD(0.0);                 \
       om_vd qs0 = OM_VD(0.0), qs1 = OM_VD(0.0), qs2 = OM_VD(0.0);                                   \
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
         OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                      \
         if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
           om_vfh x0_, x1_;                                                                          \
-          om_vd s0_, s1_, s2_;                                                                      \
+          om_vd s0_, s1_, s2_, s3_;                                                                 \
           OM_LOAD(x0_, a + i);                                                                      \
           OM_LOAD(x1_, a + i + OM_TR_L);                                                            \
-          NAME##_start(x0_, x1_, &s0_, &s1_, &s2_);                                                 \
+          NAME##_start(x0_, x1_, &s0_, &s1_, &s2_, &s3_);                                           \
+          if ((PIPE) < 3) NAME##_mid(&s0_, &s1_, &s2_, &s3_);                                       \
           if (!(PIPE)) {                                                                            \
             OM_TR_PIPE_FINISH(NAME, i, s0_, s1_, s2_, T, MEM);                                      \
             continue;                                                                               \
           }                                                                                         \
           if ((PIPE) >= 2) { /* two vectors in flight: finish the older, keep the newer */          \
             if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                           \
+            if ((PIPE) >= 3 && pend) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                            \
             qend = pend;                                                                            \
             qi = pi;                                                                                \
             qs0 = ps0;                                                                              \
@@ -691,11 +703,15 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
           ps0 = s0_;                                                                                \
           ps1 = s1_;                                                                                \
           ps2 = s2_;                                                                                \
+          ps3 = s3_;                                                                                \
         } else {                                                                                    \
           om_trmask bad0 = OM_TR_NONE;                                                              \
           om_trmask bad1 = OM_TR_NONE;                                                              \
           if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                             \
-          if (pend) OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                             \
+          if (pend) {                                                                               \
+            if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                    \
+            OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                     \
+          }                                                                                         \
           pend = qend = 0;                                                                          \
           OM_TR_NOTE(i);                                                                            \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
@@ -704,15 +720,23 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
         }                                                                                           \
       }                                                                                             \
       if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                                 \
-      if (pend) OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                 \
+      if (pend) {                                                                                   \
+        if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                        \
+        OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                         \
+      }                                                                                             \
   OM_TR_LOOP_CLOSE(NAME)
-/* A kernel whose whole vectors take VY on each half: the start is all of it, the finish only hands it on. */
+/* A kernel whose whole vectors take VY on each half: the start is all of it, the mid and the finish only hand it
+ * on. */
 #define OM_TR_KERNEL_FMA(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                              \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
-                                                                 om_vd* s2) {                      \
+                                                                 om_vd* s2, om_vd* s3) {           \
     *s0 = VY(x0);                                                                                   \
     *s1 = VY(x1);                                                                                   \
     *s2 = OM_VD(0.0);                                                                               \
+    *s3 = OM_VD(0.0);                                                                               \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
+    (void)s0, (void)s1, (void)s2, (void)s3;                                                         \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
                                                                   om_vd* y1) {                     \
@@ -723,8 +747,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)
 /* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh, Gelu none): VQ(x, &n, &d)
  * gives a half vector's n and d. A half vector alone divides (NAME_yq: VDIVPD, RN(n/d)); a whole vector
- * divides once for both halves (om_vdiv_pair_start in the start, the two products in the finish): two
- * divisions per 16 lanes, and their latency at the end of the chain, held these kernels back. */
+ * divides once for both halves (the start gives n0, d0, n1, d1; om_vdiv_pair_start in the mid, the two
+ * products in the finish): two divisions per 16 lanes, and their latency at the end of the chain, held these
+ * kernels back. */
 #define OM_TR_KERNEL_FMA_QUOT(NAME, LO, TINY, HI, VQ, T, MEM, VGEN, FB, PIPE)                         \
   static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x) {                          \
     om_vd n, d;                                                                                     \
@@ -732,10 +757,12 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     return n / d;                                                                                   \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
-                                                                 om_vd* s2) {                      \
-    om_vd n0, d0, n1, d1;                                                                           \
-    VQ(x0, &n0, &d0);                                                                               \
-    VQ(x1, &n1, &d1);                                                                               \
+                                                                 om_vd* s2, om_vd* s3) {           \
+    VQ(x0, s0, s1);                                                                                 \
+    VQ(x1, s2, s3);                                                                                 \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
+    om_vd n0 = *s0, d0 = *s1, n1 = *s2, d1 = *s3;                                                   \
     om_vdiv_pair_start(n0, d0, n1, d1, s0, s1, s2);                                                 \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \

@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) void om_tanh_q_fma(om_vfh xf, om_vd
   *n = m;
   *d = m + 2.0; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA_QUOT(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_q_fma, 512, 0, om_tanh_v, om_fb_tanh, 2)
+OM_TR_KERNEL_FMA_QUOT(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_q_fma, 512, 0, om_tanh_v, om_fb_tanh, OM_VB == 64 ? 3 : 2)
 #else
 OM_TR_KERNEL(tanh_f32, om_tanh_v, om_fb_tanh)
 #endif
