@@ -258,17 +258,26 @@ static inline __attribute__((always_inline)) om_vd om_vexp16_scale(om_vd ks) {
   om_vul kb = (om_vul)ks;
   return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
 }
-static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, om_vd* sc, om_vd* p) {
+/* In two steps, for a loop that pipelines them: the reduction (r and sc), then p. */
+static inline __attribute__((always_inline)) void om_vexp16_reduce(om_vd t, int flags, om_vd* r, om_vd* sc) {
   const int neg = flags & OM_EXP16_NEG;
   om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
   om_vd kn = 0x1.8p52 - ks; /* -k, exact */
-  om_vd r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
-  *p = om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
+  *r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
   *sc = om_vexp16_scale(ks);
+}
+static inline __attribute__((always_inline)) om_vd om_vexp16_p(om_vd r) {
+  return om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
+}
+static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, om_vd* sc, om_vd* p) {
+  om_vd r;
+  om_vexp16_reduce(t, flags, &r, sc);
+  *p = om_vexp16_p(r);
 }
 
 /* e^(2a) ~= sc2 (1 + 2 ph)/2 for |a| <= 9.5 (a an f32), Tanh's reduction: the one of om_vexp16 for t = 2a, done
- * on a itself (so no doubling), and with the factor 2 of 2 ph folded into sc2 = 2 sc:
+ * on a itself (so no doubling), and with the factor 2 of 2 ph folded into sc2 = 2 sc (om_vexp2x16_reduce gives r
+ * and sc2, om_vexp2x16_ph gives ph):
  *   k = rint(a 32/ln2): ks = fma(a, RN(32/ln2), 1.5 2^52 + 16) (RN(32/ln2) = 2 RN(16/ln2)), |k| <= 439;
  *   r = fma(-k, HI/2, a) with HI = OM_LN2_16_HI, exact: k = 0 gives a; else |a| >= 0.0108 is an f32 multiple
  *   of 2^-30, k HI/2 a multiple of 2^-58, and |r| < 2^-6, so r has at most 52 significant bits. |r| <= ln2/64
@@ -284,16 +293,19 @@ static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, 
  *   (one to the exponent) and leaves j = k & 15, the permute's index, unchanged; T_j = RN(2^(j/16)), within
  *   2^-53. The caller forms e^(2a) - 1 = fma(sc2, ph, sc2/2 - 1) (see tanh_f32.h). */
 static const double om_exp2x16_shift = 0x1.8p52 + 16.0;
-static inline __attribute__((always_inline)) void om_vexp2x16(om_vd a, om_vd* sc2, om_vd* ph) {
+/* In two steps, for a loop that pipelines them (tanh_f32.h): the reduction (r and sc2), then the polynomial. */
+static inline __attribute__((always_inline)) void om_vexp2x16_reduce(om_vd a, om_vd* r, om_vd* sc2) {
   om_vd ks = om_fma(a, OM_VD(2.0 * OM_INVLN2_16), OM_VD(om_exp2x16_shift));
   om_vd kn = om_exp2x16_shift - ks; /* -k, exact */
-  om_vd r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
+  *r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
+  *sc2 = om_vexp16_scale(ks);
+}
+static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph(om_vd r) {
   const double* q = om_expm1h_q32;
   om_vd r2 = r * r;
   om_vd qa = om_fma(r, OM_VD(q[1]), OM_VD(q[0]));
   om_vd qc = om_fma(om_fma(r, OM_VD(q[4]), OM_VD(q[3])), r, OM_VD(q[2]));
-  *ph = om_fma(r2, om_fma(qc, r2, qa), r);
-  *sc2 = om_vexp16_scale(ks);
+  return om_fma(r2, om_fma(qc, r2, qa), r);
 }
 /* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
  * operation to rebuild it when the kernel's constants do not all fit in registers). */
@@ -614,17 +626,20 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * does not flag, so the choice changes no result. NAME_fix gets the whole vector, takes the same decisions and
  * recomputes with the same operations and per-half tests, so it sees the same flagged lanes.
  *
- * The loop is software-pipelined by PIPE whole vectors (0, 1, 2 or 3): it starts vector j (NAME_start and
- * NAME_mid: everything up to the last few operations, a division included where there is one), then finishes
- * vector j - PIPE (NAME_finish, the conversions, stores and the rounding test). The finish of a vector thus
- * waits in no scheduler queue for the end of its own long dependency chain, which the next vectors' work
- * covers: a chain ending in a division or in five dependent products ran at the same lower speed, so the
- * chain's length, not the operation count, was what held these loops back. PIPE 3 splits the start too: it
- * runs NAME_start on vector j, NAME_mid on vector j - 1 (for the _QUOT kernels the pair division: its
- * product, the VDIVPD and two products) and NAME_finish on vector j - 2, so the division waits for no
- * polynomial either. A vector that fails the input test first finishes the pending ones. Each kernel's PIPE
- * is the fastest of 0 to 3 on this machine (tools/tr_bench.sh OP 65536, binaries alternated): 3 for Tanh (2
- * on the 256 path), Gelu tanh and Gelu none, 2 for Log, Sigmoid (3 no faster) and Erf, 1 for Exp. */
+ * The loop is software-pipelined (PIPE 0 to 4). A whole vector goes through four stages: NAME_start,
+ * NAME_startb, NAME_mid (for the _QUOT kernels the pair division: its product, the VDIVPD and two products)
+ * and NAME_finish (the last products, the conversions, stores and the rounding test). PIPE 1 and 2 run the
+ * first three on vector j and the finish on vector j - PIPE; PIPE 3 runs start and startb on j, mid on j - 1
+ * and finish on j - 2; PIPE 4 runs start on j, startb on j - 1, mid on j - 2 and finish on j - 3. A stage
+ * thus waits in no scheduler queue for the end of the long dependency chain of the stages before it, which
+ * the other vectors' work covers: a chain ending in a division or in five dependent products ran at the same
+ * lower speed, so the chain's length, not the operation count, was what held these loops back. A vector that
+ * fails the input test first finishes the pending ones. Each kernel's PIPE is the fastest of those tried on
+ * this machine (tools/tr_bench.sh OP 65536, binaries alternated): 4 for Tanh (3 was 6% slower; 2 on the 256
+ * path), Sigmoid (3 no faster than 2, 4 5% faster; 2 on the 256 path, where 4 was 9% slower) and Gelu tanh
+ * (6% faster than 3), each with the reduction of its exponential in the start and the polynomial in the
+ * startb; 3 for Gelu none (4, with either its P and e^t or its Q in the start, no faster); 2 for Log and
+ * Erf; 1 for Exp. */
 #define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
   {                                                                                                 \
@@ -633,6 +648,15 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, &(BAD)) : VGEN(x_, 1, &(BAD)); \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
+/* Hand the pipeline slot S (its flag, offset and first three state vectors) on to slot D. */
+#define OM_TR_PIPE_MOVE(DEND, DI, DS, SEND, SI, SS) \
+  do {                                              \
+    DEND = SEND;                                    \
+    DI = SI;                                        \
+    DS##0 = SS##0;                                  \
+    DS##1 = SS##1;                                  \
+    DS##2 = SS##2;                                  \
+  } while (0)
 /* Finish the pending whole vector at offset PI from its carried state S0, S1, S2: results, stores, test. */
 #define OM_TR_PIPE_FINISH(NAME, PI, S0, S1, S2, T, MEM)                                             \
   do {                                                                                              \
@@ -652,6 +676,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     if (om_ord_range(a, LO, TINY, HI)) {                                                            \
       om_vd s_[4], y_[2];                                                                           \
       NAME##_start(x_[0], x_[1], &s_[0], &s_[1], &s_[2], &s_[3]);                                   \
+      NAME##_startb(&s_[0], &s_[1], &s_[2], &s_[3]);                                                \
       NAME##_mid(&s_[0], &s_[1], &s_[2], &s_[3]);                                                   \
       NAME##_finish(s_[0], s_[1], s_[2], &y_[0], &y_[1]);                                           \
       for (size_t h = 0; h < 2; h++) {                                                              \
@@ -672,8 +697,11 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   OM_TR_LOOP_OPEN(NAME)                                                                             \
       size_t pi = 0, qi = 0;                                                                        \
       int pend = 0, qend = 0;                                                                       \
-      om_vd ps0 = OM_VD(0.0), ps1 = OM_VD(0.0), ps2 = OM_VD(0.0), ps3 = OM_VD(0.0);                 \
-      om_vd qs0 = OM_VD(0.0), qs1 = OM_VD(0.0), qs2 = OM_VD(0.0);                                   \
+      size_t ri = 0;                                                                                \
+      int rend = 0;                                                                                 \
+      om_vd ps0 = OM_VD(0.0), ps1 = OM_VD(0.0), ps2 = OM_VD(0.0), ps3 = OM_VD(0.0); /* started */  \
+      om_vd rs0 = OM_VD(0.0), rs1 = OM_VD(0.0), rs2 = OM_VD(0.0), rs3 = OM_VD(0.0); /* PIPE 4 */   \
+      om_vd qs0 = OM_VD(0.0), qs1 = OM_VD(0.0), qs2 = OM_VD(0.0);                   /* to finish */\
       for (; i + OM_LANES(float) <= end; i += OM_LANES(float)) {                                    \
         OM_PREFETCH_STREAM_SLOW(a + i, o + i);                                                      \
         if (__builtin_expect(om_ord_range(a + i, LO, TINY, HI), 1)) {                               \
@@ -682,19 +710,23 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
           OM_LOAD(x0_, a + i);                                                                      \
           OM_LOAD(x1_, a + i + OM_TR_L);                                                            \
           NAME##_start(x0_, x1_, &s0_, &s1_, &s2_, &s3_);                                           \
+          if ((PIPE) < 4) NAME##_startb(&s0_, &s1_, &s2_, &s3_);                                    \
           if ((PIPE) < 3) NAME##_mid(&s0_, &s1_, &s2_, &s3_);                                       \
           if (!(PIPE)) {                                                                            \
             OM_TR_PIPE_FINISH(NAME, i, s0_, s1_, s2_, T, MEM);                                      \
             continue;                                                                               \
           }                                                                                         \
-          if ((PIPE) >= 2) { /* two vectors in flight: finish the older, keep the newer */          \
+          if ((PIPE) >= 4) { /* three vectors in flight: finish q, mid r (to q), startb p (to r) */ \
+            if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                           \
+            if (rend) NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                           \
+            OM_TR_PIPE_MOVE(qend, qi, qs, rend, ri, rs);                                            \
+            if (pend) NAME##_startb(&ps0, &ps1, &ps2, &ps3);                                        \
+            OM_TR_PIPE_MOVE(rend, ri, rs, pend, pi, ps);                                            \
+            rs3 = ps3;                                                                              \
+          } else if ((PIPE) >= 2) { /* two in flight: finish q, (PIPE 3: mid) p to q */             \
             if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                           \
             if ((PIPE) >= 3 && pend) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                            \
-            qend = pend;                                                                            \
-            qi = pi;                                                                                \
-            qs0 = ps0;                                                                              \
-            qs1 = ps1;                                                                              \
-            qs2 = ps2;                                                                              \
+            OM_TR_PIPE_MOVE(qend, qi, qs, pend, pi, ps);                                            \
           } else if (pend) {                                                                        \
             OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                     \
           }                                                                                         \
@@ -708,11 +740,16 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
           om_trmask bad0 = OM_TR_NONE;                                                              \
           om_trmask bad1 = OM_TR_NONE;                                                              \
           if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                             \
+          if (rend) {                                                                               \
+            NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                                     \
+            OM_TR_PIPE_FINISH(NAME, ri, rs0, rs1, rs2, T, MEM);                                     \
+          }                                                                                         \
           if (pend) {                                                                               \
+            if ((PIPE) >= 4) NAME##_startb(&ps0, &ps1, &ps2, &ps3);                                 \
             if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                    \
             OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                     \
           }                                                                                         \
-          pend = qend = 0;                                                                          \
+          pend = qend = rend = 0;                                                                   \
           OM_TR_NOTE(i);                                                                            \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
@@ -720,7 +757,12 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
         }                                                                                           \
       }                                                                                             \
       if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                                 \
+      if (rend) {                                                                                   \
+        NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                                         \
+        OM_TR_PIPE_FINISH(NAME, ri, rs0, rs1, rs2, T, MEM);                                         \
+      }                                                                                             \
       if (pend) {                                                                                   \
+        if ((PIPE) >= 4) NAME##_startb(&ps0, &ps1, &ps2, &ps3);                                     \
         if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                        \
         OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                         \
       }                                                                                             \
@@ -738,6 +780,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
     (void)s0, (void)s1, (void)s2, (void)s3;                                                         \
   }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_startb(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
+    (void)s0, (void)s1, (void)s2, (void)s3;                                                         \
+  }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
                                                                   om_vd* y1) {                     \
     (void)s2;                                                                                       \
@@ -745,21 +790,28 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     *y1 = s1;                                                                                       \
   }                                                                                                 \
   OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)
-/* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh, Gelu none): VQ(x, &n, &d)
- * gives a half vector's n and d. A half vector alone divides (NAME_yq: VDIVPD, RN(n/d)); a whole vector
- * divides once for both halves (the start gives n0, d0, n1, d1; om_vdiv_pair_start in the mid, the two
- * products in the finish): two divisions per 16 lanes, and their latency at the end of the chain, held these
- * kernels back. */
-#define OM_TR_KERNEL_FMA_QUOT(NAME, LO, TINY, HI, VQ, T, MEM, VGEN, FB, PIPE)                         \
+/* A kernel whose first pass ends in one division, y = n/d with d > 0 (Tanh, Sigmoid, Gelu tanh, Gelu none), in two
+ * steps: VQA(x, &u, &v) gives two vectors of a half vector's state and VQB(u, v, &n, &d) its n and d (the start
+ * runs VQA on both halves, the startb VQB, so PIPE 4 runs them on different vectors). A half vector alone
+ * divides (NAME_yq: VDIVPD, RN(n/d)); a whole vector divides once for both halves (om_vdiv_pair_start in the
+ * mid, the two products in the finish): two divisions per 16 lanes, and their latency at the end of the chain,
+ * held these kernels back. OM_TR_KERNEL_FMA_QUOT is the one-step form: VQ(x, &n, &d), the startb only hands
+ * n and d on. */
+#define OM_TR_KERNEL_FMA_QUOT2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE)                  \
   static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x) {                          \
-    om_vd n, d;                                                                                     \
-    VQ(x, &n, &d);                                                                                  \
+    om_vd n, d, u, v;                                                                               \
+    VQA(x, &u, &v);                                                                                 \
+    VQB(u, v, &n, &d);                                                                              \
     return n / d;                                                                                   \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
                                                                  om_vd* s2, om_vd* s3) {           \
-    VQ(x0, s0, s1);                                                                                 \
-    VQ(x1, s2, s3);                                                                                 \
+    VQA(x0, s0, s1);                                                                                \
+    VQA(x1, s2, s3);                                                                                \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) void NAME##_startb(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
+    VQB(*s0, *s1, s0, s1);                                                                          \
+    VQB(*s2, *s3, s2, s3);                                                                          \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
     om_vd n0 = *s0, d0 = *s1, n1 = *s2, d1 = *s3;                                                   \
@@ -770,6 +822,12 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     om_vdiv_pair_end(s0, s1, s2, y0, y1);                                                           \
   }                                                                                                 \
   OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, NAME##_yq, T, MEM, VGEN, FB, PIPE)
+static inline __attribute__((always_inline)) void om_tr_quot_pass(om_vd n, om_vd d, om_vd* n_out, om_vd* d_out) {
+  *n_out = n;
+  *d_out = d;
+}
+#define OM_TR_KERNEL_FMA_QUOT(NAME, LO, TINY, HI, VQ, T, MEM, VGEN, FB, PIPE) \
+  OM_TR_KERNEL_FMA_QUOT2(NAME, LO, TINY, HI, VQ, om_tr_quot_pass, T, MEM, VGEN, FB, PIPE)
 
 #ifdef OM_TR_STATS
 #define OM_TR_ON_FALLBACK(x) om_tr_on_fallback(x)

@@ -25,14 +25,14 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * input takes the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is
  * symmetric, so the two correctly rounded results mirror each other although the operations differ).
  * a = clamp(x, -9.5, 9.5) (tanh |x| rounds to 1 above 9.02; at 9.5 the double result 1 - 1.1e-8 is far from the
- * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1) ~= e^(2a) - 1:
- *   k = 0: sc2 = 2, sc2/2 - 1 = 0, m = 2 ph exactly: within 2^-49.3 (om_vexp2x16).
+ * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 (in two steps) gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1) ~= e^(2a) - 1:
+ *   k = 0: sc2 = 2, sc2/2 - 1 = 0, m = 2 ph exactly: within 2^-49.3 (om_vexp2x16_ph).
  *   k != 0 (|2a| >= 0.02166): absolute errors in units of sc = sc2/2: T_j (2^-53 e^0.0217), ph (2 2^-49.3 |ph|
  *   with |ph| < 0.011: 2^-54.8) and r (2 |k| 2^-60.25 e^0.0217); sc/|m| <= 47.7 (at 2a = 0.02166; 46.7 at
  *   2a = -0.02166) and |k| sc/|m| <= 449 for |a| <= 9.5: T_j and ph give < 2^-47.03, r < 2^-50.44; sc/2 - 1 is
  *   exact for 1 <= sc2 <= 4 and within 2^-53 |sc - 1| <= 2.09 2^-53 |m| outside; the fma rounds once (2^-53):
  *   m within 2^-46.84 relative.
- * y = m/d with d = RN(m + 2) (2^-53) as n/d (OM_TR_KERNEL_FMA_QUOT): a half vector alone by VDIVPD (2^-53), a
+ * y = m/d with d = RN(m + 2) (2^-53) as n/d (OM_TR_KERNEL_FMA_QUOT2): a half vector alone by VDIVPD (2^-53), a
  * whole vector by om_vdiv_pair (within 4.01 2^-53; d0 d1 <= (e^19 + 1)^2 and every other product stays a normal
  * double too); the error of m moves y by at most 2/(m + 2) <= 2 (m > -1) times its own: below
  * 2^-45.84 + 5.01 2^-53 (+ their products) < 2^-45.78 in all; rounding test T = 512 (needs < 0.7 2^-44 =
@@ -41,15 +41,17 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * the f32 x, far less than half its spacing, so RN_f32(y) = x = RN_f32(tanh x) whatever the rounding test says
  * (which does not apply where y falls just below 2^-126); a flagged lane gets om_fb_tanh, which returns x for
  * |x| < 2^-12. */
-static inline __attribute__((always_inline)) void om_tanh_q_fma(om_vfh xf, om_vd* n, om_vd* d) {
-  om_vd a = om_vclamp_sym(om_vwiden(xf), 9.5);
-  om_vd sc2, ph;
-  om_vexp2x16(a, &sc2, &ph);
-  om_vd m = om_fma(sc2, ph, om_fms(sc2, OM_VD(0.5), OM_VD(1.0)));
+/* Two steps (OM_TR_KERNEL_FMA_QUOT2), so the loop runs them on different vectors (PIPE 4): */
+static inline __attribute__((always_inline)) void om_tanh_qa_fma(om_vfh xf, om_vd* r, om_vd* sc2) {
+  om_vexp2x16_reduce(om_vclamp_sym(om_vwiden(xf), 9.5), r, sc2);
+}
+static inline __attribute__((always_inline)) void om_tanh_qb_fma(om_vd r, om_vd sc2, om_vd* n, om_vd* d) {
+  om_vd m = om_fma(sc2, om_vexp2x16_ph(r), om_fms(sc2, OM_VD(0.5), OM_VD(1.0)));
   *n = m;
   *d = m + 2.0; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA_QUOT(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_q_fma, 512, 0, om_tanh_v, om_fb_tanh, OM_VB == 64 ? 3 : 2)
+OM_TR_KERNEL_FMA_QUOT2(tanh_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_tanh_qa_fma, om_tanh_qb_fma, 512,
+                       0, om_tanh_v, om_fb_tanh, OM_VB == 64 ? 4 : 2)
 #else
 OM_TR_KERNEL(tanh_f32, om_tanh_v, om_fb_tanh)
 #endif
