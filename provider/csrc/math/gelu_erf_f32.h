@@ -41,8 +41,9 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * (then the half vector, OM_TR_KERNEL_FMA) to om_gelu_erf_v above.
  * One formula for both signs, with C = erfc(u/sqrt2) <= 1 (no cancellation anywhere):
  *   x Phi(x) = x C/2 = -|x|/2 C (x < 0),  x - |x|/2 C (x > 0),  i.e.  y = max(x, 0) - |x| C/2.
- * u = min(|x|, 11.875) (exact, an f32). For x > 11.875 this computes x (1 - erfc(11.875/sqrt2)/2) instead of
- * x Phi(x): they differ by less than x erfc(8.39)/2 < 2^-105 x (relative, negligible below).
+ * u = min(|x|, 11.875) (exact, an f32; one VRANGEPD on the 512 path, om_vabs_min), and u stands for |x| in y
+ * too: y = max(x, 0) - u C/2. For x > 11.875 this computes x - 11.875 erfc(11.875/sqrt2)/2 instead of x Phi(x) =
+ * x - x erfc(x/sqrt2)/2: they differ by less than x erfc(8.39) < 2^-104 x (relative, negligible below).
  * C = e^t P(u)/Q(u), t = -u^2/2, P/Q ~= G(u) = e^(u^2/2) erfc(u/sqrt2) (a rational function: no table):
  *   e^t by om_vexp16's reduction done on w = u^2 = -2t (exact): ke = fma(w, -RN(16/ln2)/2,
  *   1.5 2^52) rounds the same product as fma(t, RN(16/ln2), 1.5 2^52), so the same k; r2 = fms(-k, 2 HI, w) =
@@ -58,11 +59,11 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  *   adds two nonnegative terms and rounds once: P~ within (1 + 2^-53)^6 - 1 < 6.01 units of P, Q~ within 7.01 of Q.
  *   ep = RN(RN(sc P~) Pe): two more roundings. ep/Q~ = -C~/2 with C~ within 4977.7 + 21.4 + 167.3 + 1 + 2 + 6.01
  *   + 7.01 = 5182.4 units (and their products, below 0.1 unit) of C, relative.
- * y = n/d with d = Q~ and n = fma(|x|, ep, RN(max(x, 0) Q~)):
- *   x < 0: n = RN(|x| ep) (max(x, 0) = +0), one rounding: y* = -|x| C~/2 within 1 unit.
- *   x > 0: n = RN(A - B), A = RN(x Q~), B = x C~ Q~/2 <= A/2 (1 + 2^-40) since C~ <= 1 + 2^-40 (C <= 1), so
- *     A <= 2.001 (A - B): RN(x Q~) and the fma give < 3.01 units of n; y* = x (1 - C~/2) moves by at most
- *     (C/2)/(1 - C/2) <= 1 times the error of C~.
+ * y = n/d with d = Q~ and n = fma(u, ep, RN(max(x, 0) Q~)):
+ *   x < 0: n = RN(u ep) (max(x, 0) = +0, u = |x|), one rounding: y* = -|x| C~/2 within 1 unit.
+ *   x > 0: n = RN(A - B), A = RN(x Q~), B = u C~ Q~/2 <= A/2 (1 + 2^-40) since u <= x and C~ <= 1 + 2^-40
+ *     (C <= 1), so A <= 2.001 (A - B): RN(x Q~) and the fma give < 3.01 units of n; y* = x - u C~/2 moves by
+ *     at most (u C/2)/(x - u C/2) <= 1 times the error of C~.
  *   The division as n/d (OM_TR_KERNEL_FMA_QUOT: a half vector alone by VDIVPD, 1 unit; a whole vector by
  *   om_vdiv_pair, 4.01 units; x Q~ <= 2^128 Q(11.875) < 2^144 and d0 d1 < 2^32, every product a normal double).
  * Total below 5182.4 + 3.01 + 4.01 < 5190 units < 2^-40.65; rounding test T = 8192 (needs < 0.7 T = 5734.4
@@ -70,8 +71,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
 static inline __attribute__((always_inline)) void om_gelu_erf_nd(om_vfh xf, const double* rp, int np, const double* rq,
                                                                   int nq, om_vd* n, om_vd* d) {
   om_vd x = om_vwiden(xf);
-  om_vd xa = om_vabs(x);
-  om_vd u = om_vminpd(xa, 11.875);
+  om_vd u = om_vabs_min(x, 11.875);
   om_vd z = om_vmaxpd(x, 0.0);
   om_vd p = om_vpoly(u, rp, np);
   om_vd q = om_vpoly(u, rq, nq);
@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void om_gelu_erf_nd(om_vfh xf, cons
   om_vd kn = 0x1.8p52 - ke; /* -k, exact */
   om_vd r2 = om_fms(kn, OM_VD(2.0 * OM_LN2_16_HI), w);
   om_vd ep = (om_vexp16_scale(ke) * p) * om_vpoly(r2, pc, 6);
-  *n = om_fma(xa, ep, z * q);
+  *n = om_fma(u, ep, z * q);
   *d = q;
 }
 static inline __attribute__((always_inline)) void om_gelu_erf_q_fma(om_vfh xf, om_vd* n, om_vd* d) {
