@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import struct
 import sys
+from collections.abc import Callable
 
 import mpmath as mp
 
@@ -28,12 +29,15 @@ def g(u: mp.mpf) -> mp.mpf:
     return mp.exp(u * u / 2) * mp.erfc(u / mp.sqrt(2))
 
 
-def fit(deg_p: int, deg_q: int, points: int, iterations: int) -> tuple[mp.mpf, list[mp.mpf], list[mp.mpf]]:
-    """Best (error, P, Q) seen; coefficients in the variable s = u / U_MAX (well conditioned)."""
+def rational_fit(
+    func: Callable[[mp.mpf], mp.mpf], u_max: mp.mpf, deg_p: int, deg_q: int, points: int, iterations: int
+) -> tuple[mp.mpf, list[mp.mpf], list[mp.mpf]]:
+    """Best (error, P, Q) seen for P/Q ~= func on [0, u_max], relative; coefficients in the variable
+    s = u / u_max (well conditioned), Q(0) = 1. Also used by tools/sollya/tanh_rational_fit.py."""
     half = mp.mpf(1) / 2
-    us = [U_MAX * (1 - mp.cos(mp.pi * (i + half) / points)) / 2 for i in range(points)] + [mp.mpf(0), U_MAX]
-    ss = [u / U_MAX for u in us]
-    gs = [g(u) for u in us]
+    us = [u_max * (1 - mp.cos(mp.pi * (i + half) / points)) / 2 for i in range(points)] + [mp.mpf(0), u_max]
+    ss = [u / u_max for u in us]
+    gs = [func(u) for u in us]
     weights = [mp.mpf(1)] * len(us)
     q_prev = [mp.mpf(1)] * len(us)
     best: tuple[mp.mpf, list[mp.mpf], list[mp.mpf]] | None = None
@@ -59,6 +63,11 @@ def fit(deg_p: int, deg_q: int, points: int, iterations: int) -> tuple[mp.mpf, l
         weights = [w * e / total for w, e in zip(weights, errs)]
     assert best is not None
     return best
+
+
+def fit(deg_p: int, deg_q: int, points: int, iterations: int) -> tuple[mp.mpf, list[mp.mpf], list[mp.mpf]]:
+    """Best (error, P, Q) seen for G on [0, U_MAX]; coefficients in the variable s = u / U_MAX."""
+    return rational_fit(g, U_MAX, deg_p, deg_q, points, iterations)
 
 
 def hexdouble(v: mp.mpf) -> str:

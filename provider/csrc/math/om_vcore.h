@@ -668,6 +668,21 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     OM_STORE(o + (PI) + OM_TR_L, r1_);                                                              \
     nfix += (unsigned)om_tr_any_test2(y0_, y1_, T, MEM);                                            \
   } while (0)
+/* Finish every pending vector, oldest first (slot q, then r, then p), each through its remaining stages. */
+#define OM_TR_PIPE_DRAIN(NAME, T, MEM, PIPE)                                \
+  do {                                                                      \
+    if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);           \
+    if (rend) {                                                             \
+      NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                   \
+      OM_TR_PIPE_FINISH(NAME, ri, rs0, rs1, rs2, T, MEM);                   \
+    }                                                                       \
+    if (pend) {                                                             \
+      if ((PIPE) >= 4) NAME##_startb(&ps0, &ps1, &ps2, &ps3);               \
+      if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                  \
+      OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                   \
+    }                                                                       \
+    pend = qend = rend = 0;                                                 \
+  } while (0)
 #define OM_TR_KERNEL_FMA_GEN(NAME, LO, TINY, HI, VY, T, MEM, VGEN, FB, PIPE)                          \
   static __attribute__((noinline, cold)) void OM_FN(NAME##_fix)(const float* a, float* o) {           \
     om_vfh x_[2];                                                                                   \
@@ -739,33 +754,14 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
         } else {                                                                                    \
           om_trmask bad0 = OM_TR_NONE;                                                              \
           om_trmask bad1 = OM_TR_NONE;                                                              \
-          if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                             \
-          if (rend) {                                                                               \
-            NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                                     \
-            OM_TR_PIPE_FINISH(NAME, ri, rs0, rs1, rs2, T, MEM);                                     \
-          }                                                                                         \
-          if (pend) {                                                                               \
-            if ((PIPE) >= 4) NAME##_startb(&ps0, &ps1, &ps2, &ps3);                                 \
-            if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                    \
-            OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                     \
-          }                                                                                         \
-          pend = qend = rend = 0;                                                                   \
+          OM_TR_PIPE_DRAIN(NAME, T, MEM, PIPE);                                                     \
           OM_TR_NOTE(i);                                                                            \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, 0, bad0, LO, TINY, HI)                                   \
           OM_TR_HALF_ORD(VY, T, MEM, VGEN, OM_TR_L, bad1, LO, TINY, HI)                             \
           nfix += (unsigned)om_trmask_any2(bad0, bad1);                                             \
         }                                                                                           \
       }                                                                                             \
-      if (qend) OM_TR_PIPE_FINISH(NAME, qi, qs0, qs1, qs2, T, MEM);                                 \
-      if (rend) {                                                                                   \
-        NAME##_mid(&rs0, &rs1, &rs2, &rs3);                                                         \
-        OM_TR_PIPE_FINISH(NAME, ri, rs0, rs1, rs2, T, MEM);                                         \
-      }                                                                                             \
-      if (pend) {                                                                                   \
-        if ((PIPE) >= 4) NAME##_startb(&ps0, &ps1, &ps2, &ps3);                                     \
-        if ((PIPE) >= 3) NAME##_mid(&ps0, &ps1, &ps2, &ps3);                                        \
-        OM_TR_PIPE_FINISH(NAME, pi, ps0, ps1, ps2, T, MEM);                                         \
-      }                                                                                             \
+      OM_TR_PIPE_DRAIN(NAME, T, MEM, PIPE);                                                         \
   OM_TR_LOOP_CLOSE(NAME)
 /* A kernel whose whole vectors take VY on each half: the start is all of it, the mid and the finish only hand it
  * on. */
