@@ -47,9 +47,7 @@ static inline __attribute__((always_inline)) void om_gelu_tanh_qa_fma(om_vfh xf,
   *v = om_vminpd(*x * om_fma(*x * *x, OM_VD(OM_K3_hi), OM_VD(OM_K1_hi)), 120.0);
 }
 static inline __attribute__((always_inline)) void om_gelu_tanh_qb_fma(om_vd x, om_vd v, om_vd* n, om_vd* d) {
-  om_vd sc, p;
-  om_vexp16(v, OM_EXP16_NEG, &sc, &p); /* e^-v */
-  om_vd e = om_fma(sc, p, sc);
+  om_vd e = om_vexp16(v, OM_EXP16_NEG); /* e^-v */
   *n = x;
   *d = 1.0 + e; /* y = n/d: rounding test T = 4096 */
 }

@@ -307,7 +307,7 @@ static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
  * absolute error (supnorm, rigorous) < 2^-45.65625 */
 static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3, 0x1.5556b37ca8c35p-5, 0x1.11123d32c5f8ap-7};
 #define OM_EXPM1_Q16S_LOG2ERR (-45.65625)
-/* Tanh's (om_vexp2x16): (e^(2r) - 1)/2 ~= r + r^2*(c0 + c1 r + ... + c4 r^4) on |r| <= 0.010831 (ln2/64 =
+/* Tanh's (om_vexp2x16_ph): (e^(2r) - 1)/2 ~= r + r^2*(c0 + c1 r + ... + c4 r^4) on |r| <= 0.010831 (ln2/64 =
  * 0.0108304...), relative error (supnorm, rigorous) < 2^-49.453125 */
 static const double om_expm1h_q32[] = {0x1.ffffffffffffbp-1, 0x1.55555554dd3ebp-1, 0x1.55555555bc98bp-2, 0x1.11120afd85a08p-3, 0x1.6c17121340ce7p-5};
 #define OM_EXPM1H_Q32_LOG2ERR (-49.453125)

@@ -248,7 +248,8 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
  *   sc: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
  *   the shift), exact while the exponent stays normal (|k >> 4| <= 1021); sc = 2^(k/16) (1 + d_T),
  *   |d_T| <= 2^-53.
- * The callers (Exp, Sigmoid, Gelu tanh, Gelu none) combine sc and p with one more fma each (see their files).
+ * e^t = fma(sc, p, sc): om_vexp16 (Exp, Gelu tanh), or om_vexp16_reduce then om_vexp16_e where a loop pipelines
+ * the two steps (Sigmoid); Gelu none does its own variant of the reduction (see its file).
  * Flag OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the two fma:
  * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without it. */
 #define OM_EXP16_NEG 1
@@ -258,7 +259,7 @@ static inline __attribute__((always_inline)) om_vd om_vexp16_scale(om_vd ks) {
   om_vul kb = (om_vul)ks;
   return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
 }
-/* In two steps, for a loop that pipelines them: the reduction (r and sc), then p. */
+/* In two steps, for a loop that pipelines them: the reduction (r and sc), then p and e^t. */
 static inline __attribute__((always_inline)) void om_vexp16_reduce(om_vd t, int flags, om_vd* r, om_vd* sc) {
   const int neg = flags & OM_EXP16_NEG;
   om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
@@ -269,10 +270,13 @@ static inline __attribute__((always_inline)) void om_vexp16_reduce(om_vd t, int 
 static inline __attribute__((always_inline)) om_vd om_vexp16_p(om_vd r) {
   return om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
 }
-static inline __attribute__((always_inline)) void om_vexp16(om_vd t, int flags, om_vd* sc, om_vd* p) {
-  om_vd r;
-  om_vexp16_reduce(t, flags, &r, sc);
-  *p = om_vexp16_p(r);
+static inline __attribute__((always_inline)) om_vd om_vexp16_e(om_vd r, om_vd sc) {
+  return om_fma(sc, om_vexp16_p(r), sc);
+}
+static inline __attribute__((always_inline)) om_vd om_vexp16(om_vd t, int flags) {
+  om_vd r, sc;
+  om_vexp16_reduce(t, flags, &r, &sc);
+  return om_vexp16_e(r, sc);
 }
 
 /* e^(2a) ~= sc2 (1 + 2 ph)/2 for |a| <= 9.5 (a an f32), Tanh's reduction: the one of om_vexp16 for t = 2a, done
@@ -636,9 +640,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * lower speed, so the chain's length, not the operation count, was what held these loops back. A vector that
  * fails the input test first finishes the pending ones. Each kernel's PIPE is the fastest of those tried on
  * this machine (tools/tr_bench.sh OP 65536, binaries alternated): 4 for Tanh (3 was 6% slower; 2 on the 256
- * path), Sigmoid (3 no faster than 2, 4 5% faster; 2 on the 256 path, where 4 was 9% slower) and Gelu tanh
- * (6% faster than 3), each with the reduction of its exponential in the start and the polynomial in the
- * startb; 3 for Gelu none (4, with either its P and e^t or its Q in the start, no faster); 2 for Log and
+ * path) and Sigmoid (3 no faster than 2, 4 5% faster; 2 on the 256 path, where 4 was 9% slower), each with the
+ * reduction of its exponential in the start and the polynomial in the startb, and Gelu tanh (6% faster than
+ * 3), with v in the start and the whole exponential in the startb; 3 for Gelu none (4, with either its P and e^t or its Q in the start, no faster); 2 for Log and
  * Erf; 1 for Exp. */
 #define OM_TR_FAST(VY, T, MEM, X, BAD) om_tr_round_bits_as(VY(X), T, MEM, 1, BAD)
 #define OM_TR_HALF_ORD(VY, T, MEM, VGEN, OFF, BAD, LO, TINY, HI)                                    \
@@ -648,7 +652,8 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     r_ = om_ordh_range(x_, LO, TINY, HI) ? OM_TR_FAST(VY, T, MEM, x_, &(BAD)) : VGEN(x_, 1, &(BAD)); \
     OM_STORE(o + i + (OFF), r_);                                                                    \
   }
-/* Hand the pipeline slot S (its flag, offset and first three state vectors) on to slot D. */
+/* Hand the pipeline slot S (its flag, offset and first three state vectors: all a vector carries after its mid)
+ * on to slot D; a move into slot r, before the mid, copies the fourth itself. */
 #define OM_TR_PIPE_MOVE(DEND, DI, DS, SEND, SI, SS) \
   do {                                              \
     DEND = SEND;                                    \

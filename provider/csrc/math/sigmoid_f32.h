@@ -34,7 +34,7 @@ static inline __attribute__((always_inline)) void om_sigmoid_qa_fma(om_vfh xf, o
   om_vexp16_reduce(om_vwiden(xf), OM_EXP16_NEG, r, sc); /* e^-x */
 }
 static inline __attribute__((always_inline)) void om_sigmoid_qb_fma(om_vd r, om_vd sc, om_vd* n, om_vd* d) {
-  om_vd e = om_fma(sc, om_vexp16_p(r), sc);
+  om_vd e = om_vexp16_e(r, sc);
   *n = OM_VD(1.0);
   *d = 1.0 + e; /* y = n/d: rounding test T = 512 */
 }
