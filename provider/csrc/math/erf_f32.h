@@ -44,7 +44,8 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * y = RN(a Q): 2^-53. Total below 2^-43.95 + 2.3 2^-53 < 2^-43.9 (OM_ERF16_LOG2ERR = -43.953); rounding test
  * T = 4096 (needs < 2^-41.51; about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was
  * one permute and one FMA more per half vector.
- * Sign copied from x. */
+ * Sign: the product's first factor is a with the sign of x (om_vclamp_sym: one VRANGEPD on the 512 path, where an AND
+ * and an OR of the sign bit were two operations; the same bits). */
 static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const double* c, int deg) {
   om_vd x = om_vwiden(xf);
   om_vd a = om_vabs_min(x, 3.99);
@@ -54,8 +55,9 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const
   om_vd d = om_vfrac_rint(t, ks); /* f = t - i = 4(a - m_i), exact; the table holds coefficient j times 4^-j */
   om_vd q = om_vtab16(c + 16 * deg, ki);
   for (int j = deg - 1; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  /* erf |x| with the sign of x (the rounding test reads the magnitude's bits; RN is symmetric) */
-  return (om_vd)((om_vul)(a * q) | ((om_vul)x & 0x8000000000000000ULL));
+  /* erf |x| with the sign of x: RN(s q) for s = a with x's sign, -RN(a q) for x < 0 (RN is symmetric; the rounding
+   * test reads only the low mantissa bits) */
+  return om_vclamp_sym(x, 3.99) * q;
 }
 static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
   return om_erf_y_tab(xf, om_erf16_c, 8); /* rounding test T = 4096 with constants from memory */
