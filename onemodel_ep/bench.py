@@ -10,6 +10,7 @@ Timings are measurements for docs and decisions, never test assertions.
 
     onemodel bench                                   # the default table
     onemodel bench --ops Add,Exp --sizes 1M,16M --threads 1 --json out.json --plot out.png
+    onemodel bench --summarize r1.json r2.json r3.json  # ranges over runs, and the targets (bench_summary.py)
 """
 
 from __future__ import annotations
@@ -386,12 +387,27 @@ def add_subparser(sub: Any) -> None:
     b.add_argument("--budget", type=float, default=0.5, help="seconds of timing per configuration")
     b.add_argument("--json", default=None)
     b.add_argument("--plot", default=None)
+    b.add_argument(
+        "--summarize",
+        nargs="+",
+        metavar="JSON",
+        default=None,
+        help="time nothing: print the ranges over these --json reports and the issue-6 targets they meet",
+    )
     b.set_defaults(func=main_args)
 
 
 def main_args(args: argparse.Namespace) -> int:
     from onemodel_ep.cli import UsageError
 
+    if args.summarize:
+        from onemodel_ep import bench_summary
+
+        try:
+            print(bench_summary.summarize(bench_summary.load(args.summarize)))
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        return 0
     ops = [o for o in args.ops.split(",") if o]
     dtypes = [t for t in args.types.split(",") if t]
     sizes = [s for s in args.sizes.split(",") if s]
