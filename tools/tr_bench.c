@@ -1,10 +1,12 @@
 /* tr_bench.c - single-thread throughput of the f32 transcendental kernels, per path and mode, on 1M floats.
- * Run: tools/tr_bench.sh [op# [N]]  (compiles with the library's flags; N floats, default 1M, best of
- * max(5, 2^26/N) calls). Inputs: uniform in [-lim, lim] per function
- * (lim = 10; log: (0, 100]). Reports elements per second (best of 5). */
+ * Run: tools/tr_bench.sh [op# [N [median]]]  (compiles with the library's flags; N floats, default 1M, best of
+ * max(5, 2^26/N) calls, or with "median" their median: on a VM whose speed varies from call to call the best
+ * is an outlier, the median what a run of calls gets). Inputs: uniform in [-lim, lim] per function
+ * (lim = 10; log: (0, 100]). Reports elements per second. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kernels/kernels.h"
@@ -17,6 +19,11 @@ void om_tr_on_fallback(float x) {
 void om_tr_on_second(float x) {
   (void)x;
   om_tr_seconds++;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
 }
 
 static double now(void) {
@@ -33,8 +40,11 @@ int main(int argc, char** argv) {
   const char* names[] = {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeluErf", "GeluTanh"};
   const int ks[] = {OM_K_EXP, OM_K_LOG, OM_K_TANH, OM_K_SIGMOID, OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
   int only = argc > 1 ? atoi(argv[1]) : -1;
+  const int median = argc > 3 && strcmp(argv[3], "median") == 0;
+  double* ts = malloc((size_t)reps * sizeof *ts);
   srand(1);
-  printf("%-9s %-7s %12s %12s  (G elements/s, one thread, %zu floats)\n", "op", "path", "exact", "fast", N);
+  printf("%-9s %-7s %12s %12s  (G elements/s, one thread, %zu floats, %s of %d calls)\n", "op", "path", "exact", "fast", N,
+         median ? "median" : "best", reps);
   for (int f = 0; f < 7; f++) {
     if (only >= 0 && only != f) continue;
     for (size_t i = 0; i < N; i++) {
@@ -48,15 +58,14 @@ int main(int argc, char** argv) {
         om_un_fn fn = om_path_table(p)->un[ks[f]][OM_T_FLOAT];
         om_un_fn tail = om_path_table(OM_PATH_SCALAR)->un[ks[f]][OM_T_FLOAT];
         unsigned fl = m == 0 ? OM_FL_EXACT : 0;
-        double best = 1e9;
         for (int rep = 0; rep < reps; rep++) {
           double t0 = now();
           size_t d = fn(in, out, N, fl);
           if (d < N) tail(in + d, out + d, N - d, fl);
-          double t = now() - t0;
-          if (t < best) best = t;
+          ts[rep] = now() - t0;
         }
-        rate[m] = N / best / 1e9;
+        qsort(ts, (size_t)reps, sizeof *ts, cmp_double);
+        rate[m] = N / ts[median ? reps / 2 : 0] / 1e9;
       }
       printf("%-9s %-7s %12.3f %12.3f   fallback lanes per call: %.1f (double-double %.1f)\n", names[f],
              om_path_name(p), rate[0], rate[1], (double)om_tr_fallbacks / reps,
