@@ -798,12 +798,19 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * mid, the two products in the finish): two divisions per 16 lanes, and their latency at the end of the chain,
  * held these kernels back. OM_TR_KERNEL_FMA_QUOT is the one-step form: VQ(x, &n, &d), the startb only hands
  * n and d on. */
-#define OM_TR_KERNEL_FMA_QUOT2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE)                  \
+#define OM_TR_KERNEL_FMA_QUOT2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE) \
+  OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, 0, T, MEM, VGEN, FB, PIPE)
+/* y = 1/d (Sigmoid): VQB's n is 1 and not read; the mid keeps d1 and d0 as the finish's two factors instead of
+ * the products n0 d1 and n1 d0, which the compiler could not fold (n passes through the loop's slots, which start
+ * at 0): two products fewer per 16 lanes, the same bits (RN(1 d1) = d1). */
+#define OM_TR_KERNEL_FMA_RECIP2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE) \
+  OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, 1, T, MEM, VGEN, FB, PIPE)
+#define OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, UNIT, T, MEM, VGEN, FB, PIPE)          \
   static inline __attribute__((always_inline)) om_vd NAME##_yq(om_vfh x) {                          \
     om_vd n, d, u, v;                                                                               \
     VQA(x, &u, &v);                                                                                 \
     VQB(u, v, &n, &d);                                                                              \
-    return n / d;                                                                                   \
+    return (UNIT) ? 1.0 / d : n / d;                                                                \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
                                                                  om_vd* s2, om_vd* s3) {           \
@@ -816,7 +823,13 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
     om_vd n0 = *s0, d0 = *s1, n1 = *s2, d1 = *s3;                                                   \
-    om_vdiv_pair_start(n0, d0, n1, d1, s0, s1, s2);                                                 \
+    if (UNIT) {                                                                                     \
+      *s2 = 1.0 / (d0 * d1);                                                                        \
+      *s0 = d1;                                                                                     \
+      *s1 = d0;                                                                                     \
+    } else {                                                                                        \
+      om_vdiv_pair_start(n0, d0, n1, d1, s0, s1, s2);                                               \
+    }                                                                                               \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
                                                                   om_vd* y1) {                     \

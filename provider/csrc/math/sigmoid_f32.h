@@ -26,7 +26,7 @@ static inline __attribute__((always_inline)) om_vfh om_sigmoid_v(om_vfh xf, int 
  * (NaN, larger |x|) send the whole vector (then the half vector) to om_sigmoid_v above. E = fma(sc, p, sc) ~= e^-x within 2^-45.36
  * (om_vexp16 with OM_EXP16_NEG, as in exp_f32.h; E <= e^87 < 2^125.6);
  * d = RN(1 + E): E > 0, so no cancellation, and d is within (E/(1 + E)) 2^-45.36 + 2^-53 of 1 + e^-x; y = 1/d
- * as n/d with n = 1 (OM_TR_KERNEL_FMA_QUOT2, in two steps: the reduction, then p to d): a half vector alone by VDIVPD (2^-53), a whole vector by
+ * as n/d with n = 1 (OM_TR_KERNEL_FMA_RECIP2, in two steps: the reduction, then p to d): a half vector alone by VDIVPD (2^-53), a whole vector by
  * om_vdiv_pair (within 4.01 2^-53; here n0 d1 = d1 is exact, so 3.01 2^-53): below
  * 2^-45.36 + 4.01 2^-53 < 2^-45.33 in all (d0 d1 <= (1 + e^87)^2 < 2^252: no product leaves the normal range);
  * rounding test T = 512 (needs < 0.7 2^-44 = 2^-44.51). */
@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void om_sigmoid_qb_fma(om_vd r, om_
   *n = OM_VD(1.0);
   *d = 1.0 + e; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA_QUOT2(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_qa_fma, om_sigmoid_qb_fma, 512, 0, om_sigmoid_v,
+OM_TR_KERNEL_FMA_RECIP2(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_qa_fma, om_sigmoid_qb_fma, 512, 0, om_sigmoid_v,
                        om_fb_sigmoid, OM_VB == 64 ? 4 : 2)
 #else
 OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v, om_fb_sigmoid)
