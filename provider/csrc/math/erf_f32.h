@@ -33,17 +33,19 @@ static inline __attribute__((always_inline)) om_vfh om_erf_v(om_vfh xf, int exac
  * double result 1 - 1.7e-8 is far from the boundary 1 - 2^-25 and rounds to 1; erf a >= 1.12 2^-126 is normal).
  * Piece i = rint(t) in [0, 15], t = 4a - 1/2 (exact unless a < 2^-49, where it rounds to -1/2 and i = 0 all the
  * same; ks = t + 1.5 2^52 holds i in its low bits): a in [i/4, (i+1)/4], a tie taking the even neighbour (so
- * piece 0 is a <= 1/4); centre m_i = i/4 + 1/8. erf(a)/a ~= Q_i(d), degree 8 (Sollya supnorm, rigorous:
- * relative < 2^-43.95 on every piece (OM_ERF16_LOG2ERR), fitted on |d| <= 0.126, piece 0 on -1/8 < d <= 0.126):
+ * piece 0 is a <= 1/4); centre m_i = i/4 + 1/8. erf(a)/a ~= Q_i(d), degree 7 (Sollya supnorm, rigorous:
+ * relative < 2^-38.84 on every piece (OM_ERF16_7_LOG2ERR), fitted on |d| <= 0.126, piece 0 on -1/8 < d <= 0.126):
  * d = a - m_i = (t - i)/4 (exact: t - i = t - rint(t) is VREDUCEPD's exact result on 512, and
  * t - (ks - 1.5 2^52) on 256; for a < 2^-49 t's rounding moves d by < 2^-55, Q_0 by < 2^-57 relative), which
- * the table takes as f = t - i = 4d (om_erf16_c holds coefficient j times 4^-j, so every Horner step is exactly
+ * the table takes as f = t - i = 4d (om_erf16_c7 holds coefficient j times 4^-j, so every Horner step is exactly
  * 4^-j times the unscaled one: the same values). Piece 0 was a polynomial in d = a^2 until the eighth session,
  * which cost a compare, a product and a blend per half vector.
  * Horner in FMA: |c_1 d/c_0| < 0.07 on every piece and the later terms are smaller: within 1.2 2^-53.
- * y = RN(a Q): 2^-53. Total below 2^-43.95 + 2.3 2^-53 < 2^-43.9 (OM_ERF16_LOG2ERR = -43.953); rounding test
- * T = 4096 (needs < 2^-41.51; about 2^-16 of the lanes take the fallback). Degree 9 with T = 32 (2^-49.2) was
- * one permute and one FMA more per half vector.
+ * y = RN(a Q): 2^-53. Total below 2^-38.84375 + 2.3 2^-53 < 18,262 units of 2^-53 (OM_ERF16_7_LOG2ERR = -38.84375);
+ * rounding test T = 32768 (needs < 0.7 T = 22,937.6 units; about 2T 2^-29 = 2^-13 of the lanes take the second
+ * chance below). Degree 8 with T = 4096 (2^-43.95, 2^-16 of the lanes flagged), the first pass until the twelfth
+ * session, was one permute and one FMA more per half vector and about 8% slower on the 512 path (kernel alone, 64K
+ * and 1M, docs/exact-transcendentals.md); degree 9 with T = 32 (2^-49.2) two more.
  * Sign: the product's first factor is a with the sign of x (om_vclamp_sym: one VRANGEPD on the 512 path, where an AND
  * and an OR of the sign bit were two operations; the same bits). */
 static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const double* c, int deg) {
@@ -60,10 +62,10 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const
   return om_vclamp_sym(x, 3.99) * q;
 }
 static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
-  return om_erf_y_tab(xf, om_erf16_c, 8); /* rounding test T = 4096 with constants from memory */
+  return om_erf_y_tab(xf, om_erf16_c7, 7); /* rounding test T = 32768 with constants from memory */
 }
 /* Second chance (the FMA paths' fallback, OM_TR_SECOND_CHANCE): a lane that the first pass's test flags (about
- * 2^-16 of them) is computed again on the same pieces at degree 9 (om_erf16_c9: < 2^-49.46875,
+ * 2^-13 of them) is computed again on the same pieces at degree 9 (om_erf16_c9: < 2^-49.46875,
  * OM_ERF16_9_LOG2ERR, 11.6 units of 2^-53; Horner and the product as above, 2.3 more): < 14 units, rounding test
  * T = 32 (needs < 0.7 T = 22.4): only about one flagged lane in 128 goes on to the double-double om_fb_erf (the
  * erf series, about 1 us a lane), whose lanes made about 6% of a 1M call's time (perf on
@@ -73,7 +75,7 @@ static inline __attribute__((always_inline)) om_vd om_erf_y2_fma(om_vfh xf) {
   return om_erf_y_tab(xf, om_erf16_c9, 9); /* rounding test T = 32 */
 }
 OM_TR_SECOND_CHANCE(om_fb_erf_fma, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y2_fma, 32, om_fb_erf)
-OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 4096, 1, om_erf_v, om_fb_erf_fma,
+OM_TR_KERNEL_FMA(erf_f32, -__builtin_inff(), 0x1p-126f, __builtin_inff(), om_erf_y_fma, 32768, 1, om_erf_v, om_fb_erf_fma,
                  OM_VB == 64 ? 2 : 0)
 #else
 OM_TR_KERNEL(erf_f32, om_erf_v, om_fb_erf)

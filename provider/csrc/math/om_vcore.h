@@ -420,16 +420,16 @@ static inline __attribute__((always_inline)) void om_vdiv_pair_end(om_vd p0, om_
 #define OM_TR_TEST_OFF(T) ((1ULL << 28) + (T))
 #define OM_TR_TEST_MSK(T) ((1ULL << 29) - 2ULL * (T))
 #if OM_VB == 64
-void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512, 4096 or 8192")));
+void om_tr_round_bits_bad_t(void) __attribute__((error("om_tr_round_bits_mem: T must be 32, 128, 512, 4096, 8192 or 32768")));
 /* The memory operands of the mem = 1 forms (om_tr_round_bits_as, om_tr_any_test2), one entry per T: the
  * values are below 2^29, so a 64-bit entry's first dword is the same value for the 32-bit lanes' broadcast. */
-static const uint64_t om_tr_test_off[] = {OM_TR_TEST_OFF(32), OM_TR_TEST_OFF(128), OM_TR_TEST_OFF(512),
-                                          OM_TR_TEST_OFF(4096), OM_TR_TEST_OFF(8192)};
-static const uint64_t om_tr_test_msk[] = {OM_TR_TEST_MSK(32), OM_TR_TEST_MSK(128), OM_TR_TEST_MSK(512),
-                                          OM_TR_TEST_MSK(4096), OM_TR_TEST_MSK(8192)};
+static const uint64_t om_tr_test_off[] = {OM_TR_TEST_OFF(32),   OM_TR_TEST_OFF(128),  OM_TR_TEST_OFF(512),
+                                          OM_TR_TEST_OFF(4096), OM_TR_TEST_OFF(8192), OM_TR_TEST_OFF(32768)};
+static const uint64_t om_tr_test_msk[] = {OM_TR_TEST_MSK(32),   OM_TR_TEST_MSK(128),  OM_TR_TEST_MSK(512),
+                                          OM_TR_TEST_MSK(4096), OM_TR_TEST_MSK(8192), OM_TR_TEST_MSK(32768)};
 static inline __attribute__((always_inline)) int om_tr_test_index(unsigned t) {
-  if (!(t == 32 || t == 128 || t == 512 || t == 4096 || t == 8192)) om_tr_round_bits_bad_t(); /* a build error */
-  return t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : t == 4096 ? 3 : 4;
+  if (!(t == 32 || t == 128 || t == 512 || t == 4096 || t == 8192 || t == 32768)) om_tr_round_bits_bad_t(); /* a build error */
+  return t == 32 ? 0 : t == 128 ? 1 : t == 512 ? 2 : t == 4096 ? 3 : t == 8192 ? 4 : 5;
 }
 #endif
 /* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
