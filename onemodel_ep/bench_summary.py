@@ -76,10 +76,10 @@ def _span(values: Sequence[float]) -> str:
     return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}"
 
 
-def _verdict(values: Sequence[float], least: float) -> str:
-    if min(values) >= least:
-        return "met"
-    return "missed" if max(values) < least else "edge"
+def _verdict(values: Sequence[float], meets: Callable[[float], bool]) -> str:
+    """met when every run's value meets the target, missed when none does, edge otherwise."""
+    hits = [meets(v) for v in values]
+    return "met" if all(hits) else "edge" if any(hits) else "missed"
 
 
 def collect(runs: Sequence[dict[str, Any]]) -> dict[Cell, list[dict[str, Any]]]:
@@ -98,26 +98,26 @@ def summarize(runs: Sequence[dict[str, Any]]) -> str:
     if not runs:
         raise ValueError("no runs to summarize")
     cells = collect(runs)
+    overhead = [r["overhead"]["custom_s"] / r["overhead"]["builtin_s"] for r in runs]
     lines = [f"{len(runs)} run(s):"]
-    for run in runs:
-        m, ov = run["machine"], run["overhead"]
+    for run, ov in zip(runs, overhead):
+        m = run["machine"]
         lines.append(
             f"- {m.get('date', '?')}: {m.get('cpu', m.get('processor', '?'))}, {m.get('cpus', '?')} cpus, "
             f"onnxruntime {m.get('onnxruntime', '?')}; "
             f"float32 copy {run['copy_elements_per_s'] / 1e9:.2f} G elements/s; "
-            f"per-call overhead {ov['custom_s'] / ov['builtin_s']:.2f}x"
+            f"per-call overhead {ov:.2f}x"
         )
     lines += ["", "Targets (met: in every run; missed: in none; edge: in some):", ""]
-    overhead = [r["overhead"]["custom_s"] / r["overhead"]["builtin_s"] for r in runs]
-    worst = max(overhead)
-    ov_verdict = "met" if worst <= OVERHEAD_MOST else ("missed" if min(overhead) > OVERHEAD_MOST else "edge")
+    ov_verdict = _verdict(overhead, lambda v: v <= OVERHEAD_MOST)
     lines.append(f"- per-call overhead <= {OVERHEAD_MOST}x: {ov_verdict} ({_span(overhead)}x)")
     for t in TARGETS:
         verdicts: dict[str, list[str]] = {"met": [], "edge": [], "missed": []}
         for c, rows in cells.items():
             if t.covers(c):
                 values = [r[f"{t.mode}_ratio"] for r in rows]
-                verdicts[_verdict(values, t.least)].append(f"{cell_name(c)} {_span(values)}")
+                verdict = _verdict(values, lambda v, least=t.least: v >= least)
+                verdicts[verdict].append(f"{cell_name(c)} {_span(values)}")
         n = sum(len(v) for v in verdicts.values())
         if n == 0:
             lines.append(f"- {t.name}: no cell measured")
