@@ -57,8 +57,8 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_tab(om_vfh xf, const
   om_vd d = om_vfrac_rint(t, ks); /* f = t - i = 4(a - m_i), exact; the table holds coefficient j times 4^-j */
   om_vd q = om_vtab16(c + 16 * deg, ki);
   for (int j = deg - 1; j >= 0; j--) q = om_fma(q, d, om_vtab16(c + 16 * j, ki));
-  /* erf |x| with the sign of x: RN(s q) for s = a with x's sign, -RN(a q) for x < 0 (RN is symmetric; the rounding
-   * test reads only the low mantissa bits) */
+  /* erf |x| with the sign of x: RN(s q) with s = a carrying x's sign, which is -RN(a q) for x < 0 (RN is symmetric;
+   * the rounding test reads only the low mantissa bits) */
   return om_vclamp_sym(x, 3.99) * q;
 }
 static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {

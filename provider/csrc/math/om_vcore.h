@@ -399,6 +399,14 @@ static inline __attribute__((always_inline)) void om_vdiv_pair_start(om_vd n0, o
   *p0 = n0 * d1;
   *p1 = n1 * d0;
 }
+/* The same for n0 = n1 = 1 (y0 = 1/d0, y1 = 1/d1): the products n0 d1 and n1 d0 are d1 and d0 themselves, so the
+ * end's factors are those (the same bits: RN(1 d1) = d1; 3.01 2^-53). */
+static inline __attribute__((always_inline)) void om_vdiv_pair_start_unit(om_vd d0, om_vd d1, om_vd* p0, om_vd* p1,
+                                                                          om_vd* w) {
+  *w = 1.0 / (d0 * d1);
+  *p0 = d1;
+  *p1 = d0;
+}
 static inline __attribute__((always_inline)) void om_vdiv_pair_end(om_vd p0, om_vd p1, om_vd w, om_vd* y0, om_vd* y1) {
   *y0 = p0 * w;
   *y1 = p1 * w;
@@ -800,9 +808,9 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * n and d on. */
 #define OM_TR_KERNEL_FMA_QUOT2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE) \
   OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, 0, T, MEM, VGEN, FB, PIPE)
-/* y = 1/d (Sigmoid): VQB's n is 1 and not read; the mid keeps d1 and d0 as the finish's two factors instead of
- * the products n0 d1 and n1 d0, which the compiler could not fold (n passes through the loop's slots, which start
- * at 0): two products fewer per 16 lanes, the same bits (RN(1 d1) = d1). */
+/* y = 1/d (Sigmoid; VQB's n must be 1): the mid divides by om_vdiv_pair_start_unit, without the products n0 d1 and
+ * n1 d0, which the compiler could not fold (n passes through the loop's slots, which start at 0): two products
+ * fewer per 16 lanes, the same bits. */
 #define OM_TR_KERNEL_FMA_RECIP2(NAME, LO, TINY, HI, VQA, VQB, T, MEM, VGEN, FB, PIPE) \
   OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, 1, T, MEM, VGEN, FB, PIPE)
 #define OM_TR_KERNEL_FMA_QUOT2_N(NAME, LO, TINY, HI, VQA, VQB, UNIT, T, MEM, VGEN, FB, PIPE)          \
@@ -810,7 +818,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
     om_vd n, d, u, v;                                                                               \
     VQA(x, &u, &v);                                                                                 \
     VQB(u, v, &n, &d);                                                                              \
-    return (UNIT) ? 1.0 / d : n / d;                                                                \
+    return n / d;                                                                                   \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_start(om_vfh x0, om_vfh x1, om_vd* s0, om_vd* s1, \
                                                                  om_vd* s2, om_vd* s3) {           \
@@ -823,13 +831,10 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_mid(om_vd* s0, om_vd* s1, om_vd* s2, om_vd* s3) { \
     om_vd n0 = *s0, d0 = *s1, n1 = *s2, d1 = *s3;                                                   \
-    if (UNIT) {                                                                                     \
-      *s2 = 1.0 / (d0 * d1);                                                                        \
-      *s0 = d1;                                                                                     \
-      *s1 = d0;                                                                                     \
-    } else {                                                                                        \
+    if (UNIT)                                                                                       \
+      om_vdiv_pair_start_unit(d0, d1, s0, s1, s2);                                                  \
+    else                                                                                            \
       om_vdiv_pair_start(n0, d0, n1, d1, s0, s1, s2);                                               \
-    }                                                                                               \
   }                                                                                                 \
   static inline __attribute__((always_inline)) void NAME##_finish(om_vd s0, om_vd s1, om_vd s2, om_vd* y0,  \
                                                                   om_vd* y1) {                     \
