@@ -303,6 +303,44 @@ static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
   0x1.f5818dcfba487p-1,
   0x1.fa4afa2a490dap-1,
 };
+/* om_exp16_t[j] = T_j = RN(2^(j/16)) and om_exp16_t2[j] = 2 T_j (exact): the 512 path's scale, T_j (or 2 T_j)
+ * times 2^floor(k/16) by one VSCALEFPD (om_vexp16_sc in om_vcore.h). */
+static const double om_exp16_t[16] __attribute__((aligned(64))) = {
+  0x1p0,
+  0x1.0b5586cf9890fp0,
+  0x1.172b83c7d517bp0,
+  0x1.2387a6e756238p0,
+  0x1.306fe0a31b715p0,
+  0x1.3dea64c123422p0,
+  0x1.4bfdad5362a27p0,
+  0x1.5ab07dd485429p0,
+  0x1.6a09e667f3bcdp0,
+  0x1.7a11473eb0187p0,
+  0x1.8ace5422aa0dbp0,
+  0x1.9c49182a3f09p0,
+  0x1.ae89f995ad3adp0,
+  0x1.c199bdd85529cp0,
+  0x1.d5818dcfba487p0,
+  0x1.ea4afa2a490dap0,
+};
+static const double om_exp16_t2[16] __attribute__((aligned(64))) = {
+  0x1p1,
+  0x1.0b5586cf9890fp1,
+  0x1.172b83c7d517bp1,
+  0x1.2387a6e756238p1,
+  0x1.306fe0a31b715p1,
+  0x1.3dea64c123422p1,
+  0x1.4bfdad5362a27p1,
+  0x1.5ab07dd485429p1,
+  0x1.6a09e667f3bcdp1,
+  0x1.7a11473eb0187p1,
+  0x1.8ace5422aa0dbp1,
+  0x1.9c49182a3f09p1,
+  0x1.ae89f995ad3adp1,
+  0x1.c199bdd85529cp1,
+  0x1.d5818dcfba487p1,
+  0x1.ea4afa2a490dap1,
+};
 /* om_vexp16 (Exp, Sigmoid, Gelu tanh, Gelu none): e^r - 1 ~= r + r^2*(c0 + c1 r + c2 r^2 + c3 r^3) on |r| <= 0.02167,
  * absolute error (supnorm, rigorous) < 2^-45.65625 */
 static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3, 0x1.5556b37ca8c35p-5, 0x1.11123d32c5f8ap-7};

@@ -234,7 +234,8 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
 }
 
 /* e^t ~= sc (1 + p), sc = T_j 2^(k >> 4) with T_j = RN(2^(j/16)), j = k & 15, for |t| <= 700 (t exact):
- *   k = rint(t 16/ln2): ks = fma(t, RN(16/ln2), 1.5 2^52) rounds t RN(16/ln2) once to an integer, so
+ *   k = rint(t 16/ln2): ks = fma(t, RN(16/ln2) OM_EXP16_KQ, OM_EXP16_SH) rounds t RN(16/ln2) once to an integer
+ *   (below), so
  *   |t - k ln2/16| <= ln2/32 (1 + 2^-40) < 0.02167 (RN(16/ln2) is off by < 2^-52.4 relative and
  *   |t| 16/ln2 < 2^14).
  *   r = fma(-k, LN2_16_HI, t), exact (k = 0: t; else |t| >= 0.0216 is an f32 multiple of 2^-29, k HI a
@@ -245,27 +246,52 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
  *   p = fma(r^2, q(r), r), q of degree 3 by Horner in FMA (om_expm1_q16s): Sollya absolute error < 2^-45.65;
  *   with the evaluation (final rounding 2^-53 |p| < 2^-58.5, r^2 q part < 2^-64): |(1 + p) - e^r| < 2^-45.64,
  *   i.e. < 2^-45.61 relative to e^r at the computed r.
- *   sc: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
- *   the shift), exact while the exponent stays normal (|k >> 4| <= 1021); sc = 2^(k/16) (1 + d_T),
- *   |d_T| <= 2^-53.
+ *   sc = T_j 2^(k >> 4) from om_vexp16_sc (below), exact while the exponent stays normal (|k >> 4| <= 1021);
+ *   sc = 2^(k/16) (1 + d_T), |d_T| <= 2^-53.
  * e^t = fma(sc, p, sc): om_vexp16 (Exp, Gelu tanh), or om_vexp16_reduce then om_vexp16_e where a loop pipelines
  * the two steps (Sigmoid); Gelu none does its own variant of the reduction (see its file).
  * Flag OM_EXP16_NEG: e^-t, with the same operations on -t (the negation folded into the two fma:
- * fma(t, -c, s) and fms(kn, HI, t) = fma(kn, HI, -t) exactly), so the same values as for -t without it. */
+ * fma(t, -c, s) and fms(kq, -HI, t) = fma(kq, -HI, -t) exactly), so the same values as for -t without it. */
 #define OM_EXP16_NEG 1
-/* bits(om_exp16_adj[j]) + (bits(ks) << 48), j = the low 4 bits of ks (the permute's index): T_j 2^(m >> 4) for
- * ks = 1.5 2^52 + m, whose shifter bits vanish in the shift (m = k in om_vexp16, k + 16 in om_vexp2x16). */
-static inline __attribute__((always_inline)) om_vd om_vexp16_scale(om_vd ks) {
+/* The shifter of the reductions (om_vexp16_reduce, om_vexp2x16_reduce, Gelu none's): ks = fma(t, c OM_EXP16_KQ,
+ * OM_EXP16_SH) and kq = ks - OM_EXP16_SH = k OM_EXP16_KQ, exact, for k = rint(t c), c = RN(16/ln2) (or RN(32/ln2)).
+ *   256 path: the 1.5 2^52 shifter, kq = k. The scale comes from the bits of ks (om_vexp16_sc below).
+ *   512 path: the 1.5 2^48 shifter, whose ulp is 2^-4: ks rounds t c/16 to a multiple of 1/16, which is t c
+ *   rounded to an integer divided by 16 (a power of two commutes with the rounding, ties included: the last bit's
+ *   parity is k's), so the same k, and kq = k/16 exactly (|k| < 2^47); the low 4 bits of ks are k & 15 (those
+ *   of 1.5 2^48 are zero), the permute's index. The products kq (HI/OM_EXP16_KQ) equal k HI exactly, so r is
+ *   the same double on both paths. */
+#if OM_VB == 64
+#define OM_EXP16_SH 0x1.8p48
+#define OM_EXP16_KQ 0x1p-4
+#else
+#define OM_EXP16_SH 0x1.8p52
+#define OM_EXP16_KQ 1.0
+#endif
+/* sc = T_j 2^(k >> 4) (tab = om_exp16_t), or 2 T_j 2^(k >> 4) (tab = om_exp16_t2), j = k & 15, from ks and kq
+ * above, exact while the exponent stays normal (|k >> 4| <= 1021):
+ *   512 path: VSCALEFPD(tab[j], kq) = tab[j] 2^floor(k/16): one operation where the 256 path's shift and add
+ *   take two (tools/port_bench.c: VPSLLQ and VPADDQ each occupy a vector port like an FMA).
+ *   256 path: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
+ *   the shift; om_exp16_adj[j] = T_j's bits minus j << 48); for 2 T_j the caller's shifter is 1.5 2^52 + 16,
+ *   whose 16 adds 1 << 52 (one to the exponent) and leaves j = k & 15 unchanged (OM_EXP2X16_SH). */
+static inline __attribute__((always_inline)) om_vd om_vexp16_sc(om_vd ks, om_vd kq, const double* tab) {
+#if OM_VB == 64
+  return (om_vd)_mm512_scalef_pd((__m512d)om_vtab16(tab, (om_vul)ks), (__m512d)kq);
+#else
+  (void)kq, (void)tab;
   om_vul kb = (om_vul)ks;
   return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+#endif
 }
 /* In two steps, for a loop that pipelines them: the reduction (r and sc), then p and e^t. */
 static inline __attribute__((always_inline)) void om_vexp16_reduce(om_vd t, int flags, om_vd* r, om_vd* sc) {
   const int neg = flags & OM_EXP16_NEG;
-  om_vd ks = om_fma(t, OM_VD(neg ? -OM_INVLN2_16 : OM_INVLN2_16), OM_VD(0x1.8p52));
-  om_vd kn = 0x1.8p52 - ks; /* -k, exact */
-  *r = neg ? om_fms(kn, OM_VD(OM_LN2_16_HI), t) : om_fma(kn, OM_VD(OM_LN2_16_HI), t);
-  *sc = om_vexp16_scale(ks);
+  om_vd ks = om_fma(t, OM_VD((neg ? -OM_INVLN2_16 : OM_INVLN2_16) * OM_EXP16_KQ), OM_VD(OM_EXP16_SH));
+  om_vd kq = ks - OM_EXP16_SH; /* k OM_EXP16_KQ, exact */
+  const double hq = -OM_LN2_16_HI / OM_EXP16_KQ;
+  *r = neg ? om_fms(kq, OM_VD(hq), t) : om_fma(kq, OM_VD(hq), t);
+  *sc = om_vexp16_sc(ks, kq, om_exp16_t);
 }
 static inline __attribute__((always_inline)) om_vd om_vexp16_p(om_vd r) {
   return om_fma(r * r, om_vpoly(r, om_expm1_q16s, 4), r);
@@ -282,7 +308,8 @@ static inline __attribute__((always_inline)) om_vd om_vexp16(om_vd t, int flags)
 /* e^(2a) ~= sc2 (1 + 2 ph)/2 for |a| <= 9.5 (a an f32), Tanh's reduction: the one of om_vexp16 for t = 2a, done
  * on a itself (so no doubling), and with the factor 2 of 2 ph folded into sc2 = 2 sc (om_vexp2x16_reduce gives r
  * and sc2, om_vexp2x16_ph gives ph):
- *   k = rint(a 32/ln2): ks = fma(a, RN(32/ln2), 1.5 2^52 + 16) (RN(32/ln2) = 2 RN(16/ln2)), |k| <= 439;
+ *   k = rint(a 32/ln2): ks = fma(a, RN(32/ln2) OM_EXP16_KQ, OM_EXP2X16_SH) (RN(32/ln2) = 2 RN(16/ln2)), the
+ *   shifter of om_vexp16_sc (1.5 2^52 + 16 on the 256 path), |k| <= 439;
  *   r = fma(-k, HI/2, a) with HI = OM_LN2_16_HI, exact: k = 0 gives a; else |a| >= 0.0108 is an f32 multiple
  *   of 2^-30, k HI/2 a multiple of 2^-58, and |r| < 2^-6, so r has at most 52 significant bits. |r| <= ln2/64
  *   (1 + 2^-40) < 0.010831 and r differs from a - k ln2/32 by |k| (ln2/32 - HI/2) < |k| 2^-60.25.
@@ -293,16 +320,19 @@ static inline __attribute__((always_inline)) om_vd om_vexp16(om_vd t, int flags)
  *   |qc r^2| < 3.93e-5 (within 2^-53 plus qa's error, the rest below 0.0001 2^-53): q within 2.02 2^-53
  *   relative, r^2 q within 3.03 2^-53 (r^2 rounded once) with |r^2 q| < 0.011 |ph|, and the fma rounds once:
  *   ph is within 2^-49.45 + 2^-53 + 2^-57.9 < 2^-49.3 relative of (e^(2r) - 1)/2 at the computed r.
- *   sc2: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(2 T_j 2^(k >> 4)): the shifter's 16 adds 1 << 52
- *   (one to the exponent) and leaves j = k & 15, the permute's index, unchanged; T_j = RN(2^(j/16)), within
- *   2^-53. The caller forms e^(2a) - 1 = fma(sc2, ph, sc2/2 - 1) (see tanh_f32.h). */
-static const double om_exp2x16_shift = 0x1.8p52 + 16.0;
+ *   sc2 = 2 T_j 2^(k >> 4) from om_vexp16_sc with om_exp16_t2; T_j = RN(2^(j/16)), within 2^-53. The caller
+ *   forms e^(2a) - 1 = fma(sc2, ph, sc2/2 - 1) (see tanh_f32.h). */
+#if OM_VB == 64
+#define OM_EXP2X16_SH OM_EXP16_SH
+#else
+#define OM_EXP2X16_SH (0x1.8p52 + 16.0)
+#endif
 /* In two steps, for a loop that pipelines them (tanh_f32.h): the reduction (r and sc2), then the polynomial. */
 static inline __attribute__((always_inline)) void om_vexp2x16_reduce(om_vd a, om_vd* r, om_vd* sc2) {
-  om_vd ks = om_fma(a, OM_VD(2.0 * OM_INVLN2_16), OM_VD(om_exp2x16_shift));
-  om_vd kn = om_exp2x16_shift - ks; /* -k, exact */
-  *r = om_fma(kn, OM_VD(0.5 * OM_LN2_16_HI), a);
-  *sc2 = om_vexp16_scale(ks);
+  om_vd ks = om_fma(a, OM_VD(2.0 * OM_INVLN2_16 * OM_EXP16_KQ), OM_VD(OM_EXP2X16_SH));
+  om_vd kq = ks - OM_EXP2X16_SH; /* k OM_EXP16_KQ, exact */
+  *r = om_fma(kq, OM_VD(-0.5 * OM_LN2_16_HI / OM_EXP16_KQ), a);
+  *sc2 = om_vexp16_sc(ks, kq, om_exp16_t2);
 }
 static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph(om_vd r) {
   const double* q = om_expm1h_q32;
