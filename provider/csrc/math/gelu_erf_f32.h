@@ -45,9 +45,10 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * too: y = max(x, 0) - u C/2. For x > 11.875 this computes x - 11.875 erfc(11.875/sqrt2)/2 instead of x Phi(x) =
  * x - x erfc(x/sqrt2)/2: they differ by less than x erfc(8.39) < 2^-104 x (relative, negligible below).
  * C = e^t P(u)/Q(u), t = -u^2/2, P/Q ~= G(u) = e^(u^2/2) erfc(u/sqrt2) (a rational function: no table):
- *   e^t by om_vexp16's reduction done on w = u^2 = -2t (exact): ke = fma(w, -RN(16/ln2)/2 OM_EXP16_KQ,
- *   OM_EXP16_SH) rounds the same product as om_vexp16_reduce's fma(t, RN(16/ln2) OM_EXP16_KQ, OM_EXP16_SH), so
- *   the same k, and kq = ke - OM_EXP16_SH = k OM_EXP16_KQ; r2 = fms(kq, -2 HI/OM_EXP16_KQ, w) = -2 k HI - w =
+ *   e^t by om_vexp16's reduction done on w = u^2 = -2t (exact), with the 1.5 2^52 shifter and the scale from
+ *   the bits of ke (om_vexp16_sc_bits) on both paths (the 512 path's VSCALEFPD made this kernel 1% slower,
+ *   tools/ab_kernels.sh): ke = fma(w, -RN(16/ln2)/2, 1.5 2^52) rounds the same product as fma(t, RN(16/ln2),
+ *   1.5 2^52), so the same k, and kq = ke - 1.5 2^52 = k; r2 = fms(kq, -2 HI, w) = -2 k HI - w =
  *   2 r' with r' = t - k HI om_vexp16's exact reduced argument (for k != 0, |t| >= 0.0216 means u >= 0.2, u a
  *   multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), so r2 is exact too;
  *   r' differs from t - k ln2/16 by |k| (ln2/16 - HI) < 1628 2^-59.25 < 2^-48.58 (|t| <= 70.5), which is 21.4
@@ -79,10 +80,10 @@ static inline __attribute__((always_inline)) void om_gelu_erf_nd(om_vfh xf, cons
   const double* e = om_expm1_q16s;
   const double pc[6] = {1.0, 0.5, e[0] * 0x1p-2, e[1] * 0x1p-3, e[2] * 0x1p-4, e[3] * 0x1p-5};
   om_vd w = u * u;
-  om_vd ke = om_fma(w, OM_VD(-0.5 * OM_INVLN2_16 * OM_EXP16_KQ), OM_VD(OM_EXP16_SH));
-  om_vd kq = ke - OM_EXP16_SH; /* k OM_EXP16_KQ, exact */
-  om_vd r2 = om_fms(kq, OM_VD(-2.0 * OM_LN2_16_HI / OM_EXP16_KQ), w);
-  om_vd ep = (om_vexp16_sc(ke, kq, om_exp16_t) * p) * om_vpoly(r2, pc, 6);
+  om_vd ke = om_fma(w, OM_VD(-0.5 * OM_INVLN2_16), OM_VD(0x1.8p52));
+  om_vd kq = ke - 0x1.8p52; /* k, exact */
+  om_vd r2 = om_fms(kq, OM_VD(-2.0 * OM_LN2_16_HI), w);
+  om_vd ep = (om_vexp16_sc_bits(ke) * p) * om_vpoly(r2, pc, 6);
   *n = om_fma(u, ep, z * q);
   *d = q;
 }

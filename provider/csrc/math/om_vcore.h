@@ -272,16 +272,20 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
  * above, exact while the exponent stays normal (|k >> 4| <= 1021):
  *   512 path: VSCALEFPD(tab[j], kq) = tab[j] 2^floor(k/16): one operation where the 256 path's shift and add
  *   take two (tools/port_bench.c: VPSLLQ and VPADDQ each occupy a vector port like an FMA).
- *   256 path: bits(om_exp16_adj[j]) + (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in
- *   the shift; om_exp16_adj[j] = T_j's bits minus j << 48); for 2 T_j the caller's shifter is 1.5 2^52 + 16,
- *   whose 16 adds 1 << 52 (one to the exponent) and leaves j = k & 15 unchanged (OM_EXP2X16_SH). */
+ *   256 path (om_vexp16_sc_bits, for a ks from the 1.5 2^52 shifter on any path): bits(om_exp16_adj[j]) +
+ *   (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in the shift; om_exp16_adj[j] =
+ *   T_j's bits minus j << 48); for 2 T_j the caller's shifter is 1.5 2^52 + 16, whose 16 adds 1 << 52 (one to
+ *   the exponent) and leaves j = k & 15 unchanged (OM_EXP2X16_SH). */
+static inline __attribute__((always_inline)) om_vd om_vexp16_sc_bits(om_vd ks) {
+  om_vul kb = (om_vul)ks;
+  return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+}
 static inline __attribute__((always_inline)) om_vd om_vexp16_sc(om_vd ks, om_vd kq, const double* tab) {
 #if OM_VB == 64
   return (om_vd)_mm512_scalef_pd((__m512d)om_vtab16(tab, (om_vul)ks), (__m512d)kq);
 #else
   (void)kq, (void)tab;
-  om_vul kb = (om_vul)ks;
-  return (om_vd)((om_vul)om_vtab16(om_exp16_adj, kb) + (kb << 48));
+  return om_vexp16_sc_bits(ks);
 #endif
 }
 /* In two steps, for a loop that pipelines them: the reduction (r and sc), then p and e^t. */
