@@ -475,9 +475,10 @@ static inline __attribute__((always_inline)) int om_tr_test_index(unsigned t) {
 }
 #endif
 /* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
- * mem = 1 (512 path; the kernels whose tables or coefficients fill the registers: Log, Erf, Gelu none): both as broadcast
- * memory operands, a load each and no vector-port operation, where GCC would otherwise rebuild them from
- * general registers in every iteration. Same flags either way. */
+ * mem = 1 (512 path; the kernels whose tables or coefficients fill the registers: Log, Erf, Gelu none; and
+ * Sigmoid, 1-3% faster so by tools/ab_kernels.sh): both as broadcast memory operands, a load each and no
+ * vector-port operation, where GCC would otherwise rebuild them from general registers in every iteration. Same
+ * flags either way. */
 static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y, unsigned t, int mem, int exact,
                                                                         om_trmask* bad) {
   om_vfh r = __builtin_convertvector(y, om_vfh);

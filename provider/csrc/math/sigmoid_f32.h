@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void om_sigmoid_qb_fma(om_vd r, om_
   *n = OM_VD(1.0);
   *d = 1.0 + e; /* y = n/d: rounding test T = 512 */
 }
-OM_TR_KERNEL_FMA_RECIP2(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_qa_fma, om_sigmoid_qb_fma, 512, 0, om_sigmoid_v,
+OM_TR_KERNEL_FMA_RECIP2(sigmoid_f32, -87.0f, 0.0f, 87.0f, om_sigmoid_qa_fma, om_sigmoid_qb_fma, 512, 1, om_sigmoid_v,
                        om_fb_sigmoid, OM_VB == 64 ? 4 : 2)
 #else
 OM_TR_KERNEL(sigmoid_f32, om_sigmoid_v, om_fb_sigmoid)
