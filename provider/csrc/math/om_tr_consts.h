@@ -349,6 +349,10 @@ static const double om_expm1_q16s[] = {0x1.ffffffff57ap-2, 0x1.5555555494e7ap-3,
  * 0.0108304...), relative error (supnorm, rigorous) < 2^-49.453125 */
 static const double om_expm1h_q32[] = {0x1.ffffffffffffbp-1, 0x1.55555554dd3ebp-1, 0x1.55555555bc98bp-2, 0x1.11120afd85a08p-3, 0x1.6c17121340ce7p-5};
 #define OM_EXPM1H_Q32_LOG2ERR (-49.453125)
+/* Tanh's first pass (om_vexp2x16_ph3): the same with c0 + c1 r + c2 r^2 + c3 r^3, relative error (supnorm,
+ * rigorous) < 2^-40.125 */
+static const double om_expm1h_q32_3[] = {0x1.ffffffff57e09p-1, 0x1.55555555e570fp-1, 0x1.5556b339ff7b9p-2, 0x1.111153b662287p-3};
+#define OM_EXPM1H_Q32_3_LOG2ERR (-40.125)
 /* log, FMA paths (log_f32.h): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
  * below the exponent of that difference: 10 subintervals of width 1/32 below 1, 6 of width 1/16 above.
  * om_log16_c[i] = RN(1/centre_i) (1 exactly on the two subintervals next to 1), om_log16_t[i] = RN(-log(c_i)).

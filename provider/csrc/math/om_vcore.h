@@ -345,6 +345,16 @@ static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph(om_vd r) {
   om_vd qc = om_fma(om_fma(r, OM_VD(q[4]), OM_VD(q[3])), r, OM_VD(q[2]));
   return om_fma(r2, om_fma(qc, r2, qa), r);
 }
+/* The same with q of degree 3 (om_expm1h_q32_3, Sollya relative error < 2^OM_EXPM1H_Q32_3_LOG2ERR (-40.12)), one FMA
+ * fewer: qa as above, qc = RN(q2 + q3 r) below 0.335 (within 2^-55 + 2^-56 |r|), and the rest as above: ph within
+ * 2^-40.12 + 2^-53 + 2^-57.9 < 2^-40.11 relative of (e^(2r) - 1)/2 at the computed r (Tanh's first pass). */
+static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph3(om_vd r) {
+  const double* q = om_expm1h_q32_3;
+  om_vd r2 = r * r;
+  om_vd qa = om_fma(r, OM_VD(q[1]), OM_VD(q[0]));
+  om_vd qc = om_fma(r, OM_VD(q[3]), OM_VD(q[2]));
+  return om_fma(r2, om_fma(qc, r2, qa), r);
+}
 /* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
  * operation to rebuild it when the kernel's constants do not all fit in registers). */
 static inline __attribute__((always_inline)) om_vul om_vand_bcst(om_vd v, const uint64_t* c) {
