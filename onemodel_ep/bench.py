@@ -3,7 +3,8 @@
 For each operator, element type, size and thread setting, the three sessions run the same one-node
 model on the same inputs, round-robin (ORT, exact, fast, ORT, ...; run by run with one intra-op thread,
 in blocks of about 20 ms with a thread pool) after a warm-up, and the median of the runs is reported as
-elements per second together with our/ORT ratios. The rows with a thread pool run in a child process whose
+elements per second together with our/ORT ratios (the median over the rounds of the ratio of adjacent runs,
+`_paired_ratios`). The rows with a thread pool run in a child process whose
 three sessions share ORT's global intra-op pool (one pool, as a process serving several models would have),
 so that no session's idle pool thread competes with the measured one for the CPUs.
 Timings are measurements for docs and decisions, never test assertions.
@@ -80,14 +81,8 @@ class Row:
     exact_eps: float
     fast_eps: float
     runs: int
-
-    @property
-    def exact_ratio(self) -> float:
-        return self.exact_eps / self.ort_eps
-
-    @property
-    def fast_ratio(self) -> float:
-        return self.fast_eps / self.ort_eps
+    exact_ratio: float  # our speed over ORT's: median over rounds of ORT's time / ours (_paired_ratios)
+    fast_ratio: float
 
 
 @dataclass
@@ -102,9 +97,7 @@ class Report:
             "machine": self.machine,
             "copy_elements_per_s": self.copy_eps,
             "overhead": self.overhead,
-            "rows": [
-                asdict(r) | {"exact_ratio": r.exact_ratio, "fast_ratio": r.fast_ratio} for r in self.rows
-            ],
+            "rows": [asdict(r) for r in self.rows],
         }
 
 
@@ -175,19 +168,34 @@ def _session(
 BLOCK_S = 0.02  # with a thread pool, each session runs for about this long before the next one takes over
 
 
+def _paired_ratios(per_round: Sequence[Sequence[float]]) -> list[float]:
+    """For each session k, the median over rounds r of per_round[0][r] / per_round[k][r]: its speed over the
+    first session's, from runs next to each other in time.
+
+    On a VM whose speed drifts from second to second (this project's CI machine moved by 10-30% within a
+    minute), the ratio of two medians taken over the whole budget mixes slow and fast phases in different
+    proportions for each session; the ratio within a round does not (a build against itself gives 1.000 this
+    way, see tools/ab_kernels.c), so the ratios are computed per round and their median reported.
+    """
+    base = per_round[0]
+    return [statistics.median(a / b for a, b in zip(base, ts, strict=True)) for ts in per_round]
+
+
 def _time_interleaved(
     sessions: Sequence[ort.InferenceSession],
     feeds: dict[str, np.ndarray],
     n: int,
     budget_s: float,
     pooled: bool = False,
-) -> tuple[list[float], int]:
-    """Median elements/s of each session; the sessions take turns (ORT, exact, fast, ORT, ...).
+) -> tuple[list[float], list[float], int]:
+    """Median elements/s of each session, each session's speed over the first's (`_paired_ratios` of the
+    rounds' median times), and the runs per session; the sessions take turns (ORT, exact, fast, ORT, ...).
 
-    With one intra-op thread (no pool) they take turns run by run. With a pool (`pooled`) they take turns in
-    blocks of about BLOCK_S of work (3 to 2000 runs) whose first quarter is not counted (the pool's threads
-    settle on the new session's work; with a pool per session, run by run, no two-thread session scaled on
-    a two-CPU machine, because the other sessions' idle threads kept spinning on the CPUs).
+    With one intra-op thread (no pool) they take turns run by run (a round is one run of each). With a pool
+    (`pooled`) they take turns in blocks of about BLOCK_S of work (3 to 2000 runs) whose first quarter is not
+    counted (the pool's threads settle on the new session's work; with a pool per session, run by run, no
+    two-thread session scaled on a two-CPU machine, because the other sessions' idle threads kept spinning on
+    the CPUs); a round is one block of each, timed by its counted runs' median.
     """
     warm: list[float] = []
     for s in sessions:  # warm-up
@@ -198,19 +206,23 @@ def _time_interleaved(
     block = max(3, min(2000, int(BLOCK_S / max(min(warm), 1e-7)))) if pooled else 1
     skip = max(1, block // 4) if pooled else 0
     times: list[list[float]] = [[] for _ in sessions]
+    per_round: list[list[float]] = [[] for _ in sessions]
     start = time.perf_counter()
     runs = rounds = 0
     min_rounds, max_runs = (2, 4000) if pooled else (5, 2000)
     while rounds < min_rounds or (time.perf_counter() - start < budget_s and runs < max_runs):
         for k, s in enumerate(sessions):
+            counted: list[float] = []
             for j in range(block):
                 t = time.perf_counter()
                 s.run(None, feeds)
                 if j >= skip:
-                    times[k].append(time.perf_counter() - t)
+                    counted.append(time.perf_counter() - t)
+            times[k] += counted
+            per_round[k].append(statistics.median(counted))
         runs += block
         rounds += 1
-    return [n / statistics.median(ts) for ts in times], runs
+    return [n / statistics.median(ts) for ts in times], _paired_ratios(per_round), runs
 
 
 def copy_bandwidth(n: int = 1 << 24) -> float:
@@ -231,8 +243,8 @@ def call_overhead(n: int = 1024, threads: int = 1, budget_s: float = 1.0) -> dic
     ours = rewrite(model)
     a, b = _session(model, threads, False), _session(ours, threads, True)
     feeds = _inputs(ins, n, "Add", np.random.default_rng(0))
-    eps, _ = _time_interleaved([a, b], feeds, n, budget_s, threads != 1)
-    return {"elements": n, "builtin_s": n / eps[0], "custom_s": n / eps[1], "ratio": eps[0] / eps[1]}
+    eps, paired, _ = _time_interleaved([a, b], feeds, n, budget_s, threads != 1)
+    return {"elements": n, "builtin_s": n / eps[0], "custom_s": n / eps[1], "ratio": 1.0 / paired[1]}
 
 
 def _feeds_seed(op: str, dname: str, n: int) -> int:
@@ -272,8 +284,8 @@ def _measure(
             for sname in sizes:
                 n = SIZES[sname]
                 feeds = _inputs(ins, n, op, np.random.default_rng(_feeds_seed(op, dname, n)))
-                eps, runs = _time_interleaved(sess, feeds, n, budget_s, th != 1)
-                row = Row(op, dname, n, th, served, eps[0], eps[1], eps[2], runs)
+                eps, paired, runs = _time_interleaved(sess, feeds, n, budget_s, th != 1)
+                row = Row(op, dname, n, th, served, eps[0], eps[1], eps[2], runs, paired[1], paired[2])
                 rows.append(row)
                 if progress:
                     print(format_row(row), file=sys.stderr, flush=True)
@@ -343,7 +355,10 @@ def format_table(rep: Report) -> str:
         f"memory-bound ceiling (float32 copy, 16M): {rep.copy_eps / 1e9:.2f} G elements/s",
         f"per-call overhead, Add on {rep.overhead['elements']} floats, 1 thread: built-in "
         f"{rep.overhead['builtin_s'] * 1e6:.1f} us, ai.onemodel {rep.overhead['custom_s'] * 1e6:.1f} us "
-        f"(custom / built-in time = {rep.overhead['custom_s'] / rep.overhead['builtin_s']:.2f})",
+        f"(custom / built-in time = {rep.overhead['ratio']:.2f})",
+        "G/s: medians over the runs; ratios: medians over the rounds of the ratio of adjacent runs (one round"
+        " runs each session once, or one block of each with a thread pool), which the machine's drift between"
+        " rounds does not move",
         "",
         "| op | type | size | threads | ORT G/s | exact G/s | fast G/s | exact/ORT | fast/ORT |",
         "|---|---|---|---|---|---|---|---|---|",
