@@ -9,40 +9,25 @@
  *   bits A.so B.so OPS PATH: every f32 input (2^32), exact and fast mode, compared bit for bit; prints the
  *     number of differences (and the first three) per operator and mode.
  *
- * OPS: digits, 0 Exp, 1 Log, 2 Tanh, 3 Sigmoid, 4 Erf, 5 Gelu none, 6 Gelu tanh (as tools/tr_bench.c). PATH:
- * 0 = 512, 1 = 256, 2 = 128, 3 = scalar. A path's kernel stops at a whole vector; the scalar one finishes. Both
- * builds must share kernels/kernels.h's table layout (the one of the working tree is used). */
+ * OPS: digits, 0 Exp, 1 Log, 2 Tanh, 3 Sigmoid, 4 Erf, 5 Gelu none, 6 Gelu tanh (tools/tr_bench_common.h, shared
+ * with tools/tr_bench.c, as are the inputs). PATH: 0 = 512, 1 = 256, 2 = 128, 3 = scalar. A path's kernel stops at
+ * a whole vector; the scalar one finishes. Both builds must share kernels/kernels.h's table layout (the one of the
+ * working tree is used). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kernels/kernels.h"
+#include "tr_bench_common.h"
 
-static const char* const names[] = {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeluNone", "GeluTanh"};
-static const int kinds[] = {OM_K_EXP, OM_K_LOG, OM_K_TANH, OM_K_SIGMOID, OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
 typedef const om_kernel_table* (*table_fn)(int);
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-/* The kernel of build b for operator f on path p, finished by the same build's scalar kernel. */
-static void run(table_fn t, int f, int p, const void* in, void* out, size_t n, unsigned fl) {
-  size_t d = t(p)->un[kinds[f]][OM_T_FLOAT](in, out, n, fl);
-  if (d < n) t(OM_PATH_SCALAR)->un[kinds[f]][OM_T_FLOAT]((const float*)in + d, (float*)out + d, n - d, fl);
-}
 static int op_index(char c) {
   int f = c - '0';
-  if (f < 0 || f > 6) {
+  if (f < 0 || f >= TB_OPS) {
     fprintf(stderr, "ab_kernels: bad operator digit '%c' (0 to 6)\n", c);
     exit(2);
   }
@@ -60,22 +45,19 @@ static void speed(table_fn t[2], const char* ops, size_t n, int pairs, int path)
   for (const char* s = ops; *s; s++) {
     const int f = op_index(*s);
     srand(1);
-    for (size_t i = 0; i < n; i++) {
-      double u = rand() / (double)RAND_MAX;
-      in[i] = (float)(kinds[f] == OM_K_LOG ? 100.0 * u + 1e-30 : 20.0 * u - 10.0);
-    }
+    tb_inputs(in, n, f);
     for (int r = 0; r < pairs; r++)
       for (int k = 0; k < 2; k++) {
         const int b = (r & 1) ? 1 - k : k; /* A B, B A, ...: neither build always runs second */
-        double t0 = now();
-        run(t[b], f, path, in, out, n, OM_FL_EXACT);
-        (b ? tb : ta)[r] = now() - t0;
+        double t0 = tb_now();
+        tb_run(t[b], f, path, in, out, n, OM_FL_EXACT);
+        (b ? tb : ta)[r] = tb_now() - t0;
       }
     for (int r = 0; r < pairs; r++) ratio[r] = ta[r] / tb[r];
-    qsort(ta, (size_t)pairs, sizeof *ta, cmp_double);
-    qsort(tb, (size_t)pairs, sizeof *tb, cmp_double);
-    qsort(ratio, (size_t)pairs, sizeof *ratio, cmp_double);
-    printf("%-9s %9.3f %9.3f  %.3f [%.3f %.3f]\n", names[f], n / ta[pairs / 2] * 1e-9, n / tb[pairs / 2] * 1e-9,
+    qsort(ta, (size_t)pairs, sizeof *ta, tb_cmp_double);
+    qsort(tb, (size_t)pairs, sizeof *tb, tb_cmp_double);
+    qsort(ratio, (size_t)pairs, sizeof *ratio, tb_cmp_double);
+    printf("%-9s %9.3f %9.3f  %.3f [%.3f %.3f]\n", tb_names[f], n / ta[pairs / 2] * 1e-9, n / tb[pairs / 2] * 1e-9,
            ratio[pairs / 2], ratio[pairs / 4], ratio[3 * pairs / 4]);
     fflush(stdout);
   }
@@ -94,13 +76,13 @@ static int bits(table_fn t[2], const char* ops, int path) {
       unsigned long long diff = 0;
       for (uint64_t base = 0; base < ((uint64_t)1 << 32); base += c) {
         for (size_t i = 0; i < c; i++) in[i] = (uint32_t)(base + i);
-        for (int b = 0; b < 2; b++) run(t[b], f, path, in, o[b], c, fl);
+        for (int b = 0; b < 2; b++) tb_run(t[b], f, path, in, o[b], c, fl);
         if (memcmp(o[0], o[1], c * sizeof *in))
           for (size_t i = 0; i < c; i++)
             if (o[0][i] != o[1][i] && diff++ < 3)
-              printf("  %s %s x = 0x%08x: A 0x%08x, B 0x%08x\n", names[f], m ? "fast" : "exact", in[i], o[0][i], o[1][i]);
+              printf("  %s %s x = 0x%08x: A 0x%08x, B 0x%08x\n", tb_names[f], m ? "fast" : "exact", in[i], o[0][i], o[1][i]);
       }
-      printf("%-9s %-5s path %d: %llu differences\n", names[f], m ? "fast" : "exact", path, diff);
+      printf("%-9s %-5s path %d: %llu differences\n", tb_names[f], m ? "fast" : "exact", path, diff);
       fflush(stdout);
       bad |= diff != 0;
     }

@@ -3,7 +3,7 @@
 # (tools/ab_kernels.c):
 #   tools/ab_kernels.sh speed REV [OPS [N [PAIRS [PATH]]]]   per-call alternation, median pair ratio (B = tree)
 #   tools/ab_kernels.sh bits REV [OPS [PATH]]                 every f32 input, exact and fast: bit differences
-# OPS: digits 0-6 (Exp Log Tanh Sigmoid Erf GeluNone GeluTanh; default all), PATH 0 = 512 (default), 1 = 256.
+# OPS: digits 0-6 (Exp Log Tanh Sigmoid Erf GeluErf = Gelu none, GeluTanh; default all), PATH 0 = 512 (default), 1 = 256.
 # Both builds use the library's flags. Build outputs go to tools/cr_state/ab (never committed).
 set -e
 cd "$(dirname "$0")/.."

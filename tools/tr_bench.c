@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kernels/kernels.h"
+#include "tr_bench_common.h"
 
 static unsigned long long om_tr_fallbacks, om_tr_seconds;
 void om_tr_on_fallback(float x) {
@@ -21,53 +21,34 @@ void om_tr_on_second(float x) {
   om_tr_seconds++;
 }
 
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char** argv) {
   const size_t N = argc > 2 ? (size_t)strtoull(argv[2], 0, 0) : (size_t)1 << 20;
   const int reps = N < ((size_t)1 << 26) / 5 ? (int)(((size_t)1 << 26) / N) : 5;
   float* in = malloc(N * 4);
   float* out = malloc(N * 4);
-  const char* names[] = {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeluErf", "GeluTanh"};
-  const int ks[] = {OM_K_EXP, OM_K_LOG, OM_K_TANH, OM_K_SIGMOID, OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
   int only = argc > 1 ? atoi(argv[1]) : -1;
   const int median = argc > 3 && strcmp(argv[3], "median") == 0;
   double* ts = malloc((size_t)reps * sizeof *ts);
   srand(1);
   printf("%-9s %-7s %12s %12s  (G elements/s, one thread, %zu floats, %s of %d calls)\n", "op", "path", "exact", "fast", N,
          median ? "median" : "best", reps);
-  for (int f = 0; f < 7; f++) {
+  for (int f = 0; f < TB_OPS; f++) {
     if (only >= 0 && only != f) continue;
-    for (size_t i = 0; i < N; i++) {
-      double u = rand() / (double)RAND_MAX;
-      in[i] = (float)(ks[f] == OM_K_LOG ? 100.0 * u + 1e-30 : 20.0 * u - 10.0);
-    }
+    tb_inputs(in, N, f);
     for (int p = 0; p < OM_PATH_COUNT; p++) {
       if (!om_path_available(p)) continue;
       double rate[2];
       for (int m = 0; m < 2; m++) {
-        om_un_fn fn = om_path_table(p)->un[ks[f]][OM_T_FLOAT];
-        om_un_fn tail = om_path_table(OM_PATH_SCALAR)->un[ks[f]][OM_T_FLOAT];
         unsigned fl = m == 0 ? OM_FL_EXACT : 0;
         for (int rep = 0; rep < reps; rep++) {
-          double t0 = now();
-          size_t d = fn(in, out, N, fl);
-          if (d < N) tail(in + d, out + d, N - d, fl);
-          ts[rep] = now() - t0;
+          double t0 = tb_now();
+          tb_run(om_path_table, f, p, in, out, N, fl);
+          ts[rep] = tb_now() - t0;
         }
-        qsort(ts, (size_t)reps, sizeof *ts, cmp_double);
+        qsort(ts, (size_t)reps, sizeof *ts, tb_cmp_double);
         rate[m] = N / ts[median ? reps / 2 : 0] / 1e9;
       }
-      printf("%-9s %-7s %12.3f %12.3f   fallback lanes per call: %.1f (double-double %.1f)\n", names[f],
+      printf("%-9s %-7s %12.3f %12.3f   fallback lanes per call: %.1f (double-double %.1f)\n", tb_names[f],
              om_path_name(p), rate[0], rate[1], (double)om_tr_fallbacks / reps,
              (double)(om_tr_fallbacks - om_tr_seconds) / reps); /* exact-mode calls only: fast mode has none */
       om_tr_fallbacks = om_tr_seconds = 0;
