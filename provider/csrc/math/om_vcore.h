@@ -376,7 +376,7 @@ static inline __attribute__((always_inline)) om_vd om_vabs_min(om_vd w, double c
 #endif
 }
 /* Ordinary-input tests of the FMA first passes: every lane x has lo <= x <= hi and |x| >= tiny (NaN fails; tiny = 0
- * skips that compare; lo = -inf, tiny = 2^-126, hi = inf is the class test "no NaN, zero or subnormal", one
+ * skips that compare, and so does hi = inf on the 512 path, where NaN already fails lo <= x; lo = -inf, tiny = 2^-126, hi = inf is the class test "no NaN, zero or subnormal", one
  * VFPCLASSPS on the 512 path). The constants are f32 values, so the test is the same as in double.
  * om_ord_range tests the whole vector at p (16 f32 lanes on the 512 path, 8 on the 256 path) at once: compares
  * chained through the mask registers and one KORTESTW, or compares, ANDs and one VTESTPS; om_ordh_range tests
@@ -387,7 +387,7 @@ static inline __attribute__((always_inline)) int om_ord_range(const float* p, fl
   __m512 x = _mm512_loadu_ps(p);
   if (OM_ORD_IS_CLASS(lo, tiny, hi)) return _mm512_fpclass_ps_mask(x, 0xa7) == 0; /* QNaN, +-0, subnormal, SNaN */
   __mmask16 k = _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ);
-  k = _mm512_mask_cmp_ps_mask(k, x, _mm512_set1_ps(hi), _CMP_LE_OQ);
+  if (hi != __builtin_inff()) k = _mm512_mask_cmp_ps_mask(k, x, _mm512_set1_ps(hi), _CMP_LE_OQ);
   if (tiny > 0.0f) k = _mm512_mask_cmp_ps_mask(k, _mm512_abs_ps(x), _mm512_set1_ps(tiny), _CMP_GE_OQ);
   return _kortestc_mask16_u8(k, k);
 #else
