@@ -5,7 +5,8 @@
  *     ((0, 100] for Log), exact mode. Prints each build's median G/s and the median, first and third quartile
  *     of the per-pair ratio time(A)/time(B) (B's speed over A's). On a VM whose speed drifts from second to
  *     second, the ratio of two adjacent calls is steady where separate runs are not: A against itself gives
- *     1.000 with quartiles within 1.5%.
+ *     1.000 with quartiles within 1.5%. The buffers are placed as in a session of `onemodel bench`: the input
+ *     16 bytes past a 64-byte boundary (where NumPy's large arrays start), the output on one (ORT's allocator).
  *   bits A.so B.so OPS PATH: every f32 input (2^32), exact and fast mode, compared bit for bit; prints the
  *     number of differences (and the first three) per operator and mode.
  *
@@ -35,8 +36,9 @@ static int op_index(char c) {
 }
 
 static void speed(table_fn t[2], const char* ops, size_t n, int pairs, int path) {
-  float* in = malloc(n * sizeof *in);
-  float* out = malloc(n * sizeof *out);
+  char* in_raw = aligned_alloc(64, (n * sizeof(float) + 16 + 63) / 64 * 64); /* see "speed" above */
+  float* in = in_raw ? (float*)(in_raw + 16) : NULL;
+  float* out = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
   double* ta = malloc((size_t)pairs * sizeof *ta);
   double* tb = malloc((size_t)pairs * sizeof *tb);
   double* ratio = malloc((size_t)pairs * sizeof *ratio);
