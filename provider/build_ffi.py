@@ -32,6 +32,9 @@ CFLAGS = [
     "-fno-math-errno",
     "-Wall",
     "-Wextra",
+    # Only RegisterCustomOps (OM_EXPORT) and the module's PyInit are looked up by name; every other function
+    # is called from inside this shared object, directly rather than through the PLT.
+    "-fvisibility=hidden",
 ]
 if os.environ.get("ONEMODEL_WERROR"):
     CFLAGS.append("-Werror")

@@ -18,6 +18,7 @@
 #include "broadcast.h"
 #include "cast.h"
 #include "kernels/kernels.h"
+#include "node_run.h"
 #include "om_ops.h"
 #include "pow.h"
 
@@ -561,12 +562,20 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
                 om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
   int64_t expect[OM_MAX_RANK];
   size_t expect_rank = 0;
-  const char* opn = om_op_row(node->op)->name;
   if (om_node_output_shape(node, n_inputs, shapes, ranks, expect, &expect_rank, err, errlen) != 0) return -1;
   if (expect_rank != out_rank || memcmp(expect, out_shape, out_rank * sizeof(int64_t)) != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): output buffer shape does not match the broadcast shape", node->name, opn);
+    snprintf(err, errlen, "node '%s' (op %s): output buffer shape does not match the broadcast shape", node->name,
+             om_op_row(node->op)->name);
     return -1;
   }
+  return om_node_run_shaped(node, n_inputs, data, shapes, ranks, out, out_shape, out_rank, parallel_for, host_ctx,
+                            err, errlen);
+}
+
+int om_node_run_shaped(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                       const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
+                       om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
+  const char* opn = om_op_row(node->op)->name;
   size_t total = 1;
   for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
   if (total == 0) return 0;

@@ -7,6 +7,7 @@
 
 #include "broadcast.h"
 #include "om_ops.h"
+#include "node_run.h"
 #include "onemodel.h"
 #include "ort_api.h"
 
@@ -540,8 +541,8 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
       goto done;
     }
     om_pf_host host = {api, ctx, NULL};
-    if (om_node_run(k->node, n, data, (const int64_t* const*)shapes, ranks, odata, out_shape, out_rank,
-                    om_parallel_for, &host, err, sizeof err) != 0)
+    if (om_node_run_shaped(k->node, n, data, (const int64_t* const*)shapes, ranks, odata, out_shape, out_rank,
+                           om_parallel_for, &host, err, sizeof err) != 0)
       status = om_error(api, err);
   }
 done:
