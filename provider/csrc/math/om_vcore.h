@@ -338,22 +338,22 @@ static inline __attribute__((always_inline)) void om_vexp2x16_reduce(om_vd a, om
   *r = om_fma(kq, OM_VD(-0.5 * OM_LN2_16_HI / OM_EXP16_KQ), a);
   *sc2 = om_vexp16_sc(ks, kq, om_exp16_t2);
 }
-static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph(om_vd r) {
-  const double* q = om_expm1h_q32;
+/* ph = fma(r^2, q(r), r) for q's n coefficients (n = 4 or 5): qa = q0 + q1 r, qc = q2 + q3 r (+ q4 r^2) by
+ * Horner (om_vpoly), q = qa + qc r^2. */
+static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph_q(om_vd r, const double* q, int n) {
   om_vd r2 = r * r;
   om_vd qa = om_fma(r, OM_VD(q[1]), OM_VD(q[0]));
-  om_vd qc = om_fma(om_fma(r, OM_VD(q[4]), OM_VD(q[3])), r, OM_VD(q[2]));
+  om_vd qc = om_vpoly(r, q + 2, n - 2);
   return om_fma(r2, om_fma(qc, r2, qa), r);
+}
+static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph(om_vd r) {
+  return om_vexp2x16_ph_q(r, om_expm1h_q32, 5);
 }
 /* The same with q of degree 3 (om_expm1h_q32_3, Sollya relative error < 2^OM_EXPM1H_Q32_3_LOG2ERR (-40.12)), one FMA
  * fewer: qa as above, qc = RN(q2 + q3 r) below 0.335 (within 2^-55 + 2^-56 |r|), and the rest as above: ph within
  * 2^-40.12 + 2^-53 + 2^-57.9 < 2^-40.11 relative of (e^(2r) - 1)/2 at the computed r (Tanh's first pass). */
 static inline __attribute__((always_inline)) om_vd om_vexp2x16_ph3(om_vd r) {
-  const double* q = om_expm1h_q32_3;
-  om_vd r2 = r * r;
-  om_vd qa = om_fma(r, OM_VD(q[1]), OM_VD(q[0]));
-  om_vd qc = om_fma(r, OM_VD(q[3]), OM_VD(q[2]));
-  return om_fma(r2, om_fma(qc, r2, qa), r);
+  return om_vexp2x16_ph_q(r, om_expm1h_q32_3, 4);
 }
 /* bits(v) & c in every lane; on the 512 path with c as a broadcast memory operand (a load, not a vector-port
  * operation to rebuild it when the kernel's constants do not all fit in registers). */
@@ -376,8 +376,9 @@ static inline __attribute__((always_inline)) om_vd om_vabs_min(om_vd w, double c
 #endif
 }
 /* Ordinary-input tests of the FMA first passes: every lane x has lo <= x <= hi and |x| >= tiny (NaN fails; tiny = 0
- * skips that compare, and so does hi = inf on the 512 path, where NaN already fails lo <= x; lo = -inf, tiny = 2^-126, hi = inf is the class test "no NaN, zero or subnormal", one
- * VFPCLASSPS on the 512 path). The constants are f32 values, so the test is the same as in double.
+ * skips that compare, and so does hi = inf on the 512 path, where NaN already fails lo <= x; lo = -inf,
+ * tiny = 2^-126, hi = inf is the class test "no NaN, zero or subnormal", one VFPCLASSPS on the 512 path). The
+ * constants are f32 values, so the test is the same as in double.
  * om_ord_range tests the whole vector at p (16 f32 lanes on the 512 path, 8 on the 256 path) at once: compares
  * chained through the mask registers and one KORTESTW, or compares, ANDs and one VTESTPS; om_ordh_range tests
  * one half vector (the kernel's second chance for a whole vector that fails). */

@@ -25,7 +25,8 @@ static inline __attribute__((always_inline)) om_vfh om_tanh_v(om_vfh xf, int exa
  * input takes the signed computation below, the same for both signs (tanh(-a) = -tanh a exactly and RN is
  * symmetric, so the two correctly rounded results mirror each other although the operations differ).
  * a = clamp(x, -9.5, 9.5) (tanh |x| rounds to 1 above 9.02; at 9.5 the double result 1 - 1.1e-8 is far from the
- * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 (in two steps) gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1) ~= e^(2a) - 1.
+ * boundary 1 - 2^-25 and rounds to 1); om_vexp2x16 (in two steps) gives sc2 and ph; m = fma(sc2, ph, sc2/2 - 1)
+ * ~= e^(2a) - 1.
  * The first pass takes ph from om_vexp2x16_ph3 (q of degree 3, within 2^-40.11 relative):
  *   k = 0: sc2 = 2, sc2/2 - 1 = 0, m = 2 ph exactly: within 2^-40.11.
  *   k != 0 (|2a| >= 0.02166): absolute errors in units of sc = sc2/2: T_j (2^-53 e^0.0217), ph (2 2^-40.11 |ph|
