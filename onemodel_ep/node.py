@@ -99,7 +99,9 @@ class Node:
         self.n_inputs = len(input_types)
         self.output_type = int(lib.om_node_output_type(self._ptr))
 
-    def run(self, *inputs: np.ndarray | None) -> np.ndarray:
+    def run(self, *inputs: np.ndarray | None, out: np.ndarray | None = None) -> np.ndarray:
+        """The node's output for `inputs` (None for an absent optional input), written into `out` when given
+        (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
         if len(inputs) != self.n_inputs:
             raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
         # np.asarray(order="C"), not np.ascontiguousarray: that one turns a rank-0 array into shape (1,).
@@ -127,7 +129,16 @@ class Node:
         if lib.om_node_output_shape(self._ptr, n, shapes, ranks, out_shape, out_rank, err, _ERR_LEN) != 0:
             raise NodeError(ffi.string(err).decode(errors="replace"))
         shape = tuple(out_shape[d] for d in range(out_rank[0]))
-        out = np.empty(shape, dtype=helper.tensor_dtype_to_np_dtype(self.output_type))
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(self.output_type))
+        if out is None:
+            out = np.empty(shape, dtype=dtype)
+        elif (
+            out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable
+        ):
+            raise ValueError(
+                f"{self.op}: out must be a writable C-contiguous {dtype} array of shape {shape}, "
+                f"got {out.dtype} of shape {out.shape}"
+            )
         out_ptr = ffi.cast("void*", out.ctypes.data) if out.size else ffi.cast("void*", 1)
         rc = lib.om_node_run(
             self._ptr,

@@ -13,7 +13,7 @@ import zlib
 import numpy as np
 import pytest
 import reference
-from onnx import helper
+from onnx import TensorProto, helper
 from ops_elementwise_oracle import (
     OPS,
     STORED,
@@ -287,3 +287,20 @@ def test_pow(bt, et):
         _check("Pow", {}, bt, [gen_pow_base(rng, bt, (n,)), gen_pow_exponent(rng, et, (n,))], types, 15)
     _check("Pow", {}, bt, [gen_pow_base(rng, bt, (4, 1, 3)), gen_pow_exponent(rng, et, (5, 1))], types, 15)
     _check("Pow", {}, bt, [gen_pow_base(rng, bt, ()), gen_pow_exponent(rng, et, (9,))], types, 15)
+
+
+def test_run_into_given_output():
+    """Node.run(..., out=) writes into the caller's array, bit for bit what a new array gets, and refuses one
+    of another shape, type or layout without writing it."""
+    node = Node("Add", [TensorProto.FLOAT, TensorProto.FLOAT])
+    x = np.linspace(-3.0, 3.0, 37, dtype=np.float32)
+    y = np.float32(0.25) * x[::-1].copy()
+    out = np.full(37, np.nan, dtype=np.float32)
+    got = node.run(x, y, out=out)
+    assert got is out
+    assert np.array_equal(out.view(np.uint32), node.run(x, y).view(np.uint32))
+    for bad in (np.zeros(36, np.float32), np.zeros(37, np.float64), np.zeros(74, np.float32)[::2]):
+        before = bad.copy()
+        with pytest.raises(ValueError, match="out must be"):
+            node.run(x, y, out=bad)
+        assert np.array_equal(bad, before)

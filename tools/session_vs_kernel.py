@@ -5,8 +5,8 @@
 
 The same model and inputs as `onemodel bench` (one node, uniform inputs). Each round runs the three once, in
 turn: `session.run` of the stock model, `session.run` of the rewritten (exact) model, and the library's node
-on the same input array into one preallocated output array, with no thread pool (`om_node_run` from Python:
-the kernel and its chunk loop, none of ORT's per-call work, no output allocation). Prints each one's median
+on the same input array into one preallocated output array, with no thread pool (`Node.run(x, out=...)`: the
+kernel and its chunk loop, none of ORT's per-call work, no output allocation). Prints each one's median
 and best elements per second. The difference between the last two is what the session path costs (ORT's
 custom-op call, the output allocation, the copy back to NumPy); between the first two, the ratio the bench
 reports.
@@ -23,7 +23,7 @@ import numpy as np
 from onnx import TensorProto
 
 from onemodel_ep import bench
-from onemodel_ep.node import _ERR_LEN, Node, NodeError, ffi, lib
+from onemodel_ep.node import Node
 from onemodel_ep.rewriter import rewrite
 
 
@@ -43,18 +43,9 @@ def main() -> int:
     stock = bench._session(model, 1, False)
     node = Node(args.op, [TensorProto.FLOAT], onnx_opset=20, mode="exact")
     out = np.zeros_like(x)
-    data = ffi.new("void*[]", [ffi.cast("void*", x.ctypes.data)])
-    shape = ffi.new("int64_t[]", [n])
-    shapes = ffi.new("int64_t*[]", [shape])
-    ranks = ffi.new("size_t[]", [1])
-    err = ffi.new("char[]", _ERR_LEN)
-    out_ptr = ffi.cast("void*", out.ctypes.data)
 
     def kernel() -> None:
-        null = ffi.NULL  # no thread pool: the chunks run here, in order
-        rc = lib.om_node_run(node._ptr, 1, data, shapes, ranks, out_ptr, shape, 1, null, null, err, _ERR_LEN)
-        if rc != 0:
-            raise NodeError(ffi.string(err).decode(errors="replace"))
+        node.run(x, out=out)  # no thread pool: the chunks run here, in order
 
     runs: dict[str, Callable[[], object]] = {
         "stock ORT session": lambda: stock.run(None, feeds),
