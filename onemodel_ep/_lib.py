@@ -4,8 +4,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
 
-from onemodel_ep import _native
+
+def _missing_native() -> ImportError | None:
+    """The error to raise when the compiled library onemodel_ep._native is not there; None when it is (and
+    failed to load for a reason of its own, which the original error tells).
+
+    The usual cause is importing the package from its source tree (Python puts the current folder first on
+    sys.path), which holds the Python files but not the library that `pip install .` built into
+    site-packages. numpy reports the same situation the same way.
+    """
+    here = Path(__file__).resolve().parent
+    if any((here / f"_native{suffix}").is_file() for suffix in EXTENSION_SUFFIXES):
+        return None
+    root = here.parent
+    if (root / "setup.py").is_file() and (root / "provider").is_dir():
+        return ImportError(
+            f"onemodel_ep is being imported from its source tree {root}, which has no built library "
+            "(onemodel_ep/_native). Build it in place with `pip install -e .` there, or run Python from "
+            "another folder to use the installed onemodel_ep."
+        )
+    return ImportError(
+        f"the compiled library onemodel_ep._native is missing from {here}: reinstall onemodel-ep "
+        "(pip install --force-reinstall onemodel-ep)"
+    )
+
+
+try:
+    from onemodel_ep import _native
+except ImportError:
+    _error = _missing_native()
+    if _error is None:
+        raise
+    raise _error from None  # the cause is known: the chained message would only mislead
 
 ffi = _native.ffi
 lib = _native.lib

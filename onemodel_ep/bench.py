@@ -36,6 +36,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 from onemodel_ep._lib import op_table
+from onemodel_ep.errors import UsageError
 from onemodel_ep.rewriter import RewriteReport, rewrite
 from onemodel_ep.session import session_options
 
@@ -413,8 +414,6 @@ def add_subparser(sub: Any) -> None:
 
 
 def main_args(args: argparse.Namespace) -> int:
-    from onemodel_ep.cli import UsageError
-
     if args.summarize:
         from onemodel_ep import bench_summary
 

@@ -12,10 +12,9 @@ import numpy as np
 import onnx
 
 from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths, library_path
+from onemodel_ep.errors import UsageError
 
-
-class UsageError(Exception):
-    """A user error: printed as one line, exit status 2."""
+__all__ = ["UsageError", "build_parser", "example_model_path", "main"]
 
 
 def example_model_path() -> Path:

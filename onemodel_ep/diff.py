@@ -48,6 +48,7 @@ from onemodel_ep._diff_inputs import (
     resolve_shape,
 )
 from onemodel_ep._lib import DOMAIN, MODES, PATH_NAMES, kernel_paths, op_table
+from onemodel_ep.errors import UsageError
 from onemodel_ep.rewriter import RewriteReport, rewrite
 
 SCHEMA_VERSION = 1
@@ -973,8 +974,6 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from onemodel_ep.cli import UsageError
-
     t0 = time.monotonic()
     show = not args.quiet and sys.stderr.isatty()
 
