@@ -34,11 +34,34 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
-    for name in ("alpha", "beta", "min", "max"):
+    for name in ("alpha", "beta", "min", "max", "epsilon"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)
+    for onnx_name, field in _INT_ATTRS.items():
+        if onnx_name in attributes:
+            setattr(a, field, int(attributes[onnx_name]))
+            setattr(a, "has_" + field, 1)
+    if "axes" in attributes:
+        axes = [int(v) for v in attributes["axes"]]
+        if len(axes) > len(a.axes):
+            raise NodeError(f"attribute 'axes' has {len(axes)} entries, more than the maximum rank (64)")
+        for i, v in enumerate(axes):
+            a.axes[i] = v
+        a.n_axes = len(axes)
+        a.has_axes = 1
     return a
+
+
+# Integer attributes of the structured ops: ONNX name -> om_attrs field.
+_INT_ATTRS = {
+    "transA": "trans_a",
+    "transB": "trans_b",
+    "axis": "axis",
+    "stash_type": "stash_type",
+    "keepdims": "keepdims",
+    "noop_with_empty_axes": "noop_with_empty_axes",
+}
 
 
 def probe(
@@ -157,6 +180,60 @@ class Node:
         if rc != 0:
             raise NodeError(ffi.string(err).decode(errors="replace"))
         return out
+
+    def run_outputs(self, *inputs: np.ndarray | None, n_outputs: int | None = None) -> list[np.ndarray]:
+        """Every output of the node (the first `n_outputs`, by default all it can have) for `inputs`, through
+        om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
+        if len(inputs) != self.n_inputs:
+            raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
+        count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
+        arrays = [None if x is None else np.asarray(x, order="C") for x in inputs]
+        n = len(arrays)
+        keep: list[Any] = []
+        data = ffi.new("void*[]", max(n, 1))
+        shapes = ffi.new("int64_t*[]", max(n, 1))
+        ranks = ffi.new("size_t[]", max(n, 1))
+        for i, a in enumerate(arrays):
+            if a is None:
+                data[i], shapes[i], ranks[i] = ffi.NULL, ffi.NULL, 0
+                continue
+            shp = ffi.new("int64_t[]", list(a.shape) or [0])
+            keep.append(shp)
+            shapes[i], ranks[i] = shp, a.ndim
+            data[i] = ffi.cast("void*", a.ctypes.data) if a.size else ffi.cast("void*", 1)
+        err = ffi.new("char[]", _ERR_LEN)
+        out_shapes = ffi.new("int64_t[]", 64 * max(count, 1))
+        out_ranks = ffi.new("size_t[]", max(count, 1))
+        if lib.om_node_output_shapes(
+            self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks, err, _ERR_LEN
+        ):
+            raise NodeError(ffi.string(err).decode(errors="replace"))
+        outs: list[np.ndarray] = []
+        ptrs = ffi.new("void*[]", max(count, 1))
+        for k in range(count):
+            shape = tuple(out_shapes[64 * k + d] for d in range(out_ranks[k]))
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
+            o = np.empty(shape, dtype=dtype)
+            outs.append(o)
+            ptrs[k] = ffi.cast("void*", o.ctypes.data) if o.size else ffi.cast("void*", 1)
+        rc = lib.om_node_run_outputs(
+            self._ptr,
+            n,
+            data,
+            shapes,
+            ranks,
+            count,
+            ptrs,
+            out_shapes,
+            out_ranks,
+            ffi.NULL,
+            ffi.NULL,
+            err,
+            _ERR_LEN,
+        )
+        if rc != 0:
+            raise NodeError(ffi.string(err).decode(errors="replace"))
+        return outs
 
 
 def onnx_type_of(array: np.ndarray) -> int:

@@ -109,7 +109,12 @@ def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
 def _node_attributes(node: onnx.NodeProto) -> dict[str, object]:
     out: dict[str, object] = {}
     for a in node.attribute:
-        if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING):
+        if a.type in (
+            onnx.AttributeProto.INT,
+            onnx.AttributeProto.FLOAT,
+            onnx.AttributeProto.STRING,
+            onnx.AttributeProto.INTS,
+        ):
             out[a.name] = helper.get_attribute_value(a)
     return out
 

@@ -18,6 +18,7 @@
 #include "broadcast.h"
 #include "cast.h"
 #include "kernels/kernels.h"
+#include "node_family.h"
 #include "node_run.h"
 #include "om_ops.h"
 #include "pow.h"
@@ -40,22 +41,7 @@
 
 enum { OM_KIND_UNARY, OM_KIND_BINARY, OM_KIND_FOLD, OM_KIND_COMPARE, OM_KIND_TERNARY, OM_KIND_CAST, OM_KIND_POW };
 
-struct om_node {
-  int op;
-  int kind;
-  int type;      /* element type of input 0 */
-  int type1;     /* element type of input 1 (0 if none) */
-  int out_type;  /* element type of the output */
-  size_t n_inputs;
-  unsigned kflags;
-  int kernel;    /* index into the kind's table */
-  int bound_inputs; /* Clip opset >= 11: bounds come from inputs 1 and 2 */
-  const om_kernel_table* wide;
-  const om_kernel_table* one;
-  unsigned char param[2][8]; /* scalar parameters in the element type (alpha/beta, Clip bounds) */
-  size_t chunk; /* elements per parallel chunk */
-  char name[128];
-};
+/* struct om_node: node_family.h */
 
 static void om_type_list(uint32_t mask, char* buf, size_t len) {
   size_t used = 0;
@@ -166,6 +152,20 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   node->kind = OM_KIND_UNARY;
   node->kernel = -1;
   snprintf(node->name, sizeof node->name, "%s", nn);
+  node->path = path;
+  node->mode = attrs->mode;
+  node->opset = opset;
+  node->n_outputs = (size_t)row->max_outputs;
+  node->out_types[0] = t0;
+  node->family = om_family_of(id);
+  if (node->family) {
+    if (node->family->create(node, attrs, n_inputs, input_types, err, errlen) != 0) {
+      om_node_destroy(node);
+      return NULL;
+    }
+    node->out_type = node->out_types[0];
+    return node;
+  }
   int is_float = (OM_TS_FLOAT & OM_TB(t0)) != 0;
   int ktype = t0; /* the element type that indexes the kernel table */
   switch (id) {
@@ -293,9 +293,36 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   return node;
 }
 
-void om_node_destroy(om_node* node) { free(node); }
+void om_node_destroy(om_node* node) {
+  if (!node) return;
+  if (node->family && node->family->destroy) node->family->destroy(node);
+  else free(node->impl);
+  free(node);
+}
 
 int om_node_output_type(const om_node* node) { return node->out_type; }
+
+size_t om_node_output_count(const om_node* node) { return node->n_outputs; }
+
+int om_node_output_type_at(const om_node* node, size_t k) {
+  return k < node->n_outputs ? (node->family ? node->out_types[k] : node->out_type) : 0;
+}
+
+int om_node_input_shapes_output(const om_node* node, size_t k) {
+  return node->family && node->family->shape_input ? node->family->shape_input(node, k) : 0;
+}
+
+size_t om_shape_count(const int64_t* shape, size_t rank) {
+  size_t n = 1;
+  for (size_t d = 0; d < rank; d++) n *= (size_t)shape[d];
+  return n;
+}
+
+int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
+                               char* err, size_t errlen) {
+  if (!node->family || !node->family->set_constant || k >= node->n_inputs) return 0;
+  return node->family->set_constant(node, k, data, shape, rank, err, errlen);
+}
 
 int om_node_input_type_only(const om_node* node, size_t k) {
   return (node->op == OM_OP_CAST_LIKE || node->op == OM_OP_CAST) && k == 1;
@@ -305,6 +332,20 @@ int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* co
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen) {
   char why[256];
   const char* opn = om_op_row(node->op)->name;
+  if (node->family) { /* output 0 of a structured node whose shape depends on no input's data */
+    int64_t all[OM_MAX_OUTPUTS * OM_MAX_RANK];
+    size_t all_ranks[OM_MAX_OUTPUTS];
+    for (size_t k = 0; k < n_inputs; k++)
+      if (om_node_input_shapes_output(node, k)) {
+        snprintf(err, errlen, "node '%s' (op %s): the output shape needs input %zu's data (om_node_output_shapes)",
+                 node->name, opn, k);
+        return -1;
+      }
+    if (om_node_output_shapes(node, n_inputs, NULL, shapes, ranks, 1, all, all_ranks, err, errlen) != 0) return -1;
+    memcpy(out_shape, all, all_ranks[0] * sizeof(int64_t));
+    *out_rank = all_ranks[0];
+    return 0;
+  }
   if (n_inputs != node->n_inputs) {
     snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name, opn, n_inputs,
              node->n_inputs);
@@ -544,6 +585,34 @@ static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
 }
 #endif
 
+typedef struct om_ieee_task {
+  void (*fn)(void*, size_t);
+  void* ctx;
+} om_ieee_task;
+
+static void om_ieee_chunk(void* vtask, size_t i) {
+  const om_ieee_task* t = vtask;
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned saved = _mm_getcsr();
+  if (saved != OM_IEEE_MXCSR) _mm_setcsr(OM_IEEE_MXCSR);
+  t->fn(t->ctx, i);
+  if (saved != OM_IEEE_MXCSR) _mm_setcsr(saved);
+#else
+  int saved = fegetround();
+  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
+  t->fn(t->ctx, i);
+  if (saved != FE_TONEAREST) fesetround(saved);
+#endif
+}
+
+void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
+                      void* ctx) {
+  om_ieee_task t = {fn, ctx};
+  if (parallel_for && total > 1) parallel_for(host_ctx, om_ieee_chunk, total, &t);
+  else
+    for (size_t i = 0; i < total; i++) om_ieee_chunk(&t, i);
+}
+
 static void om_job_chunk(void* vjob, size_t i) {
   const om_job* j = vjob;
   size_t s = i * j->node->chunk, e = s + j->node->chunk;
@@ -576,6 +645,11 @@ int om_node_run_shaped(const om_node* node, size_t n_inputs, const void* const* 
                        const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
                        om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
+  if (node->family) {
+    void* outs[1] = {out};
+    return om_node_run_outputs(node, n_inputs, data, shapes, ranks, 1, outs, out_shape, &out_rank, parallel_for,
+                               host_ctx, err, errlen);
+  }
   size_t total = 1;
   for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
   if (total == 0) return 0;
@@ -593,4 +667,72 @@ int om_node_run_shaped(const om_node* node, size_t n_inputs, const void* const* 
   if (parallel_for && chunks > 1) parallel_for(host_ctx, om_job_chunk, chunks, &job);
   else om_job_range_ieee(&job, 0, total);
   return 0;
+}
+
+/* ---- every node: the multi-output entries ---------------------------------------------------------------- */
+
+int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* const* data,
+                          const int64_t* const* shapes, const size_t* ranks, size_t n_outputs, int64_t* out_shapes,
+                          size_t* out_ranks, char* err, size_t errlen) {
+  const char* opn = om_op_row(node->op)->name;
+  if (n_outputs == 0 || n_outputs > node->n_outputs) {
+    snprintf(err, errlen, "node '%s' (op %s): %zu outputs asked for, the node has at most %zu", node->name, opn,
+             n_outputs, node->n_outputs);
+    return -1;
+  }
+  if (!node->family) return om_node_output_shape(node, n_inputs, shapes, ranks, out_shapes, out_ranks, err, errlen);
+  if (n_inputs != node->n_inputs) {
+    snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name, opn, n_inputs,
+             node->n_inputs);
+    return -1;
+  }
+  for (size_t k = 0; k < n_inputs; k++)
+    if (shapes[k] == NULL && ranks[k] != 0) {
+      snprintf(err, errlen, "node '%s' (op %s): input %zu has a rank but no shape", node->name, opn, k);
+      return -1;
+    }
+  if (node->family->shapes(node, n_inputs, data, shapes, ranks, n_outputs, out_shapes, out_ranks, err, errlen) != 0)
+    return -1;
+  for (size_t o = 0; o < n_outputs; o++) { /* the element count and its size in bytes must fit */
+    size_t count = 1, esz = om_type_size(node->out_types[o]);
+    int zero = 0;
+    for (size_t d = 0; d < out_ranks[o]; d++) zero |= out_shapes[o * OM_MAX_RANK + d] == 0;
+    for (size_t d = 0; !zero && d < out_ranks[o]; d++) {
+      size_t e = (size_t)out_shapes[o * OM_MAX_RANK + d];
+      if (count > SIZE_MAX / e || count * e > (size_t)INT64_MAX / esz) {
+        snprintf(err, errlen, "node '%s' (op %s): output %zu has more elements than memory can address",
+                 node->name, opn, o);
+        return -1;
+      }
+      count *= e;
+    }
+  }
+  return 0;
+}
+
+int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                        const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+                        const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
+                        size_t errlen) {
+  const char* opn = om_op_row(node->op)->name;
+  if (!node->family) {
+    if (n_outputs != 1 || !outs[0]) {
+      snprintf(err, errlen, "node '%s' (op %s): an element-wise node has exactly one output", node->name, opn);
+      return -1;
+    }
+    return om_node_run_shaped(node, n_inputs, data, shapes, ranks, outs[0], out_shapes, out_ranks[0], parallel_for,
+                              host_ctx, err, errlen);
+  }
+  if (n_inputs != node->n_inputs || n_outputs == 0 || n_outputs > node->n_outputs) {
+    snprintf(err, errlen, "node '%s' (op %s): %zu inputs and %zu outputs at run time, %zu and at most %zu at creation",
+             node->name, opn, n_inputs, n_outputs, node->n_inputs, node->n_outputs);
+    return -1;
+  }
+  for (size_t k = 0; k < n_inputs; k++)
+    if (shapes[k] && !data[k] && om_shape_count(shapes[k], ranks[k]) > 0) {
+      snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
+      return -1;
+    }
+  return node->family->run(node, n_inputs, data, shapes, ranks, n_outputs, outs, out_shapes, out_ranks,
+                           parallel_for, host_ctx, err, errlen);
 }

@@ -1,7 +1,7 @@
 /* om_ops.c - the op table (om_ops.def) as data, for the node layer, the ORT glue and Python. */
 #include "om_ops.h"
 
-#define OM_OP(ID, NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS) {NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS},
+#define OM_OP(ID, NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS) {NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS, ((FLAGS) & OM_F_OUT3) ? 3 : 1},
 static const om_op_info om_ops[OM_OP_COUNT] = {
 #include "om_ops.def"
 };

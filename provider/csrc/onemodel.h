@@ -12,7 +12,7 @@
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
-enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16 };
 enum { OM_MODE_EXACT = 0, OM_MODE_FAST = 1 };
 
 typedef struct om_op_info {
@@ -24,6 +24,7 @@ typedef struct om_op_info {
   uint32_t other_types;
   int output_rule;
   uint32_t flags;
+  int max_outputs; /* 1, or 3 for OM_F_OUT3 (LayerNormalization's optional Mean and InvStdDev) */
 } om_op_info;
 
 size_t om_op_count(void);
@@ -54,6 +55,22 @@ typedef struct om_attrs {
   int has_min;
   float max;
   int has_max;
+  /* the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) */
+  int64_t trans_a, trans_b; /* Gemm */
+  int has_trans_a, has_trans_b;
+  int64_t axis;             /* Softmax, LogSoftmax, LayerNormalization */
+  int has_axis;
+  float epsilon;            /* LayerNormalization */
+  int has_epsilon;
+  int64_t stash_type;       /* LayerNormalization */
+  int has_stash_type;
+  int64_t keepdims;         /* Reduce* */
+  int has_keepdims;
+  int64_t noop_with_empty_axes;
+  int has_noop_with_empty_axes;
+  int64_t axes[64];         /* Reduce* before the axes input: the attribute */
+  size_t n_axes;
+  int has_axes;
 } om_attrs;
 
 typedef struct om_node om_node;
@@ -79,6 +96,28 @@ typedef void (*om_parallel_for_fn)(void* host_ctx, void (*fn)(void*, size_t), si
 int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
                 const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
                 om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
+
+/* ---- every node, multi-output and structured ones included --------------------------------------------
+ * The element-wise calls above serve nodes with one output; these serve every node. Shapes of outputs are
+ * written into out_shapes[k * 64 .. k * 64 + rank) (64 is the maximum rank). */
+size_t om_node_output_count(const om_node* node); /* the most outputs the node can have */
+int om_node_output_type_at(const om_node* node, size_t k);
+/* 1 when the output shapes depend on input k's data (a Reduce op's axes input): the host passes its data to
+ * om_node_output_shapes. */
+int om_node_input_shapes_output(const om_node* node, size_t k);
+int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* const* data,
+                          const int64_t* const* shapes, const size_t* ranks, size_t n_outputs, int64_t* out_shapes,
+                          size_t* out_ranks, char* err, size_t errlen);
+/* Compute the outputs (outs[k] NULL: output k not wanted), allocated with the shapes om_node_output_shapes
+ * gave for the same inputs. */
+int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                        const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+                        const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
+                        size_t errlen);
+/* Input k is a constant (an initializer) with this value for the node's lifetime: the node may prepare for it
+ * (MatMul packs a constant B once). The data need not outlive the call. Returns 0, or -1 with a message. */
+int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
+                               char* err, size_t errlen);
 
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the

@@ -253,7 +253,7 @@ typedef struct OrtApi {
   /* 160 */ void* unused_160; /* SetCurrentGpuDeviceId */
   /* 161 */ void* unused_161; /* GetCurrentGpuDeviceId */
   /* 162 */ void* unused_162; /* KernelInfoGetAttributeArray_float */
-  /* 163 */ void* unused_163; /* KernelInfoGetAttributeArray_int64 */
+  /* 163 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetAttributeArray_int64)(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size);
   /* 164 */ void* unused_164; /* CreateArenaCfgV2 */
   /* 165 */ void* unused_165; /* AddRunConfigEntry */
   /* 166 */ void* unused_166; /* CreatePrepackedWeightsContainer */
@@ -339,7 +339,7 @@ typedef struct OrtApi {
   /* 246 */ void* unused_246; /* KernelContext_GetLogger */
   /* 247 */ void* unused_247; /* Logger_LogMessage */
   /* 248 */ void* unused_248; /* Logger_GetLoggingSeverityLevel */
-  /* 249 */ void* unused_249; /* KernelInfoGetConstantInput_tensor */
+  /* 249 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetConstantInput_tensor)(const OrtKernelInfo* info, size_t index, int* is_constant, const OrtValue** out);
   /* 250 */ void* unused_250; /* CastTypeInfoToOptionalTypeInfo */
   /* 251 */ void* unused_251; /* GetOptionalContainedTypeInfo */
   /* 252 */ void* unused_252; /* GetResizedStringTensorElementBuffer */

@@ -7,6 +7,7 @@
 
 #include "broadcast.h"
 #include "om_ops.h"
+#include "node_family.h"
 #include "node_run.h"
 #include "onemodel.h"
 #include "ort_api.h"
@@ -69,16 +70,12 @@ static ONNXTensorElementDataType OM_ORT_CALL om_get_input_type(const OrtCustomOp
   if (i == 0 && fixed) return (ONNXTensorElementDataType)fixed;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED; /* checked, with a clear message, when the kernel is created */
 }
-static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) {
-  (void)op;
-  return 1;
-}
+static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) { return (size_t)om_row_of(op)->max_outputs; }
 /* Output types: bool for comparisons; a Pow registration's base type; otherwise undefined, which ORT infers
  * as the type of the last input (right for every other rule but Cast's, which has its own inference). */
 static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomOp* op, size_t i) {
-  (void)i;
   int fixed = ((const om_custom_op*)op)->fixed_type;
-  if (fixed) return (ONNXTensorElementDataType)fixed;
+  if (fixed) return (ONNXTensorElementDataType)om_struct_output_type(((const om_custom_op*)op)->op, fixed, i);
   return om_row_of(op)->output_rule == OM_OUT_BOOL ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL
                                                    : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
 }
@@ -144,8 +141,8 @@ static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_input_char(const 
  * several inputs the output is declared optional, which lifts that check, and ORT then takes the type of the
  * last input (all our inputs share the output type where the rule is OM_OUT_SAME). */
 static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_output_char(const OrtCustomOp* op, size_t i) {
-  (void)i;
   const om_op_info* row = om_row_of(op);
+  if (i > 0) return INPUT_OUTPUT_OPTIONAL; /* LayerNormalization's Mean and InvStdDev */
   if (row->output_rule != OM_OUT_BOOL && !om_is_variadic(row) && row->max_inputs > 1) return INPUT_OUTPUT_OPTIONAL;
   return INPUT_OUTPUT_REQUIRED;
 }
@@ -270,6 +267,38 @@ static int om_attr_float(const OrtApi* api, const OrtKernelInfo* info, const cha
   return 1;
 }
 
+/* The `axes` attribute (a list of ints, Reduce ops before the axes input): 0, or -1 with err. */
+static int om_attr_axes(const OrtApi* api, const OrtKernelInfo* info, om_attrs* attrs, char* err, size_t errlen) {
+  size_t size = 0;
+  OrtStatus* st = api->KernelInfoGetAttributeArray_int64(info, "axes", NULL, &size);
+  if (st) { /* absent, or not a list of ints */
+    api->ReleaseStatus(st);
+    int64_t one;
+    st = api->KernelInfoGetAttribute_int64(info, "axes", &one);
+    if (!st) {
+      snprintf(err, errlen, "attribute 'axes' must be a list of integers");
+      return -1;
+    }
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  if (size > sizeof attrs->axes / sizeof attrs->axes[0]) {
+    snprintf(err, errlen, "attribute 'axes' has %zu entries, more than the maximum rank (64)", size);
+    return -1;
+  }
+  if (size > 0) {
+    st = api->KernelInfoGetAttributeArray_int64(info, "axes", attrs->axes, &size);
+    if (st) {
+      snprintf(err, errlen, "attribute 'axes': %s", api->GetErrorMessage(st));
+      api->ReleaseStatus(st);
+      return -1;
+    }
+  }
+  attrs->n_axes = size;
+  attrs->has_axes = 1;
+  return 0;
+}
+
 static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size_t i, int* type) {
   OrtTypeInfo* ti = NULL;
   *type = 0;
@@ -297,6 +326,34 @@ static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size
   if (st) api->ReleaseStatus(st);
   api->ReleaseTypeInfo(ti);
   return 0;
+}
+
+/* Hand every constant input (an initializer) to the node, which may prepare for it (MatMul packs B). */
+static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtKernelInfo* info, om_node* node, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int is_const = 0;
+    const OrtValue* v = NULL;
+    OrtStatus* st = api->KernelInfoGetConstantInput_tensor(info, i, &is_const, &v);
+    if (st) {
+      api->ReleaseStatus(st);
+      continue;
+    }
+    if (!is_const || !v) continue;
+    OrtTensorTypeAndShapeInfo* tsi = NULL;
+    size_t rank = 0;
+    int64_t dims[OM_MAX_RANK];
+    void* p = NULL;
+    st = api->GetTensorTypeAndShape(v, &tsi);
+    if (!st) st = api->GetDimensionsCount(tsi, &rank);
+    if (!st && rank > OM_MAX_RANK) st = om_error(api, "input rank exceeds the supported maximum of 64");
+    if (!st) st = api->GetDimensions(tsi, dims, rank);
+    if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
+    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
+    if (st) return st;
+    char err[512];
+    if (om_node_set_constant_input(node, i, p, dims, rank, err, sizeof err) != 0) return om_error(api, err);
+  }
+  return NULL;
 }
 
 static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtApi* api, const OrtKernelInfo* info,
@@ -375,12 +432,28 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
   }
   struct {
     const char* name;
+    int64_t* value;
+    int* has;
+  } ints[] = {{"transA", &attrs.trans_a, &attrs.has_trans_a},
+              {"transB", &attrs.trans_b, &attrs.has_trans_b},
+              {"axis", &attrs.axis, &attrs.has_axis},
+              {"stash_type", &attrs.stash_type, &attrs.has_stash_type},
+              {"keepdims", &attrs.keepdims, &attrs.has_keepdims},
+              {"noop_with_empty_axes", &attrs.noop_with_empty_axes, &attrs.has_noop_with_empty_axes}};
+  for (size_t f = 0; r >= 0 && (row->flags & OM_F_STRUCT) && f < sizeof ints / sizeof ints[0]; f++) {
+    r = om_attr_int(api, info, ints[f].name, ints[f].value, err, sizeof err);
+    if (r == 0) *ints[f].has = 1;
+  }
+  if (r >= 0 && (row->flags & OM_F_STRUCT)) r = om_attr_axes(api, info, &attrs, err, sizeof err);
+  struct {
+    const char* name;
     float* value;
     int* has;
   } floats[] = {{"alpha", &attrs.alpha, &attrs.has_alpha},
                 {"beta", &attrs.beta, &attrs.has_beta},
                 {"min", &attrs.min, &attrs.has_min},
-                {"max", &attrs.max, &attrs.has_max}};
+                {"max", &attrs.max, &attrs.has_max},
+                {"epsilon", &attrs.epsilon, &attrs.has_epsilon}};
   for (size_t f = 0; r >= 0 && f < sizeof floats / sizeof floats[0]; f++) {
     r = om_attr_float(api, info, floats[f].name, floats[f].value, err, sizeof err);
     if (r == 0) *floats[f].has = 1;
@@ -403,6 +476,10 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
   om_node* node = om_node_create(name, row->name, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
+  if ((row->flags & OM_F_STRUCT) && (st = om_constant_inputs(api, info, node, n)) != NULL) {
+    om_node_destroy(node);
+    return st;
+  }
   om_kernel* k = malloc(sizeof *k);
   if (!k) {
     om_node_destroy(node);
@@ -479,6 +556,38 @@ static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t*
 
 int om_ort_glue_shape_ref(void) { return om_runtime_has_shape_ref; }
 
+/* A structured node: several outputs, shapes that may depend on an input's data (a Reduce op's axes). */
+static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t n, const void* const* data,
+                                     const int64_t* const* shapes, const size_t* ranks) {
+  const OrtApi* api = k->api;
+  size_t n_out = 0;
+  OrtStatus* st = api->KernelContext_GetOutputCount(ctx, &n_out);
+  if (st) return st;
+  if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
+  int64_t out_shapes[OM_MAX_OUTPUTS * OM_MAX_RANK];
+  size_t out_ranks[OM_MAX_OUTPUTS];
+  void* outs[OM_MAX_OUTPUTS] = {NULL, NULL, NULL};
+  char err[512];
+  if (om_node_output_shapes(k->node, n, data, shapes, ranks, n_out, out_shapes, out_ranks, err, sizeof err) != 0)
+    return om_error(api, err);
+  for (size_t o = 0; o < n_out; o++) {
+    OrtValue* out = NULL;
+    st = api->KernelContext_GetOutput(ctx, o, out_shapes + o * OM_MAX_RANK, out_ranks[o], &out);
+    if (st) return st;
+    if (!out) continue; /* an optional output the node does not produce */
+    st = api->GetTensorMutableData(out, &outs[o]);
+    if (st) return st;
+    if (!outs[o] && om_shape_count(out_shapes + o * OM_MAX_RANK, out_ranks[o]) > 0)
+      return om_error(api, "ORT returned no output buffer");
+    if (!outs[o]) outs[o] = out; /* a zero-size output: never written, but requested */
+  }
+  om_pf_host host = {api, ctx, NULL};
+  if (om_node_run_outputs(k->node, n, data, shapes, ranks, n_out, outs, out_shapes, out_ranks, om_parallel_for, &host,
+                          err, sizeof err) != 0)
+    return om_error(api, err);
+  return NULL;
+}
+
 static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
   om_kernel* k = kernel;
   const OrtApi* api = k->api;
@@ -521,6 +630,10 @@ static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
     OM_CHECK(api->GetTensorMutableData((OrtValue*)v, &p));
     data[i] = p;
   }
+  if (k->node->family) { /* a structured node */
+    status = om_compute_outputs(k, ctx, n, data, (const int64_t* const*)shapes, ranks);
+    goto done;
+  }
   {
     int64_t out_shape[OM_MAX_RANK];
     size_t out_rank = 0;
@@ -557,10 +670,13 @@ done:
 /* One registration per row; Pow first gets one per base type, so ORT infers its output type from input 0
  * (ORT picks the first registration whose input types match), then the untyped one that reports
  * unsupported types by name. */
+/* A structured op (OM_F_STRUCT) gets one registration per input-0 type with that type fixed, and its output
+ * types from om_struct_output_type, so ORT never guesses them from a last input (a Reduce op's int64 axes). */
 static const int om_pow_bases[] = {OM_T_FLOAT, OM_T_DOUBLE, OM_T_INT32, OM_T_INT64};
 #define OM_N_POW_BASES (sizeof om_pow_bases / sizeof om_pow_bases[0])
-#define OM_N_CUSTOM_OPS (OM_OP_COUNT + OM_N_POW_BASES)
-static om_custom_op om_custom_ops[OM_N_CUSTOM_OPS];
+#define OM_N_CUSTOM_OPS_MAX (OM_OP_COUNT * 33 + OM_N_POW_BASES)
+static om_custom_op om_custom_ops[OM_N_CUSTOM_OPS_MAX];
+static size_t om_n_custom_ops;
 
 static void om_init_ops(void) {
   size_t n = 0;
@@ -569,10 +685,19 @@ static void om_init_ops(void) {
     om_custom_ops[n++].fixed_type = om_pow_bases[b];
   }
   for (int i = 0; i < OM_OP_COUNT; i++) {
+    if (!(om_op_row(i)->flags & OM_F_STRUCT)) continue;
+    for (int t = 1; t < 32; t++)
+      if (om_op_row(i)->input0_types & OM_TB(t)) {
+        om_custom_ops[n].op = i;
+        om_custom_ops[n++].fixed_type = t;
+      }
+  }
+  for (int i = 0; i < OM_OP_COUNT; i++) {
     om_custom_ops[n].op = i;
     om_custom_ops[n++].fixed_type = 0;
   }
-  for (size_t j = 0; j < OM_N_CUSTOM_OPS; j++) {
+  om_n_custom_ops = n;
+  for (size_t j = 0; j < om_n_custom_ops; j++) {
     int i = om_custom_ops[j].op;
     OrtCustomOp* c = &om_custom_ops[j].base;
     memset(c, 0, sizeof *c);
@@ -624,7 +749,7 @@ static void om_build_domain(void) {
     om_domain = NULL;
     return;
   }
-  for (size_t i = 0; i < OM_N_CUSTOM_OPS; i++) {
+  for (size_t i = 0; i < om_n_custom_ops; i++) {
     st = api->CustomOpDomain_Add(om_domain, &om_custom_ops[i].base);
     if (st) {
       om_once_status = st;

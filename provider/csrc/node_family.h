@@ -1,0 +1,81 @@
+/* node_family.h - the node record, and how node.c hands a structured op (OM_F_STRUCT in om_ops.def: MatMul,
+ * Gemm, Softmax, LayerNormalization, the Reduce ops) to the file of its family.
+ *
+ * node.c does what every node shares (op table, opset, arity, element types, mode, kernel path) and then calls
+ * the family's create; the family checks its attributes, sets the output types and keeps its state in impl.
+ * Knows nothing of ORT.
+ */
+#ifndef OM_NODE_FAMILY_H
+#define OM_NODE_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/kernels.h"
+#include "onemodel.h"
+
+#define OM_MAX_OUTPUTS 3
+
+typedef struct om_family om_family;
+
+struct om_node {
+  int op;
+  int kind;
+  int type;      /* element type of input 0 */
+  int type1;     /* element type of input 1 (0 if none) */
+  int out_type;  /* element type of output 0 */
+  size_t n_inputs;
+  unsigned kflags;
+  int kernel;    /* index into the kind's table */
+  int bound_inputs; /* Clip opset >= 11: bounds come from inputs 1 and 2 */
+  const om_kernel_table* wide;
+  const om_kernel_table* one;
+  unsigned char param[2][8]; /* scalar parameters in the element type (alpha/beta, Clip bounds) */
+  size_t chunk; /* elements per parallel chunk */
+  char name[128];
+  /* structured ops */
+  int path;                        /* kernel path index */
+  int mode;                        /* OM_MODE_EXACT or OM_MODE_FAST */
+  int opset;                       /* the node's ONNX opset, 0 if unknown */
+  size_t n_outputs;                /* the most outputs */
+  int out_types[OM_MAX_OUTPUTS];
+  const om_family* family;         /* NULL for element-wise nodes */
+  void* impl;                      /* the family's state */
+};
+
+struct om_family {
+  /* Check the attributes; set node->out_types (and n_outputs, which node.c sets to the row's max_outputs)
+   * and node->impl. 0, or -1 with a message naming node, op and problem. */
+  int (*create)(om_node* node, const om_attrs* attrs, size_t n_inputs, const int* types, char* err, size_t errlen);
+  int (*shapes)(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
+                size_t errlen);
+  int (*run)(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+             const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+             const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
+  /* May be NULL: constant inputs are then read at run time like any other. */
+  int (*set_constant)(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
+                      size_t errlen);
+  /* May be NULL: no output shape depends on input data. */
+  int (*shape_input)(const om_node* node, size_t k);
+  /* May be NULL: impl needs no more than free(). */
+  void (*destroy)(om_node* node);
+};
+
+/* The family of a structured op id (om_ops.h), NULL for an element-wise op. */
+const om_family* om_family_of(int op);
+/* The element type of output k of structured op `op` whose input 0 has type type0 (the ORT glue registers each
+ * structured op once per input-0 type with these output types). */
+int om_struct_output_type(int op, int type0, size_t k);
+extern const om_family om_family_matmul; /* node_matmul.c: MatMul, Gemm */
+
+/* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL), each call under
+ * the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the caller's restored
+ * afterwards: what every kernel family uses to split its work in fixed chunks. */
+void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
+                      void* ctx);
+
+/* Shapes: the element count of a shape (0 when a dimension is 0). */
+size_t om_shape_count(const int64_t* shape, size_t rank);
+
+#endif

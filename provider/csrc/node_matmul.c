@@ -1,0 +1,301 @@
+/* node_matmul.c - MatMul and Gemm nodes: attributes, ONNX shapes and broadcasting, onto om_gemm (gemm/gemm.h).
+ *
+ * MatMul: NumPy matmul semantics. A 1-D A is [1, K] with that dimension removed from the result, a 1-D B is
+ * [K, 1] likewise; the batch dimensions (all but the last two) broadcast. Gemm: 2-D A and B (transA, transB),
+ * alpha, beta, and C broadcast unidirectionally to [M, N] (optional from opset 11). A constant B (an
+ * initializer: om_node_set_constant_input) of rank 1 or 2 is packed once at creation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadcast.h"
+#include "gemm/gemm.h"
+#include "node_family.h"
+#include "om_ops.h"
+
+typedef struct om_matmul {
+  int gemm;              /* 1: Gemm, 0: MatMul */
+  int trans_a, trans_b;  /* Gemm */
+  double alpha, beta;
+  om_gemm_packed* packed_b;
+  int64_t packed_k, packed_n; /* the constant B's K and N */
+} om_matmul;
+
+static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
+                        size_t errlen) {
+  (void)types;
+  om_matmul* m = calloc(1, sizeof *m);
+  if (!m) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
+    return -1;
+  }
+  node->impl = m;
+  m->gemm = node->op == OM_OP_GEMM;
+  m->alpha = 1.0;
+  m->beta = 1.0;
+  if (!m->gemm) return 0;
+  if (a->has_trans_a && a->trans_a != 0 && a->trans_a != 1) {
+    snprintf(err, errlen, "node '%s' (op Gemm): attribute transA must be 0 or 1, got %lld", node->name,
+             (long long)a->trans_a);
+    return -1;
+  }
+  if (a->has_trans_b && a->trans_b != 0 && a->trans_b != 1) {
+    snprintf(err, errlen, "node '%s' (op Gemm): attribute transB must be 0 or 1, got %lld", node->name,
+             (long long)a->trans_b);
+    return -1;
+  }
+  if (node->opset > 0 && node->opset < 11 && n_inputs < 3) {
+    snprintf(err, errlen, "node '%s' (op Gemm): input C is required before opset 11 (opset %d)", node->name,
+             node->opset);
+    return -1;
+  }
+  m->trans_a = a->has_trans_a ? (int)a->trans_a : 0;
+  m->trans_b = a->has_trans_b ? (int)a->trans_b : 0;
+  if (a->has_alpha) m->alpha = a->alpha;
+  if (a->has_beta) m->beta = a->beta;
+  return 0;
+}
+
+static void om_mm_destroy(om_node* node) {
+  om_matmul* m = node->impl;
+  if (m) om_gemm_packed_free(m->packed_b);
+  free(m);
+}
+
+/* The problem's dimensions from the input shapes; 0, or -1 with a message. */
+typedef struct om_mm_dims {
+  int64_t M, N, K;
+  size_t batch_rank;             /* MatMul: rank of the broadcast batch */
+  int64_t batch[OM_MAX_RANK];
+  int a_vec, b_vec;              /* MatMul: a 1-D operand */
+} om_mm_dims;
+
+static void om_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "[");
+  for (size_t d = 0; d < r && used < len; d++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
+  if (used < len) snprintf(buf + used, len - used, "]");
+}
+
+static int om_mm_dims_of(const om_node* node, const int64_t* const* shapes, const size_t* ranks, om_mm_dims* d,
+                         char* err, size_t errlen) {
+  const om_matmul* m = node->impl;
+  const char* opn = om_op_row(node->op)->name;
+  char sa[160], sb[160];
+  om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
+  om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
+  memset(d, 0, sizeof *d);
+  if (m->gemm) {
+    if (ranks[0] != 2 || ranks[1] != 2) {
+      snprintf(err, errlen, "node '%s' (op Gemm): A and B must be 2-D, got A %s and B %s", node->name, sa, sb);
+      return -1;
+    }
+    d->M = shapes[0][m->trans_a ? 1 : 0];
+    d->K = shapes[0][m->trans_a ? 0 : 1];
+    int64_t kb = shapes[1][m->trans_b ? 1 : 0];
+    d->N = shapes[1][m->trans_b ? 0 : 1];
+    if (kb != d->K) {
+      snprintf(err, errlen, "node '%s' (op Gemm): inner dimensions do not match: A %s%s has K = %lld, B %s%s has K = %lld",
+               node->name, sa, m->trans_a ? " (transA)" : "", (long long)d->K, sb, m->trans_b ? " (transB)" : "",
+               (long long)kb);
+      return -1;
+    }
+    return 0;
+  }
+  if (ranks[0] == 0 || ranks[1] == 0) {
+    snprintf(err, errlen, "node '%s' (op %s): operands must have rank 1 or more, got A %s and B %s", node->name, opn,
+             sa, sb);
+    return -1;
+  }
+  d->a_vec = ranks[0] == 1;
+  d->b_vec = ranks[1] == 1;
+  d->M = d->a_vec ? 1 : shapes[0][ranks[0] - 2];
+  d->K = shapes[0][ranks[0] - 1];
+  int64_t kb = d->b_vec ? shapes[1][0] : shapes[1][ranks[1] - 2];
+  d->N = d->b_vec ? 1 : shapes[1][ranks[1] - 1];
+  if (kb != d->K) {
+    snprintf(err, errlen, "node '%s' (op MatMul): inner dimensions do not match: A %s has K = %lld, B %s has K = %lld",
+             node->name, sa, (long long)d->K, sb, (long long)kb);
+    return -1;
+  }
+  size_t bra = d->a_vec ? 0 : ranks[0] - 2, brb = d->b_vec ? 0 : ranks[1] - 2;
+  const int64_t* bs[2] = {shapes[0], shapes[1]};
+  size_t br[2] = {bra, brb};
+  char why[256];
+  if (om_broadcast_shape(2, bs, br, d->batch, &d->batch_rank, why, sizeof why) != 0) {
+    snprintf(err, errlen, "node '%s' (op MatMul): batch dimensions of A %s and B %s do not broadcast: %s", node->name,
+             sa, sb, why);
+    return -1;
+  }
+  return 0;
+}
+
+static int om_mm_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
+                        size_t errlen) {
+  (void)data;
+  (void)n_outputs;
+  const om_matmul* m = node->impl;
+  om_mm_dims d;
+  if (om_mm_dims_of(node, shapes, ranks, &d, err, errlen) != 0) return -1;
+  if (m->gemm) {
+    if (n_inputs > 2 && shapes[2]) { /* C must broadcast unidirectionally to [M, N] */
+      int ok = ranks[2] <= 2;
+      int64_t want[2] = {d.M, d.N};
+      for (size_t k = 0; ok && k < ranks[2]; k++) {
+        int64_t c = shapes[2][k], w = want[2 - ranks[2] + k];
+        ok = c == 1 || c == w;
+      }
+      if (!ok) {
+        char sc[160];
+        om_shape_str(shapes[2], ranks[2], sc, sizeof sc);
+        snprintf(err, errlen, "node '%s' (op Gemm): C %s does not broadcast to [M, N] = [%lld, %lld]", node->name, sc,
+                 (long long)d.M, (long long)d.N);
+        return -1;
+      }
+    }
+    out_shapes[0] = d.M;
+    out_shapes[1] = d.N;
+    out_ranks[0] = 2;
+    return 0;
+  }
+  size_t r = 0;
+  for (size_t k = 0; k < d.batch_rank; k++) out_shapes[r++] = d.batch[k];
+  if (!d.a_vec) out_shapes[r++] = d.M;
+  if (!d.b_vec) out_shapes[r++] = d.N;
+  out_ranks[0] = r;
+  return 0;
+}
+
+static int om_mm_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
+                              char* err, size_t errlen) {
+  om_matmul* m = node->impl;
+  if (k != 1 || rank < 1 || rank > 2 || (m->gemm && rank != 2)) return 0; /* batched B: read at run time */
+  int64_t K, N;
+  ptrdiff_t rs, cs;
+  if (rank == 1) {
+    K = shape[0];
+    N = 1;
+    rs = 1;
+    cs = 0;
+  } else if (m->trans_b) { /* stored [N, K] */
+    N = shape[0];
+    K = shape[1];
+    rs = 1;
+    cs = (ptrdiff_t)K;
+  } else {
+    K = shape[0];
+    N = shape[1];
+    rs = (ptrdiff_t)N;
+    cs = 1;
+  }
+  if (K == 0 || N == 0) return 0;
+  m->packed_b = om_gemm_pack_b(node->path, node->type, (size_t)K, (size_t)N, data, rs, cs);
+  if (!m->packed_b) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory packing the constant B", node->name,
+             om_op_row(node->op)->name);
+    return -1;
+  }
+  m->packed_k = K;
+  m->packed_n = N;
+  return 0;
+}
+
+static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
+                     size_t errlen) {
+  (void)n_outputs;
+  (void)out_shapes;
+  (void)out_ranks;
+  const om_matmul* m = node->impl;
+  const char* opn = om_op_row(node->op)->name;
+  om_mm_dims d;
+  if (om_mm_dims_of(node, shapes, ranks, &d, err, errlen) != 0) return -1;
+  om_gemm_args g;
+  memset(&g, 0, sizeof g);
+  g.path = node->path;
+  g.type = node->type;
+  g.mode = node->mode;
+  g.M = (size_t)d.M;
+  g.N = (size_t)d.N;
+  g.K = (size_t)d.K;
+  g.A = data[0];
+  g.B = data[1];
+  g.alpha = m->alpha;
+  g.beta = m->beta;
+  g.C = outs[0];
+  g.ldc = (ptrdiff_t)d.N;
+  g.c_batch_stride = (size_t)(d.M * d.N);
+  if (m->gemm) {
+    g.batch = 1;
+    g.rsa = m->trans_a ? 1 : (ptrdiff_t)d.K;
+    g.csa = m->trans_a ? (ptrdiff_t)d.M : 1;
+    g.rsb = m->trans_b ? 1 : (ptrdiff_t)d.N;
+    g.csb = m->trans_b ? (ptrdiff_t)d.K : 1;
+    if (n_inputs > 2 && shapes[2]) {
+      size_t rc = ranks[2];
+      int64_t c0 = rc == 2 ? shapes[2][0] : 1, c1 = rc >= 1 ? shapes[2][rc - 1] : 1;
+      g.Cin = data[2];
+      g.rsc_in = c0 == 1 ? 0 : (ptrdiff_t)c1;
+      g.csc_in = c1 == 1 ? 0 : 1;
+    }
+  } else {
+    g.rsa = (ptrdiff_t)d.K;
+    g.csa = 1;
+    g.rsb = d.b_vec ? 1 : (ptrdiff_t)d.N;
+    g.csb = d.b_vec ? 0 : 1;
+  }
+  if (m->packed_b && m->packed_k == d.K && m->packed_n == d.N && (m->gemm || ranks[1] <= 2)) g.packed_b = m->packed_b;
+  size_t batch = 1;
+  for (size_t k = 0; k < d.batch_rank; k++) batch *= (size_t)d.batch[k];
+  g.batch = batch;
+  if (batch == 0 || g.M == 0 || g.N == 0) return 0;
+  int64_t* offs = NULL;
+  if (!m->gemm && d.batch_rank > 0) {
+    /* Each batch element's offsets into A and B (in elements) from the broadcast of their batch dims. */
+    offs = malloc(2 * batch * sizeof(int64_t));
+    if (!offs) {
+      snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+      return -1;
+    }
+    size_t bra = d.a_vec ? 0 : ranks[0] - 2, brb = d.b_vec ? 0 : ranks[1] - 2;
+    int64_t mat_a = d.a_vec ? d.K : d.M * d.K, mat_b = d.b_vec ? d.K : d.K * d.N;
+    int64_t idx[OM_MAX_RANK];
+    memset(idx, 0, sizeof idx);
+    for (size_t b = 0; b < batch; b++) {
+      int64_t oa = 0, ob = 0, sa = mat_a, sb = mat_b;
+      for (size_t q = 0; q < d.batch_rank; q++) { /* from the innermost batch dim outwards */
+        size_t dim = d.batch_rank - 1 - q;
+        if (q < bra) {
+          int64_t e = shapes[0][bra - 1 - q];
+          if (e != 1) oa += idx[dim] * sa;
+          sa *= e;
+        }
+        if (q < brb) {
+          int64_t e = shapes[1][brb - 1 - q];
+          if (e != 1) ob += idx[dim] * sb;
+          sb *= e;
+        }
+      }
+      offs[b] = oa;
+      offs[batch + b] = ob;
+      for (size_t q = d.batch_rank; q-- > 0;) { /* next batch index, row-major */
+        if (++idx[q] < d.batch[q]) break;
+        idx[q] = 0;
+      }
+    }
+    g.a_off = offs;
+    g.b_off = offs + batch;
+  }
+  int rc = om_gemm(&g, parallel_for, host_ctx);
+  free(offs);
+  if (rc != 0) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    return -1;
+  }
+  return 0;
+}
+
+const om_family om_family_matmul = {om_mm_create, om_mm_shapes, om_mm_run, om_mm_set_constant, NULL, om_mm_destroy};
