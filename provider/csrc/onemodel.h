@@ -125,4 +125,12 @@ int om_node_set_constant_input(om_node* node, size_t k, const void* data, const 
  * last RegisterCustomOps in this process; 0 before any. */
 int om_ort_glue_shape_ref(void);
 
+/* Test entry (tests/test_gemm_kernel.py, tools/gemm_bench.py): om_gemm (gemm/gemm.h) with its arguments as plain
+ * values; prepack: pack B once (B + b_off[0]) first; threads > 1: run the tasks on that many threads. Returns
+ * om_gemm's code (0, -1 allocation failure, -2 bad arguments). */
+int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N, size_t K, const void* A,
+                 ptrdiff_t rsa, ptrdiff_t csa, const int64_t* a_off, const void* B, ptrdiff_t rsb, ptrdiff_t csb,
+                 const int64_t* b_off, int prepack, double alpha, double beta, const void* Cin, ptrdiff_t rsc_in,
+                 ptrdiff_t csc_in, void* C, ptrdiff_t ldc, size_t c_batch_stride, int threads);
+
 #endif

@@ -1,0 +1,227 @@
+/* gemm.c - om_gemm: argument checks, the cut into tasks, B packing, scratch memory and the FP environment.
+ * The arithmetic is in gemm_body.inc (one copy per path); how a task is chosen never changes a result (each
+ * element's chain is the same whatever the blocking), only the speed. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
+#include "../kernels/kernels.h"
+#include "gemm_internal.h"
+
+extern const om_gemm_kern om_gemm_kern_f32_scalar, om_gemm_kern_f64_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+#define OM_GEMM_X86 1
+#include <immintrin.h>
+extern const om_gemm_kern om_gemm_kern_f32_512, om_gemm_kern_f64_512;
+extern const om_gemm_kern om_gemm_kern_f32_256, om_gemm_kern_f64_256;
+extern const om_gemm_kern om_gemm_kern_f32_128, om_gemm_kern_f64_128;
+#else
+#define OM_GEMM_X86 0
+#include <fenv.h>
+#endif
+
+const om_gemm_kern* om_gemm_kern_get(int path, int acc64) {
+  switch (path) {
+#if OM_GEMM_X86
+    case OM_PATH_512: return acc64 ? &om_gemm_kern_f64_512 : &om_gemm_kern_f32_512;
+    case OM_PATH_256: return acc64 ? &om_gemm_kern_f64_256 : &om_gemm_kern_f32_256;
+    case OM_PATH_128: return acc64 ? &om_gemm_kern_f64_128 : &om_gemm_kern_f32_128;
+#endif
+    case OM_PATH_SCALAR: return acc64 ? &om_gemm_kern_f64_scalar : &om_gemm_kern_f32_scalar;
+    default: return NULL;
+  }
+}
+
+static size_t om_gemm_esize(int type) {
+  switch (type) {
+    case OM_T_FLOAT: return 4;
+    case OM_T_DOUBLE: return 8;
+    case OM_T_FLOAT16: return 2;
+    default: return 0;
+  }
+}
+
+static const om_gemm_kern* om_gemm_kern_for(int path, int type) {
+  if (!om_gemm_esize(type) || path < 0 || path >= OM_PATH_COUNT || !om_path_available(path)) return NULL;
+  return om_gemm_kern_get(path, type == OM_T_DOUBLE);
+}
+
+/* ---- packed B -------------------------------------------------------------------------------------------- */
+om_gemm_packed* om_gemm_pack_b(int path, int type, size_t K, size_t N, const void* B, ptrdiff_t rs, ptrdiff_t cs) {
+  const om_gemm_kern* kern = om_gemm_kern_for(path, type);
+  if (!kern) return NULL;
+  size_t acc = type == OM_T_DOUBLE ? 8 : 4, panels = (N + kern->nr - 1) / kern->nr;
+  size_t elems = panels ? (panels - 1) * kern->nr * K + om_gemm_panel_w(N, kern->nr, kern->vl, panels - 1) * K : 0;
+  if (K && elems / K < (panels ? panels - 1 : 0) * kern->nr) return NULL; /* overflow */
+  size_t head = (sizeof(om_gemm_packed) + 63) / 64 * 64;
+  unsigned char* mem = aligned_alloc(64, (head + elems * acc + 63) / 64 * 64);
+  if (!mem) return NULL;
+  om_gemm_packed* p = (om_gemm_packed*)(void*)mem;
+  p->path = path;
+  p->type = type;
+  p->K = K;
+  p->N = N;
+  p->nr = kern->nr;
+  p->vl = kern->vl;
+  p->data = mem + head;
+  for (size_t q = 0; q < panels; q++) {
+    size_t j0 = q * kern->nr, nvalid = N - j0 < kern->nr ? N - j0 : kern->nr;
+    kern->pack_b_panel(type, B, rs, cs, 0, K, j0, nvalid, om_gemm_panel_w(N, kern->nr, kern->vl, q),
+                       (unsigned char*)p->data + q * kern->nr * K * acc);
+  }
+  return p;
+}
+
+void om_gemm_packed_free(om_gemm_packed* p) { free(p); }
+
+/* ---- per-thread scratch ----------------------------------------------------------------------------------
+ * A task needs a few hundred KiB at most (the plan bounds it). Each thread keeps one buffer, grown on demand and
+ * freed when the thread exits, so a call allocates nothing in the steady state (fresh memory would cost page
+ * faults on every call). */
+#if defined(_WIN32)
+static void* om_gemm_scratch_get(size_t n) { return malloc(n); }
+static void om_gemm_scratch_put(void* p) { free(p); }
+#else
+#include <pthread.h>
+typedef struct om_gemm_buf {
+  void* p;
+  size_t n;
+} om_gemm_buf;
+static pthread_key_t om_gemm_key;
+static pthread_once_t om_gemm_once = PTHREAD_ONCE_INIT;
+static int om_gemm_key_ok;
+static void om_gemm_buf_free(void* v) {
+  om_gemm_buf* b = v;
+  free(b->p);
+  free(b);
+}
+static void om_gemm_key_init(void) { om_gemm_key_ok = pthread_key_create(&om_gemm_key, om_gemm_buf_free) == 0; }
+static void* om_gemm_scratch_get(size_t n) {
+  pthread_once(&om_gemm_once, om_gemm_key_init);
+  if (!om_gemm_key_ok) return malloc(n);
+  om_gemm_buf* b = pthread_getspecific(om_gemm_key);
+  if (!b) {
+    b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    if (pthread_setspecific(om_gemm_key, b) != 0) {
+      free(b);
+      return NULL;
+    }
+  }
+  if (b->n < n) {
+    free(b->p);
+    b->n = 0;
+    b->p = aligned_alloc(64, (n + 63) / 64 * 64);
+    if (!b->p) return NULL;
+    b->n = n;
+  }
+  return b->p;
+}
+static void om_gemm_scratch_put(void* p) {
+  if (!om_gemm_key_ok) free(p);
+}
+#endif
+
+/* ---- tasks ------------------------------------------------------------------------------------------------ */
+#if OM_GEMM_X86
+#define OM_GEMM_IEEE_MXCSR 0x1f80u /* round to nearest, all exceptions masked, no FTZ/DAZ */
+#endif
+
+static void om_gemm_run_task(void* ctx, size_t t) {
+  om_gemm_plan* pl = ctx;
+  void* s = om_gemm_scratch_get(pl->scratch);
+  if (!s) {
+    __atomic_store_n(&pl->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+#if OM_GEMM_X86
+  unsigned saved = _mm_getcsr();
+  if (saved != OM_GEMM_IEEE_MXCSR) _mm_setcsr(OM_GEMM_IEEE_MXCSR);
+  pl->kern->task(pl, t, s);
+  if (saved != OM_GEMM_IEEE_MXCSR) _mm_setcsr(saved);
+#else
+  int saved = fegetround();
+  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
+  pl->kern->task(pl, t, s);
+  if (saved != FE_TONEAREST) fesetround(saved);
+#endif
+  om_gemm_scratch_put(s);
+}
+
+/* Multiply-adds a task aims at: about 10 us on one core at the FMA peak, large against a parallel-for's
+ * per-task cost. The cut depends on the shape and path only, never on the thread count. */
+#define OM_GEMM_TASK_MACS ((size_t)1 << 21)
+#define OM_GEMM_MAX_ROW_TILES 8
+#define OM_GEMM_MAX_PART ((size_t)1 << 16) /* elements of the K-block partial tile buffer */
+
+static size_t om_gemm_ceil(size_t a, size_t b) { return (a + b - 1) / b; }
+
+static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
+  const om_gemm_kern* k = pl->kern;
+  size_t kk = g->K ? g->K : 1;
+  pl->nk = g->K ? om_gemm_ceil(g->K, k->kc) : 1;
+  pl->kc = g->K ? om_gemm_ceil(g->K, pl->nk) : 0; /* equal blocks: kc <= k->kc */
+  size_t tiles_m = om_gemm_ceil(g->M, k->mr), panels = om_gemm_ceil(g->N, k->nr);
+  size_t row_work = k->mr * g->N * kk;
+  size_t tm = row_work ? OM_GEMM_TASK_MACS / row_work : OM_GEMM_MAX_ROW_TILES;
+  if (tm < 1) tm = 1;
+  if (tm > OM_GEMM_MAX_ROW_TILES) tm = OM_GEMM_MAX_ROW_TILES;
+  if (tm > tiles_m) tm = tiles_m;
+  pl->nbm = om_gemm_ceil(tiles_m, tm);
+  tm = om_gemm_ceil(tiles_m, pl->nbm);
+  /* Columns: whole unless one row block is several tasks' work (few rows, wide N), or the partial buffer
+   * would outgrow its bound. */
+  size_t tn = panels;
+  size_t task_work = tm * row_work;
+  if (task_work > 2 * OM_GEMM_TASK_MACS) {
+    size_t want = om_gemm_ceil(task_work, OM_GEMM_TASK_MACS);
+    tn = om_gemm_ceil(panels, want < panels ? want : panels);
+  }
+  if (pl->nk > 1) {
+    size_t cap = OM_GEMM_MAX_PART / (tm * k->mr) / k->nr;
+    if (cap < 1) cap = 1;
+    if (tn > cap) tn = cap;
+  }
+  pl->nbn = om_gemm_ceil(panels, tn);
+  tn = om_gemm_ceil(panels, pl->nbn);
+  pl->mc = tm * k->mr;
+  pl->nc = tn * k->nr;
+  size_t acc = g->type == OM_T_DOUBLE ? 8 : 4;
+  pl->scratch = (pl->mc * pl->kc + (g->packed_b ? 0 : pl->kc * k->nr) + (pl->nk > 1 ? pl->mc * pl->nc : 0)) * acc;
+  if (pl->scratch == 0) pl->scratch = 64;
+}
+
+int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
+  const om_gemm_kern* kern = om_gemm_kern_for(g->path, g->type);
+  if (!kern) return -2;
+  if (g->packed_b) {
+    const om_gemm_packed* p = g->packed_b;
+    if (p->path != g->path || p->type != g->type || p->K != g->K || p->N != g->N) return -2;
+  }
+  if (g->batch == 0 || g->M == 0 || g->N == 0) return 0;
+  om_gemm_plan pl;
+  memset(&pl, 0, sizeof pl);
+  pl.g = g;
+  pl.kern = kern;
+  pl.esize = om_gemm_esize(g->type);
+  om_gemm_cut(&pl, g);
+  om_gemm_ep* ep = &pl.ep;
+  ep->type = g->type;
+  ep->exact = g->mode == OM_MODE_EXACT;
+  ep->scale = g->alpha != 1.0;
+  ep->beta_one = g->beta == 1.0;
+  ep->alpha_f = (float)g->alpha;
+  ep->beta_f = (float)g->beta;
+  ep->alpha_d = g->alpha;
+  ep->beta_d = g->beta;
+  ep->cin = g->Cin;
+  ep->rsc = g->rsc_in;
+  ep->csc = g->csc_in;
+  ep->c = g->C;
+  ep->ldc = g->ldc;
+  ep->direct = g->type != OM_T_FLOAT16 && g->Cin == NULL;
+  size_t tasks = g->batch * pl.nbm * pl.nbn;
+  if (pf && tasks > 1) pf(host_ctx, om_gemm_run_task, tasks, &pl);
+  else
+    for (size_t t = 0; t < tasks; t++) om_gemm_run_task(&pl, t);
+  return __atomic_load_n(&pl.failed, __ATOMIC_RELAXED) ? -1 : 0;
+}

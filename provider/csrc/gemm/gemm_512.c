@@ -1,0 +1,14 @@
+/* gemm_512.c - the matrix-product kernels for the 512 path (AVX-512F; body: gemm_body.inc). */
+#if defined(__x86_64__) || defined(__i386__)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2,f16c")
+#include <immintrin.h>
+
+#include "gemm_internal.h"
+#define OM_VB 64
+#define OM_GPATH 512
+#define OM_G64 0
+#include "gemm_body.inc"
+#undef OM_G64
+#define OM_G64 1
+#include "gemm_body.inc"
+#endif

@@ -1,0 +1,104 @@
+/* gemm_internal.h - what the driver (gemm.c) and the per-path bodies (gemm_body.inc) share. */
+#ifndef OM_GEMM_INTERNAL_H
+#define OM_GEMM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../om_types.h"
+#include "gemm.h"
+
+/* The epilogue of one output element, after the chain: r = alpha*acc, r = r + beta*cin, NaN -> canonical NaN
+ * (exact mode), store in `type`. One copy per batch element (C and Cin already offset). */
+typedef struct om_gemm_ep {
+  int type;
+  int exact;
+  int scale;     /* alpha != 1 (1*x is x bit for bit, NaN aside, so the multiply is skipped) */
+  int beta_one;  /* beta == 1: beta*c is c */
+  int direct;    /* output in the accumulation type and no Cin: the kernel stores whole vectors itself */
+  float alpha_f, beta_f;
+  double alpha_d, beta_d;
+  const void* cin;
+  ptrdiff_t rsc, csc;
+  void* c;
+  ptrdiff_t ldc;
+} om_gemm_ep;
+
+struct om_gemm_kern;
+
+/* One call of om_gemm, cut into tasks: (batch element, row block, column block). */
+typedef struct om_gemm_plan {
+  const om_gemm_args* g;
+  const struct om_gemm_kern* kern;
+  size_t esize;      /* bytes per element of `type` */
+  size_t mc, nc;     /* rows and columns per task (multiples of the tile's MR and NR) */
+  size_t nbm, nbn;   /* row and column blocks per batch element */
+  size_t kc, nk;     /* K block length and count (nk >= 1; kc = 0 when K = 0) */
+  size_t scratch;    /* bytes of scratch one task needs */
+  om_gemm_ep ep;     /* batch element 0; tasks shift c */
+  int failed;        /* set (atomically) when a task could not get scratch memory */
+} om_gemm_plan;
+
+/* Per path and accumulation type: the tile and the routines (gemm_body.inc). */
+typedef struct om_gemm_kern {
+  size_t mr, nr, kc; /* tile rows, tile columns (panel width of packed B), K block */
+  size_t vl;         /* lanes of one vector: the panel width of a partial last panel is a multiple */
+  /* Pack columns [j0, j0+nvalid) and rows [k0, k0+kc) of B (element type `type`) into a panel of width w. */
+  void (*pack_b_panel)(int type, const void* b, ptrdiff_t rsb, ptrdiff_t csb, size_t k0, size_t kc, size_t j0,
+                       size_t nvalid, size_t w, void* dst);
+  void (*task)(const om_gemm_plan* pl, size_t t, void* scratch);
+} om_gemm_kern;
+
+/* The kernels of each path: [0] accumulates in f32 (f32, f16), [1] in f64. NULL where a path is not built. */
+const om_gemm_kern* om_gemm_kern_get(int path, int acc64);
+
+/* The packed B: panels of width nr (the last one: its valid columns rounded up to vl), panel p at p*nr*K. */
+struct om_gemm_packed {
+  int path, type;
+  size_t K, N, nr, vl;
+  void* data; /* 64-byte aligned, inside the same allocation */
+};
+
+/* Width of panel p of an N-column B with panels of nr columns, vectors of vl lanes. */
+static inline size_t om_gemm_panel_w(size_t N, size_t nr, size_t vl, size_t p) {
+  size_t nv = N - p * nr;
+  if (nv >= nr) return nr;
+  return (nv + vl - 1) / vl * vl;
+}
+
+/* IEEE binary16 <-> binary32, exact widening and one rounding to nearest even (NaN keeps its quiet bit and top
+ * payload bits). Scalar and bit-based: the same on every path. */
+static inline float om_gemm_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+  if (e == 31) x = sign | 0x7f800000u | (m << 13);
+  else if (e) x = sign | ((e + 112u) << 23) | (m << 13);
+  else if (!m) x = sign;
+  else { /* subnormal m * 2^-24: normalise */
+    uint32_t s = 0;
+    while (!(m & 0x400u)) { m <<= 1; s++; }
+    x = sign | ((113u - s) << 23) | ((m & 0x3ffu) << 13);
+  }
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+static inline uint16_t om_gemm_f2h(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN */
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 (the midpoint above 65504): inf */
+  if (ax >= 0x38800000u) {                                  /* a normal half */
+    uint32_t m = ax - 0x38000000u;
+    return (uint16_t)(sign | ((m + 0xfffu + ((m >> 13) & 1u)) >> 13));
+  }
+  if (ax < 0x33000000u) return sign; /* below 2^-25: rounds to zero */
+  uint32_t e = ax >> 23, mant = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e; /* units of 2^-24 */
+  uint32_t r = mant >> sh, rem = mant & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+  if (rem > half || (rem == half && (r & 1u))) r++;
+  return (uint16_t)(sign | r);
+}
+
+#endif
