@@ -455,6 +455,17 @@ def gemm_case(dtype: np.dtype, m: int, k: int, n: int, ta: int, tb: int, alpha: 
     return Case("Gemm", model, feeds, [R.gemm(a, b, feeds.get("c"), alpha, beta, ta, tb)])
 
 
+def gemm_specials_case(dtype: np.dtype, alpha: float, beta: float) -> Case:
+    """NaN, inf and -0 in A, a row of -0, and C = [inf, NaN, -0]: beta = 0 still multiplies C (0*inf = NaN)
+    and alpha = 0 still multiplies the chain, as the contract's separately rounded steps say."""
+    rng = np.random.default_rng(15)
+    a, b = data(rng, (4, 17), dtype, specials=True), data(rng, (17, 3), dtype)
+    a[-1] = -0.0
+    feeds = {"a": a, "b": b, "c": np.array([np.inf, np.nan, -0.0], dtype=dtype)}
+    model = one_node_model("Gemm", feeds, [("y", dtype)], 13, alpha=alpha, beta=beta)
+    return Case("Gemm", model, feeds, [R.gemm(a, b, feeds["c"], alpha, beta)])
+
+
 def softmax_case(op: str, dtype: np.dtype, shape: tuple[int, ...], axis: int, opset: int,
                  x: np.ndarray | None = None) -> Case:
     rng = np.random.default_rng(int(np.prod(shape)) + axis)
@@ -562,6 +573,9 @@ def _cases() -> list[tuple[str, Callable[[], Case], bool]]:
         out.append((f"MatMul-{t.name}-specials", specials, False))
         for i, g in enumerate(GEMM_CASES):
             out.append((f"Gemm-{t.name}-{i}-{g}", functools.partial(gemm_case, t, *g), True))
+        for alpha, beta in ((1.0, 0.0), (0.0, 1.0), (-1.5, 2.0)):
+            out.append((f"Gemm-{t.name}-specials-alpha{alpha}-beta{beta}",
+                        functools.partial(gemm_specials_case, t, alpha, beta), False))
         for op in ("Softmax", "LogSoftmax"):
             for shape, axis, opset in SOFTMAX_SHAPES:
                 out.append((f"{op}-{t.name}-{shape}-axis{axis}-opset{opset}",
@@ -628,7 +642,23 @@ def assert_bits(what: str, got: list[np.ndarray], want: list[np.ndarray]) -> Non
                                  f"first at {idx}: {g[idx]!r} vs {w[idx]!r}")
 
 
-@pytest.mark.parametrize("build", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+# Differences from the reference found by this file and not fixed yet: strict xfails, so they flip when fixed.
+KNOWN_KERNEL_BUGS = {
+    "Gemm-": ("()", "Gemm ignores a rank-0 C: ours = alpha*A*B, as if C were absent (stock ORT adds it)"),
+}
+
+
+def _kernel_params() -> list[object]:
+    params = []
+    for ident, build, _ in CASES:
+        marks = [pytest.mark.xfail(strict=True, reason=why)
+                 for prefix, (tail, why) in KNOWN_KERNEL_BUGS.items()
+                 if ident.startswith(prefix) and ident.endswith(f", {tail})")]
+        params.append(pytest.param(build, id=ident, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("build", _kernel_params())
 def test_kernel_matches_reference(build: Callable[[], Case]) -> None:
     case = build()
     outs = run_every_path(case)
