@@ -49,7 +49,7 @@ PATH_NAMES = ("512", "256", "128", "scalar")
 MODES = ("exact", "fast")
 
 OUT_SAME, OUT_BOOL, OUT_TO, OUT_LIKE1 = 0, 1, 2, 3
-F_INPLACE, F_FMOD, F_MODES = 1, 2, 4
+F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3 = 1, 2, 4, 8, 16
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@
 Each run computes, on every kernel path the CPU has (real CPUID dispatch under qemu), every operator of the op
 table for every element type it takes, on seeded inputs that reach the edges (NaN, infinities, signed zeros,
 subnormals, integer extremes) at a length that exercises the vector bodies and the tail, and records a SHA-256
-of the output bytes. Exact mode promises the same digest on every path of every machine.
+of the output bytes. The structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) run on shapes
+that give their blocked loops full blocks and edges, and the test models of testdata/models run whole,
+rewritten, at one and two threads. Exact mode promises the same digest on every path of every machine.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ import hashlib
 import json
 import platform
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from onnx import TensorProto, helper
 
-from onemodel_ep._lib import kernel_paths, op_table
+import onemodel_ep
+from onemodel_ep._lib import F_STRUCT, kernel_paths, op_table
 from onemodel_ep.node import Node, NodeError
+
+MODELS = Path(__file__).resolve().parent.parent / "testdata" / "models"
 
 N = 1000 + 37  # vector bodies and a tail on every width
 
@@ -53,6 +59,11 @@ def fingerprint() -> dict[str, Any]:
     out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "paths": kernel_paths(),
                            "digests": {}}
     for row in op_table().values():
+        if row.flags & F_STRUCT:
+            for t in sorted(row.input0_types):
+                for types, attrs, shapes, opset in _struct_cases(row.name, t):
+                    _one(out, row.name, types, attrs, rng_seed, shapes, opset)
+            continue
         if row.name == "Where":  # condition bool, values of every stored type
             for vt in sorted(row.other_types):
                 _one(out, row.name, [TensorProto.BOOL, vt, vt], {}, rng_seed)
@@ -74,24 +85,84 @@ def fingerprint() -> dict[str, Any]:
             else:
                 for o in sorted(row.other_types) if row.other_types else [t]:
                     _one(out, row.name, [t, o], {}, rng_seed)
+    _models(out)
     return out
 
 
-def _one(out: dict[str, Any], op: str, types: list[int], attrs: dict[str, Any], seed: int) -> None:
+Case = tuple[list[int], dict[str, Any], list[Any], int]
+REDUCE_AXES_INPUT = {"ReduceSum": 13}  # the others take axes as an input from opset 18
+
+
+def _struct_cases(op: str, t: int) -> list[Case]:
+    """(input types, attributes, input shapes (or, for an int64 axes input, its values), opset) per case."""
+    if op == "MatMul":
+        return [([t, t], {}, [(37, 67), (67, 41)], 13), ([t, t], {}, [(3, 1, 19, 33), (2, 33, 17)], 13),
+                ([t, t], {}, [(1037,), (1037,)], 13)]
+    if op == "Gemm":
+        gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
+        return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
+                ([t, t], {}, [(37, 67), (67, 41)], 13)]
+    if op in ("Softmax", "LogSoftmax"):
+        return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
+                ([t], {"axis": 1}, [(5, 33, 19)], 11)]
+    if op == "LayerNormalization":
+        return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
+                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op.startswith("Reduce"):
+        since = REDUCE_AXES_INPUT.get(op, 18)
+        return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
+                ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
+                ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
+                ([t], {}, [(3, 33, 19)], since)]
+    return []
+
+
+def _models(out: dict[str, Any]) -> None:
+    """The test models, rewritten for each kernel path, at one and two threads."""
+    import onnxruntime as ort
+
+    for model_file in sorted(MODELS.glob("*.onnx")):
+        rng = np.random.default_rng(7)
+        feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
+        if "bert" in model_file.name:
+            feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)
+            feeds["attention_mask"][1, 6:] = 0
+        for threads in (1, 2):
+            digests = {}
+            for path in kernel_paths():
+                so = ort.SessionOptions()
+                so.intra_op_num_threads = threads
+                sess = onemodel_ep.InferenceSession(str(model_file), so, kernel_path=path)
+                h = hashlib.sha256()
+                for y in sess.run(None, feeds):
+                    h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
+                digests[path] = h.hexdigest()[:16]
+            out["digests"][f"model:{model_file.stem}:threads={threads}"] = digests
+
+
+def _one(out: dict[str, Any], op: str, types: list[int], attrs: dict[str, Any], seed: int,
+         shapes: list[Any] | None = None, opset: int = 0) -> None:
     key = f"{op}({','.join(str(t) for t in types)}){json.dumps(attrs, sort_keys=True) if attrs else ''}"
+    if shapes is not None:
+        key += f"{shapes}@{opset}"
     rng = np.random.default_rng(seed + len(key) * 7919 + sum(map(ord, key)))
     arrays = [_values(t, rng) for t in types]
+    if shapes is not None:  # a structured op: inputs of these shapes; a list of ints is an int64 axes input
+        arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
+                  else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
     if op == "Clip":
         arrays[1] = arrays[1][:1].copy()
         arrays[2] = arrays[2][:1].copy()
     digests = {}
     for path in kernel_paths():
         try:
-            node = Node(op, types, attributes=attrs, mode="exact", kernel_path=path)
+            node = Node(op, types, attributes=attrs, mode="exact", kernel_path=path, onnx_opset=opset)
         except NodeError:
             return  # not served for these types (e.g. a kernel not landed yet)
-        y = node.run(*arrays)
-        digests[path] = hashlib.sha256(np.ascontiguousarray(y).view(np.uint8).tobytes()).hexdigest()[:16]
+        h = hashlib.sha256()
+        for y in node.run_outputs(*arrays):
+            h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
+        digests[path] = h.hexdigest()[:16]
     out["digests"][key] = digests
 
 
