@@ -34,7 +34,11 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
-    for name in ("alpha", "beta", "min", "max", "epsilon"):
+    for name in ("detect_positive", "detect_negative"):
+        if name in attributes:
+            setattr(a, name, int(attributes[name]))
+            setattr(a, "has_" + name, 1)
+    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)

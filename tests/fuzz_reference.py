@@ -353,10 +353,51 @@ def expected(op: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any]
             return np.asarray(f(x.astype(w))).astype(dt)
     if op == "Pow":
         return _pow(x, ins[1])
+    if op in ("IsNaN", "IsInf"):  # on the value (bf16 arrives as its uint16 bits)
+        if not (is_float(dt) or attrs.get("bf16_in")):
+            raise Unsupported(f"{op} takes floats")
+        v = _f64_from_bf16(x) if attrs.get("bf16_in") else x.astype(np.float64)
+        if op == "IsNaN":
+            return np.isnan(v)
+        pos, neg = int(attrs.get("detect_positive", 1)), int(attrs.get("detect_negative", 1))
+        if pos not in (0, 1) or neg not in (0, 1):
+            raise Unsupported("IsInf: detect_* must be 0 or 1")
+        return ((v == math.inf) & bool(pos)) | ((v == -math.inf) & bool(neg))
+    if op == "Relu":
+        if not is_float(dt) and dt.kind != "i":
+            raise Unsupported("Relu: floats and signed integers")
+        with np.errstate(all="ignore"):
+            return np.where(x < 0, np.zeros((), dt), x).astype(dt)
+    if op == "PRelu":
+        s = ins[1]
+        assert s is not None
+        if np.broadcast_shapes(x.shape, s.shape) != x.shape:
+            raise Unsupported("PRelu: the slope must not widen X")
+        if dt.kind == "u":
+            return x.copy()
+        if dt.kind == "i":
+            prod = _int_binary("Mul", x, np.broadcast_to(s, x.shape), 0)
+            return np.where(x < 0, prod, x).astype(dt)
+        with np.errstate(all="ignore"):
+            return np.where(x < 0, _float_binary("Mul", np.broadcast_to(s, x.shape), x), x).astype(dt)
     if op == "LeakyRelu":
         alpha = _f32(attrs.get("alpha", 0.01))
         with np.errstate(all="ignore"):
-            return np.where(x < 0, (alpha * x).astype(np.float32), x).astype(np.float32)
+            if dt == F16:  # the f32 alpha times x, rounded once to f16 (exact in f64, f64 -> f16 rounds once)
+                p = (np.float64(alpha) * x.astype(np.float64)).astype(F16)
+            else:
+                p = (alpha.astype(dt) * x).astype(dt)
+            return np.where(x < 0, p, x).astype(dt)
+    if op == "ThresholdedRelu":
+        alpha = float(_f32(attrs.get("alpha", 1.0)))
+        with np.errstate(all="ignore"):
+            return np.where(x.astype(np.float64) > alpha, x, np.zeros((), dt)).astype(dt)
+    if op == "Softsign":
+        w = _work(dt)
+        with np.errstate(all="ignore"):
+            xw = x.astype(w)
+            r = (xw / (np.abs(xw) + w.type(1))).astype(w)
+            return np.where(np.isinf(xw), np.copysign(w.type(1), xw), r).astype(dt)
     if op == "HardSigmoid":
         alpha, beta = _f32(attrs.get("alpha", 0.2)), _f32(attrs.get("beta", 0.5))
         with np.errstate(all="ignore"):

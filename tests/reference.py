@@ -30,8 +30,14 @@ Rules implemented here:
     single-value inputs, an omitted one the element type's finite extreme (Clip(+inf) is the type's max).
   - Reciprocal, Sqrt, Floor, Ceil: IEEE (Floor and Ceil keep the sign of x); Round: half to even, keeps the
     sign of zero; f16 through f32, rounded once.
-  - LeakyRelu x < 0 ? alpha*x : x (0.01); HardSigmoid clamp(alpha*x + beta, 0, 1), product and sum each
-    rounded (0.2, 0.5); HardSwish x * clamp(x * 0.16666667f + 0.5f, 0, 1), each operation rounded in f32.
+  - LeakyRelu x < 0 ? alpha*x : x (0.01; f32, f64: alpha in the element type; f16: the f32 alpha, the
+    product rounded once to f16); PRelu the same with the slope input (broadcast to X's shape, never beyond;
+    integers wrap, unsigned x passes); Relu x < 0 ? 0 : x (-0 and NaN pass; signed integers too);
+    ThresholdedRelu x > alpha ? x : 0 (1.0; NaN gives 0; x compared with the f32 alpha exactly); Softsign
+    x / (1 + |x|), the sum and the quotient each rounded (f16: in f32, then once to f16), +-inf give +-1;
+    IsNaN, IsInf (detect_positive, detect_negative, default 1) on f16, f32, f64, bf16, output bool;
+    HardSigmoid clamp(alpha*x + beta, 0, 1), product and sum each rounded (0.2, 0.5); HardSwish
+    x * clamp(x * 0.16666667f + 0.5f, 0, 1), each operation rounded in f32.
   - Pow: an f32 base takes the exponent rounded to f32, an f64 base to f64; an integer base computes in f64
     (base and exponent rounded to f64) and converts back like Cast (truncate, saturate, NaN gives 0).
     Exponent 0 gives 1 (NaN base included), exponent 2 is x * x (one rounded product), otherwise the
@@ -477,9 +483,6 @@ def _activation(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarra
     if x.dtype != F32:
         raise Unsupported(f"{op} takes float32 only")
     with np.errstate(all="ignore"):
-        if op == "LeakyRelu":
-            alpha = np.float32(attributes.get("alpha", 0.01))
-            return np.where(x < 0, alpha * x, x).astype(F32)
         if op == "HardSigmoid":
             alpha = np.float32(attributes.get("alpha", 0.2))
             beta = np.float32(attributes.get("beta", 0.5))
@@ -490,6 +493,66 @@ def _activation(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarra
         t = (x * np.float32(0.16666667)).astype(F32)
         t = (t + np.float32(0.5)).astype(F32)
         return (x * _clamp01(t)).astype(F32)
+
+
+def _relu_family(op: str, ins: Sequence[np.ndarray], attributes: dict[str, Any]) -> np.ndarray:
+    x = ins[0]
+    dt = x.dtype
+    floats = (F16, F32, F64)
+    if op == "PRelu":
+        s = ins[1]
+        if s.dtype != dt:
+            raise Unsupported("PRelu: the slope must have the type of X")
+        if np.broadcast_shapes(x.shape, s.shape) != x.shape:
+            raise Unsupported("PRelu: the slope must broadcast to the shape of X")
+        s = np.broadcast_to(s, x.shape)
+        if dt in floats:
+            return _float_bin(x, s, lambda a, b: np.where(a < 0, b * a, a))
+        if dt not in (np.int32, np.int64, np.uint32, np.uint64):
+            raise Unsupported(f"PRelu does not take {dt}")
+        if dt.kind == "u":
+            return x.copy()
+        with np.errstate(all="ignore"):
+            return np.asarray(np.where(x < 0, s * x, x), dtype=dt)  # the product wraps
+    if op == "Relu":
+        if dt not in floats and dt not in (np.int8, np.int16, np.int32, np.int64):
+            raise Unsupported(f"Relu does not take {dt}")
+        with np.errstate(all="ignore"):
+            return np.where(x < 0, np.zeros((), dt), x).astype(dt)
+    if dt not in floats:
+        raise Unsupported(f"{op} takes f16, f32, f64 only")
+    if op == "LeakyRelu":  # f16: the f32 alpha times x, exact in f64, rounded once to f16
+        alpha = np.float32(attributes.get("alpha", 0.01))
+        if dt == F16:
+            with np.errstate(all="ignore"):
+                p = round_to_float(x.astype(np.float64) * np.float64(alpha), F16)
+                return np.where(x < 0, p, x).astype(F16)
+        a = np.asarray(alpha).astype(dt)
+        return _float_bin(x, np.broadcast_to(a, x.shape), lambda u, v: np.where(u < 0, v * u, u))
+    if op == "ThresholdedRelu":
+        alpha = float(np.float32(attributes.get("alpha", 1.0)))
+        with np.errstate(all="ignore"):
+            return np.where(x.astype(np.float64) > alpha, x, np.zeros((), dt)).astype(dt)
+    # Softsign: two rounded steps in the compute type (f16: in f32, then rounded once); the limit at +-inf
+    cd = _compute_dtype(dt)
+    with np.errstate(all="ignore"):
+        xc = x.astype(cd)
+        d = np.asarray(np.abs(xc) + cd.type(1), dtype=cd)
+        r = np.asarray(xc / d, dtype=cd)
+        return np.where(np.isinf(xc), np.copysign(cd.type(1), xc), r).astype(dt)
+
+
+def _float_class(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    if x.dtype not in FLOAT_DTYPES:
+        raise Unsupported(f"{op} takes float types only")
+    with np.errstate(all="ignore"):
+        x64 = x.astype(np.float64)
+    if op == "IsNaN":
+        return np.isnan(x64)
+    pos, neg = int(attributes.get("detect_positive", 1)), int(attributes.get("detect_negative", 1))
+    if pos not in (0, 1) or neg not in (0, 1):
+        raise Unsupported("IsInf: detect_positive and detect_negative must be 0 or 1")
+    return (bool(pos) & (x64 == np.inf)) | (bool(neg) & (x64 == -np.inf))
 
 
 def _float_unary(op: str, x: np.ndarray) -> np.ndarray:
@@ -636,12 +699,17 @@ VARIADIC = frozenset({"Max", "Min", "Sum", "Mean"})
 COMPARISONS = frozenset({"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
 LOGIC = frozenset({"Not", "And", "Or", "Xor"})
 FLOAT_UNARY = frozenset({"Reciprocal", "Sqrt", "Floor", "Ceil", "Round"})
-ACTIVATIONS = frozenset({"LeakyRelu", "HardSigmoid", "HardSwish"})
+ACTIVATIONS = frozenset({"HardSigmoid", "HardSwish"})
 OTHER = frozenset({"Where", "Cast", "CastLike", "Clip", "Pow"})
-KNOWN_OPS = BINARY | UNARY | VARIADIC | COMPARISONS | LOGIC | FLOAT_UNARY | ACTIVATIONS | OTHER
+RELU_FAMILY = frozenset({"Relu", "PRelu", "LeakyRelu", "ThresholdedRelu", "Softsign"})
+FLOAT_CLASS = frozenset({"IsNaN", "IsInf"})
+KNOWN_OPS = (BINARY | UNARY | VARIADIC | COMPARISONS | LOGIC | FLOAT_UNARY | ACTIVATIONS | OTHER) | (
+    RELU_FAMILY | FLOAT_CLASS
+)
 ARITY = {
-    **{op: 2 for op in BINARY | COMPARISONS | {"And", "Or", "Xor", "CastLike", "Pow"}},
-    **{op: 1 for op in UNARY | FLOAT_UNARY | ACTIVATIONS | {"Not", "Cast"}},
+    **{op: 2 for op in BINARY | COMPARISONS | {"And", "Or", "Xor", "CastLike", "Pow", "PRelu"}},
+    **{op: 1 for op in UNARY | FLOAT_UNARY | ACTIVATIONS | FLOAT_CLASS | {"Not", "Cast"}},
+    **{op: 1 for op in RELU_FAMILY - {"PRelu"}},
     "Where": 3,
 }
 
@@ -686,6 +754,10 @@ def evaluate(
         r = _logic(op, arrs)
     elif op in FLOAT_UNARY:
         r = _float_unary(op, arrs[0])
+    elif op in RELU_FAMILY:
+        r = _relu_family(op, arrs, attributes)
+    elif op in FLOAT_CLASS:
+        r = _float_class(op, arrs[0], attributes)
     elif op in ACTIVATIONS:
         r = _activation(op, arrs[0], attributes)
     elif op == "Where":

@@ -224,7 +224,7 @@ def cases(draw: st.DrawFn) -> tuple[str, list[int], list[np.ndarray | None], dic
     attrs: dict[str, Any] = {}
     ref_attrs: dict[str, Any] = {}
     absent: set[int] = set()
-    if op in ref.TRANSCENDENTAL:
+    if op in ref.TRANSCENDENTAL or op in ("IsNaN", "IsInf"):
         ref_attrs["bf16_in"] = t0 == BF16
     if op == "Where":
         tv = draw(st.sampled_from(sorted(info.other_types)))
@@ -244,7 +244,10 @@ def cases(draw: st.DrawFn) -> tuple[str, list[int], list[np.ndarray | None], dic
         attrs["fmod"] = draw(st.sampled_from([0, 1]))
     elif op == "Gelu":
         attrs["approximate"] = draw(st.sampled_from(["none", "tanh"]))
-    elif op in ("LeakyRelu", "HardSigmoid") and draw(st.booleans()):
+    elif op == "IsInf" and draw(st.booleans()):
+        attrs["detect_positive"] = draw(st.sampled_from([0, 1]))
+        attrs["detect_negative"] = draw(st.sampled_from([0, 1]))
+    elif op in ("LeakyRelu", "HardSigmoid", "ThresholdedRelu") and draw(st.booleans()):
         attrs["alpha"] = float(np.float32(draw(st.floats(-4, 4, width=32))))
         if op == "HardSigmoid":
             attrs["beta"] = float(np.float32(draw(st.floats(-4, 4, width=32))))
@@ -272,6 +275,9 @@ def cases(draw: st.DrawFn) -> tuple[str, list[int], list[np.ndarray | None], dic
             continue
         if op in ("Cast", "CastLike") and k == 1:
             shapes.append(draw(st.sampled_from([(), (3,), (0,)])))
+            continue
+        if op == "PRelu" and k == 0:  # X has the output's shape; the slope broadcasts to it
+            shapes.append(out_shape)
             continue
         drop = draw(st.integers(0, len(out_shape))) if draw(st.booleans()) else 0
         shp = [1 if draw(st.integers(0, 3)) == 0 else d for d in out_shape[drop:]]
@@ -329,8 +335,10 @@ def test_sweep(op, t0):
                 break
             if op == "CastLike":
                 ref_attrs = dict(bf16_in=t0 == BF16, to_bf16=t1 == BF16, to_dtype=NP_OF[t1])
-            if op in ref.TRANSCENDENTAL:
+            if op in ref.TRANSCENDENTAL or op in ("IsNaN", "IsInf"):
                 ref_attrs = dict(bf16_in=t0 == BF16)
+            if op == "PRelu" and shp[0] != (67,):  # the slope must not widen X
+                shp = [(3, 5, 21), shp[1]]
             if op == "Mod":
                 attrs["fmod"] = 1 if t0 in (1, 10, 11) else int(rng.integers(0, 2))
             if op == "Clip":

@@ -64,8 +64,12 @@ def _combos():
     return out
 
 
+# Ops whose newest types came with a later opset than 17 (IsInf's f16 and bf16: 20).
+LATE_TYPES_OPSET = {"Gelu": 20, "IsInf": 20, "IsNaN": 20}
+
+
 def _opset(op: str) -> int:
-    return max(TABLE[op].since_opset, 17 if op != "Gelu" else 20)
+    return max(TABLE[op].since_opset, LATE_TYPES_OPSET.get(op, 17))
 
 
 def _arity(op: str) -> int:
@@ -160,7 +164,7 @@ def _broadcast_combos():
     out = []
     for p in _combos():
         op, attrs, dt = p.values
-        if _arity(op) < 2:
+        if _arity(op) < 2 or op == "PRelu":  # PRelu's slope never widens X: test_prelu_broadcast
             continue
         out.append(pytest.param(op, attrs, dt, id=p.id))
     return out
@@ -305,3 +309,55 @@ def test_run_into_given_output():
         with pytest.raises(ValueError, match="out must be"):
             node.run(x, y, out=bad)
         assert np.array_equal(bad, before)
+
+
+# ---- the Relu family, IsNaN, IsInf
+
+
+PRELU_TYPES = _table_types("PRelu")
+
+
+@pytest.mark.parametrize("dt", PRELU_TYPES, ids=lambda d: d.name)
+def test_prelu_broadcast(dt):
+    """The slope broadcasts to X's shape (unidirectionally); a slope that would widen X is refused."""
+    rng = np.random.default_rng(zlib.crc32(f"PRelu{dt.name}".encode()))
+    shapes = [((9,), ()), ((17,), (1,)), ((7, 9), (1, 9)), ((2, 3, 4), (4,)), ((4, 5, 3), (5, 1))]
+    for sx, ss in shapes:
+        _check("PRelu", {}, dt, [gen_general(rng, dt, sx), gen_general(rng, dt, ss)], opset=16)
+    sp = specials(dt)  # every (x, slope) pair of specials
+    grid = np.broadcast_to(sp.reshape(-1, 1), (sp.size, sp.size)).copy()
+    _check("PRelu", {}, dt, [grid, sp.reshape(1, -1)])
+    node = Node("PRelu", [_t(dt), _t(dt)], onnx_opset=16)
+    with pytest.raises(ValueError, match=r"PRelu.*slope \(input 1\) must broadcast to the shape of X"):
+        node.run(gen_general(rng, dt, (3,)), gen_general(rng, dt, (2, 3)))
+
+
+@pytest.mark.parametrize(
+    "op,types,opset,attrs,why",
+    [
+        ("Relu", [TensorProto.INT32], 13, {}, "element type int32 needs opset 14 or later"),
+        ("PRelu", [TensorProto.INT64] * 2, 7, {}, "element type int64 needs opset 9 or later"),
+        ("IsNaN", [TensorProto.BFLOAT16], 9, {}, "element type bfloat16 needs opset 13 or later"),
+        ("IsInf", [TensorProto.FLOAT16], 13, {}, "element type float16 needs opset 20 or later"),
+        ("IsInf", [TensorProto.FLOAT], 13, {"detect_positive": 2}, "detect_positive must be 0 or 1, got 2"),
+        ("IsInf", [TensorProto.FLOAT], 13, {"detect_negative": -1}, "detect_negative must be 0 or 1, got -1"),
+        ("Relu", [TensorProto.UINT8], 14, {}, "unsupported element type uint8"),
+        ("ThresholdedRelu", [TensorProto.FLOAT], 9, {}, "opset 9 is not served; ThresholdedRelu is served"),
+        ("Softsign", [TensorProto.INT32], 13, {}, "unsupported element type int32"),
+    ],
+)
+def test_relu_family_refusals(op, types, opset, attrs, why):
+    got = probe(op, types, onnx_opset=opset, attributes=attrs, name="n1")
+    assert got is not None and why in got and "node 'n1'" in got and f"op {op}" in got, got
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_thresholded_relu_alpha_between_values(dt):
+    """x > alpha compares with the f32 alpha exactly, also where alpha is not a value of the element type."""
+    alpha = 0.1  # not an f16, f32 or f64 value; f16 neighbours 0.0999755859375 and 0.10003662109375
+    x = np.array([0.0999755859375, 0.10003662109375, 0.1, -0.1, 1e30, -np.inf, np.inf], dtype=np.float64)
+    with np.errstate(over="ignore"):
+        x = x.astype(dt)  # 1e30 is inf in f16
+    _check("ThresholdedRelu", {"alpha": alpha}, np.dtype(dt), [x])
+    for a in (-1e6, 7e4, -7e4, 65504.0, 1e-8, -1e-8):  # beyond the f16 range and around its extremes
+        _check("ThresholdedRelu", {"alpha": a}, np.dtype(dt), [specials(np.dtype(dt))])

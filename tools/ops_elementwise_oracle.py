@@ -298,7 +298,13 @@ OPS: dict[str, OpSpec] = {
     **{op: OpSpec(2, out_bool=True) for op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")},
     **{op: OpSpec(2) for op in ("And", "Or", "Xor")},
     "Not": OpSpec(1),
-    **{op: OpSpec(1) for op in ("Reciprocal", "Sqrt", "Floor", "Ceil", "Round", "LeakyRelu", "HardSwish")},
+    **{op: OpSpec(1) for op in ("Reciprocal", "Sqrt", "Floor", "Ceil", "Round", "HardSwish")},
+    **{op: OpSpec(1) for op in ("Relu", "Softsign")},
+    "LeakyRelu": OpSpec(1, attributes=({}, {"alpha": 0.3})),
+    "PRelu": OpSpec(2),
+    "ThresholdedRelu": OpSpec(1, attributes=({}, {"alpha": 0.1}, {"alpha": -2.5})),
+    "IsNaN": OpSpec(1, out_bool=True),
+    "IsInf": OpSpec(1, out_bool=True, attributes=({}, {"detect_positive": 0}, {"detect_negative": 0})),
     "HardSigmoid": OpSpec(1, attributes=({}, {"alpha": 0.3, "beta": 0.25})),
     "Gelu": OpSpec(
         1,
@@ -482,6 +488,11 @@ def drafts_for_op(op: str, info: Any) -> Iterator[Draft]:
             attrs: dict[str, Any] = attrs,
             atag: str = atag,
         ) -> Draft:
+            if op == "PRelu" and len(shapes) == 2:  # the slope broadcasts to X's shape, never beyond it
+                full = tuple(np.broadcast_shapes(*shapes))
+                shapes = [full, shapes[1]]
+                if fixed is not None:
+                    fixed = [np.broadcast_to(fixed[0], full).copy(), fixed[1]]
             shape_tag = "x".join("[" + ",".join(map(str, s)) + "]" for s in shapes)
             cid = f"{op}{'[' + atag + ']' if atag else ''}/opset{opset}/{dtype.name}/{kind}/{shape_tag}"
             rng = _rng(cid)
@@ -1149,6 +1160,12 @@ DELIBERATE = {
         "correctly rounded (ORT's is not always, and cubes as x*x*x); integer bases saturate, NaN gives 0 "
         "(ORT gives INT_MIN)"
     ),
+    "Softsign": (
+        "Softsign(+-inf) is +-1, the limit (ORT computes inf/inf = NaN); f32: an IEEE sum and division "
+        "(ORT's f32 kernel is up to an ulp off)"
+    ),
+    "PRelu": "x < 0 with a zero product gives -0, the IEEE product (ORT gives +0 for f16 and f64)",
+    "LeakyRelu": "x < 0 with a zero product gives -0, the IEEE product (ORT gives +0 for f64)",
     "Max": "equal operands give the second one",
     "Min": "equal operands give the second one",
 }

@@ -3,7 +3,8 @@
  * ORT-independent: the ORT glue and the Python tests both drive nodes through onemodel.h. A node has a kind
  * that says how its kernels are walked over the broadcast output:
  *   UNARY    out = f(x)                    (un table)
- *   BINARY   out = f(a, b)                 (bin table; LeakyRelu passes alpha as a broadcast operand)
+ *   BINARY   out = f(a, b)                 (bin table; LeakyRelu and ThresholdedRelu pass alpha as a broadcast
+ *                                          operand; PRelu's slope broadcasts to X's shape, never beyond it)
  *   FOLD     out = f(...f(f(x0, x1), x2)...) (Max, Min, Sum, Mean: left to right; Mean then divides by n)
  *   COMPARE  out(bool) = f(a, b)           (cmp table)
  *   TERNARY  out = f(a, b, c)              (ter table; Clip and HardSigmoid pass parameters as operands)
@@ -66,6 +67,31 @@ static void om_param_from_double(unsigned char* dst, int t, double v) {
   } else if (t == OM_T_FLOAT16) {
     uint16_t h = om_double_to_small(v, 10, 5);
     memcpy(dst, &h, sizeof h);
+  }
+}
+
+/* The largest value of element type t (f16/f32/f64) not above v: x > v and x > that value agree for every x
+ * of type t (ThresholdedRelu's alpha, a float attribute, against an f16 input). */
+static void om_param_round_down(unsigned char* dst, int t, double v) {
+  if (t != OM_T_FLOAT16) {
+    om_param_from_double(dst, t, v);
+    return;
+  }
+  uint16_t h = om_double_to_small(v, 10, 5);
+  if (om_half_to_double(h) > v) h = h == 0 ? 0x8001u : (h & 0x8000u) ? (uint16_t)(h + 1) : (uint16_t)(h - 1);
+  memcpy(dst, &h, sizeof h);
+}
+
+/* The first opset (default domain) from which ONNX allows element type t for op id, where that is later than the
+ * op's own first opset (om_ops.def's since_opset); 0 otherwise. */
+static int om_type_since(int id, int t) {
+  int is_int = (OM_TS_INT & OM_TB(t)) != 0;
+  switch (id) {
+    case OM_OP_RELU: return is_int ? 14 : 0;
+    case OM_OP_PRELU: return is_int ? 9 : 0;
+    case OM_OP_IS_NAN: return t == OM_T_BFLOAT16 ? 13 : 0;
+    case OM_OP_IS_INF: return t == OM_T_BFLOAT16 || t == OM_T_FLOAT16 ? 20 : 0;
+    default: return 0;
   }
 }
 
@@ -133,6 +159,10 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
               om_type_name(tk), k, id == OM_OP_WHERE ? 1 : 0, om_type_name(id == OM_OP_WHERE ? input_types[1] : t0));
     }
   }
+  int type_since = om_type_since(id, t0);
+  if (opset > 0 && opset < type_since)
+    OM_FAIL("node '%s' (op %s): element type %s needs opset %d or later (opset %d)", nn, op, om_type_name(t0),
+            type_since, opset);
   if (attrs->mode != OM_MODE_EXACT && attrs->mode != OM_MODE_FAST)
     OM_FAIL("node '%s' (op %s): unknown mode %d", nn, op, attrs->mode);
   int path = attrs->path < 0 ? om_path_best() : attrs->path;
@@ -187,9 +217,34 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
     case OM_OP_XOR: node->kind = OM_KIND_BINARY; node->kernel = OM_K_XOR; break;
     case OM_OP_LEAKY_RELU:
       node->kind = OM_KIND_BINARY;
-      node->kernel = OM_K_LEAKYRELU;
-      om_param_from_double(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 0.01f);
+      node->kernel = t0 == OM_T_FLOAT16 ? OM_K_LEAKYRELU_A32 : OM_K_LEAKYRELU;
+      node->param_operand = 1;
+      /* f16: alpha stays f32 (the kernel rounds the product once); f32, f64: alpha in the element type */
+      om_param_from_double(node->param[0], t0 == OM_T_FLOAT16 ? OM_T_FLOAT : t0,
+                           attrs->has_alpha ? attrs->alpha : 0.01f);
       break;
+    case OM_OP_PRELU: node->kind = OM_KIND_BINARY; node->kernel = OM_K_LEAKYRELU; break;
+    case OM_OP_THRESHOLDED_RELU:
+      node->kind = OM_KIND_BINARY;
+      node->kernel = OM_K_THRESHOLDED_RELU;
+      node->param_operand = 1;
+      om_param_round_down(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 1.0f);
+      break;
+    case OM_OP_RELU: node->kernel = OM_K_RELU; break;
+    case OM_OP_SOFTSIGN: node->kernel = OM_K_SOFTSIGN; break;
+    case OM_OP_IS_NAN: node->kernel = OM_K_ISNAN; node->out_type = OM_T_BOOL; break;
+    case OM_OP_IS_INF: {
+      int64_t dp = attrs->has_detect_positive ? attrs->detect_positive : 1;
+      int64_t dn = attrs->has_detect_negative ? attrs->detect_negative : 1;
+      if (dp != 0 && dp != 1)
+        OM_FAIL("node '%s' (op IsInf): attribute detect_positive must be 0 or 1, got %lld", nn, (long long)dp);
+      if (dn != 0 && dn != 1)
+        OM_FAIL("node '%s' (op IsInf): attribute detect_negative must be 0 or 1, got %lld", nn, (long long)dn);
+      node->kernel = OM_K_ISINF;
+      node->out_type = OM_T_BOOL;
+      node->kflags |= (dp ? OM_FL_INF_POS : 0u) | (dn ? OM_FL_INF_NEG : 0u);
+      break;
+    }
     case OM_OP_NEG: node->kernel = OM_K_NEG; break;
     case OM_OP_ABS: node->kernel = OM_K_ABS; break;
     case OM_OP_SIGN: node->kernel = OM_K_SIGN; break;
@@ -371,6 +426,12 @@ int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* co
     snprintf(err, errlen, "node '%s' (op %s): %s", node->name, opn, why);
     return -1;
   }
+  if (node->op == OM_OP_PRELU &&
+      (*out_rank != ranks[0] || memcmp(out_shape, shapes[0], ranks[0] * sizeof(int64_t)) != 0)) {
+    snprintf(err, errlen, "node '%s' (op PRelu): slope (input 1) must broadcast to the shape of X (input 0), not "
+             "beyond it", node->name);
+    return -1;
+  }
   /* The element count and its size in bytes must fit in size_t and int64. */
   size_t count = 1, esz = om_type_size(node->out_type);
   for (size_t d = 0; d < *out_rank; d++)
@@ -509,7 +570,7 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
       }
       w.in[0] = (const char*)j->data[0];
       w.isz[0] = esz;
-      if (node->op == OM_OP_LEAKY_RELU) { /* alpha as a broadcast second operand */
+      if (node->param_operand) { /* alpha as a broadcast second operand */
         w.in[1] = (const char*)node->param[0];
         w.isz[1] = esz;
         const int64_t* sh[2] = {j->shapes[0], om_scalar_shape};

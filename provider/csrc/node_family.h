@@ -28,6 +28,7 @@ struct om_node {
   unsigned kflags;
   int kernel;    /* index into the kind's table */
   int bound_inputs; /* Clip opset >= 11: bounds come from inputs 1 and 2 */
+  int param_operand; /* BINARY: operand b is param[0] broadcast (LeakyRelu, ThresholdedRelu), not input 1 */
   const om_kernel_table* wide;
   const om_kernel_table* one;
   unsigned char param[2][8]; /* scalar parameters in the element type (alpha/beta, Clip bounds) */

@@ -37,6 +37,8 @@ enum {
 #define OM_TS_STORED (OM_TS_NUMERIC | OM_TB(OM_T_BOOL) | OM_TB(OM_T_BFLOAT16))
 #define OM_TS_POW_BASE (OM_TB(OM_T_FLOAT) | OM_TB(OM_T_DOUBLE) | OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64))
 #define OM_TS_POW_EXP (OM_TS_POW_BASE | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
+/* PRelu's integer types (opset 9 on) */
+#define OM_TS_PRELU_INT (OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64) | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
 /* the transcendentals: f32 kernels, f16/bf16 tables (tr16.c) */
 #define OM_TS_TRANSC (OM_TB(OM_T_FLOAT) | OM_TB(OM_T_FLOAT16) | OM_TB(OM_T_BFLOAT16))
 

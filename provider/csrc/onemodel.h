@@ -47,7 +47,7 @@ typedef struct om_attrs {
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
   int64_t to;        /* Cast: target element type */
   int has_to;
-  float alpha;       /* LeakyRelu, HardSigmoid */
+  float alpha;       /* LeakyRelu, HardSigmoid, ThresholdedRelu, Elu, Selu, Celu */
   int has_alpha;
   float beta;        /* HardSigmoid */
   int has_beta;
@@ -71,6 +71,12 @@ typedef struct om_attrs {
   int64_t axes[64];         /* Reduce* before the axes input: the attribute */
   size_t n_axes;
   int has_axes;
+  float gamma;       /* Selu */
+  int has_gamma;
+  int64_t detect_positive; /* IsInf */
+  int has_detect_positive;
+  int64_t detect_negative;
+  int has_detect_negative;
 } om_attrs;
 
 typedef struct om_node om_node;

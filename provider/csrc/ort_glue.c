@@ -423,6 +423,16 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
       attrs.has_fmod = 1;
     }
   }
+  struct {
+    const char* name;
+    int64_t* value;
+    int* has;
+  } ew_ints[] = {{"detect_positive", &attrs.detect_positive, &attrs.has_detect_positive}, /* IsInf */
+                 {"detect_negative", &attrs.detect_negative, &attrs.has_detect_negative}};
+  for (size_t f = 0; r >= 0 && f < sizeof ew_ints / sizeof ew_ints[0]; f++) {
+    r = om_attr_int(api, info, ew_ints[f].name, ew_ints[f].value, err, sizeof err);
+    if (r == 0) *ew_ints[f].has = 1;
+  }
   if (r >= 0) {
     r = om_attr_int(api, info, "to", &ival, err, sizeof err);
     if (r == 0) {
@@ -451,6 +461,7 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
     int* has;
   } floats[] = {{"alpha", &attrs.alpha, &attrs.has_alpha},
                 {"beta", &attrs.beta, &attrs.has_beta},
+                {"gamma", &attrs.gamma, &attrs.has_gamma},
                 {"min", &attrs.min, &attrs.has_min},
                 {"max", &attrs.max, &attrs.has_max},
                 {"epsilon", &attrs.epsilon, &attrs.has_epsilon}};

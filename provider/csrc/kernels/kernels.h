@@ -12,7 +12,11 @@
 
 #include "../om_types.h"
 
-enum { OM_FL_EXACT = 1u }; /* kernel flag: exact mode (canonical NaN) */
+enum {
+  OM_FL_EXACT = 1u,   /* kernel flag: exact mode (canonical NaN) */
+  OM_FL_INF_POS = 2u, /* IsInf: +inf gives true (detect_positive) */
+  OM_FL_INF_NEG = 4u  /* IsInf: -inf gives true (detect_negative) */
+};
 
 typedef size_t (*om_bin_fn)(const void* a, const void* b, void* out, size_t n, unsigned bcast, unsigned flags);
 typedef size_t (*om_un_fn)(const void* a, void* out, size_t n, unsigned flags);
@@ -34,7 +38,9 @@ enum {
   OM_K_AND, /* bool */
   OM_K_OR,
   OM_K_XOR,
-  OM_K_LEAKYRELU, /* operand b: alpha, broadcast */
+  OM_K_LEAKYRELU, /* x < 0 ? b * x : x; b: LeakyRelu's alpha (broadcast) or PRelu's slope */
+  OM_K_THRESHOLDED_RELU, /* x > b ? x : 0; b: alpha, broadcast */
+  OM_K_LEAKYRELU_A32,    /* f16 LeakyRelu: b is the f32 alpha (broadcast), the product rounded once to f16 */
   OM_K_BIN_COUNT
 };
 /* Comparisons: binary kernels whose output is bool (one byte, 0 or 1). */
@@ -59,6 +65,10 @@ enum {
   OM_K_CEIL,
   OM_K_ROUND,
   OM_K_HARDSWISH,
+  OM_K_RELU,
+  OM_K_SOFTSIGN,
+  OM_K_ISNAN, /* output bool (one byte, 0 or 1) */
+  OM_K_ISINF, /* output bool; flags OM_FL_INF_POS / OM_FL_INF_NEG say which infinities count */
   /* f32 transcendentals (transcendental.inc): correctly rounded in exact mode */
   OM_K_EXP,
   OM_K_LOG,
