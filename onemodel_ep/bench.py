@@ -35,6 +35,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
+from onemodel_ep import cli_args
 from onemodel_ep._lib import op_table
 from onemodel_ep.errors import UsageError
 from onemodel_ep.rewriter import RewriteReport, rewrite
@@ -388,21 +389,17 @@ def plot(rep: Report, path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def _parse_size(s: str) -> str:
-    if s not in SIZES:
-        raise argparse.ArgumentTypeError(f"size must be one of {', '.join(SIZES)}")
-    return s
-
-
 def add_subparser(sub: Any) -> None:
     b = sub.add_parser("bench", help="time stock ORT against OneModel EP exact and fast mode")
-    b.add_argument("--ops", default=",".join(DEFAULT_OPS))
+    b.add_argument("--ops", default=",".join(DEFAULT_OPS), help="comma list of operators (info --ops)")
     b.add_argument("--types", default="float", help=f"comma list of {', '.join(TYPES)}")
-    b.add_argument("--sizes", default="1K,64K,1M,16M")
-    b.add_argument("--threads", default="1,0", help="comma list; 0 is ORT's default thread count")
-    b.add_argument("--budget", type=float, default=0.5, help="seconds of timing per configuration")
+    b.add_argument("--sizes", default="1K,64K,1M,16M", help=f"comma list of {', '.join(SIZES)}")
+    b.add_argument("--threads", default="1,0", help="comma list of counts >= 0; 0 is ORT's default count")
+    b.add_argument(
+        "--budget", type=cli_args.number(float), default=0.5, help="seconds of timing per configuration"
+    )
     b.add_argument("--json", default=None)
-    b.add_argument("--plot", default=None)
+    b.add_argument("--plot", default=None, help="a PNG of the ratios (needs matplotlib)")
     b.add_argument(
         "--summarize",
         nargs="+",
@@ -411,6 +408,19 @@ def add_subparser(sub: Any) -> None:
         help="time nothing: print the ranges over these --json reports and the issue-6 targets they meet",
     )
     b.set_defaults(func=main_args)
+
+
+def _thread_counts(text: str) -> list[int]:
+    counts = []
+    for t in cli_args.comma_list(text, "--threads"):
+        try:
+            n = int(t)
+        except ValueError:
+            raise UsageError(f"--threads: {t!r} is not an integer") from None
+        if n < 0:
+            raise UsageError(f"--threads: {n} is negative (0 is ORT's default count)")
+        counts.append(n)
+    return counts
 
 
 def main_args(args: argparse.Namespace) -> int:
@@ -422,24 +432,31 @@ def main_args(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise UsageError(str(e)) from e
         return 0
-    ops = [o for o in args.ops.split(",") if o]
-    dtypes = [t for t in args.types.split(",") if t]
-    sizes = [s for s in args.sizes.split(",") if s]
-    for t in dtypes:
-        if t not in TYPES:
-            raise UsageError(f"unknown type {t!r}; expected {', '.join(TYPES)}")
-    for s in sizes:
-        if s not in SIZES:
-            raise UsageError(f"unknown size {s!r}; expected {', '.join(SIZES)}")
-    try:
-        threads = [int(t) for t in args.threads.split(",") if t]
-    except ValueError as e:
-        raise UsageError(f"--threads: {e}") from e
+    ops = cli_args.comma_list(args.ops, "--ops", sorted(op_table()))
+    dtypes = cli_args.comma_list(args.types, "--types", TYPES)
+    sizes = cli_args.comma_list(args.sizes, "--sizes", SIZES)
+    threads = _thread_counts(args.threads)
+    if args.json:
+        cli_args.output_file(args.json, "--json")
+    if args.plot:
+        cli_args.output_file(args.plot, "--plot")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: pip install 'onemodel-ep[plot]'") from None
     rep = run(ops, dtypes, sizes, threads, budget_s=args.budget)
+    if not rep.rows:
+        raise UsageError(
+            f"nothing measured: stock ORT runs none of the one-node models of {', '.join(ops)} "
+            f"over {', '.join(dtypes)} (see the skip lines above)"
+        )
     print(format_table(rep))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rep.to_json(), f, indent=1)
+        try:
+            with open(args.json, "w") as f:
+                json.dump(rep.to_json(), f, indent=1)
+        except OSError as e:
+            raise UsageError(f"--json: cannot write {args.json}: {e.strerror or e}") from None
     if args.plot:
         plot(rep, args.plot)
     return 0

@@ -151,7 +151,7 @@ def load(paths: Sequence[str]) -> list[dict[str, Any]]:
         try:
             with open(p) as f:
                 run = json.load(f)
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, ValueError) as e:  # ValueError: not JSON, or not text (UnicodeDecodeError)
             raise ValueError(f"{p}: cannot read a bench report: {e}") from e
         if (
             not isinstance(run, dict)

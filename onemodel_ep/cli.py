@@ -7,10 +7,12 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module, resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 
+from onemodel_ep import cli_args
 from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths, library_path
 from onemodel_ep.errors import UsageError
 
@@ -22,23 +24,17 @@ def example_model_path() -> Path:
     return Path(str(resources.files("onemodel_ep") / "examples" / "elementwise_demo.onnx"))
 
 
-def _load(path: str) -> onnx.ModelProto:
-    p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"no such model file: {path}")
-    try:
-        return onnx.load(str(p))
-    except Exception as e:  # protobuf raises several kinds of errors on a corrupt file
-        raise UsageError(f"cannot read {path} as an ONNX model: {e}") from e
-
-
 def cmd_rewrite(args: argparse.Namespace) -> int:
     from onemodel_ep.rewriter import RewriteReport, rewrite
 
-    model = _load(args.input)
+    model = cli_args.load_model(args.input)
+    cli_args.output_file(args.output, "output")
     report = RewriteReport(args.mode, args.kernel_path)
     out = rewrite(model, mode=args.mode, kernel_path=args.kernel_path, report=report)
-    onnx.save(out, args.output)
+    try:
+        onnx.save(out, args.output)
+    except OSError as e:
+        raise UsageError(f"output: cannot write {args.output}: {e.strerror or e}") from None
     print(report.summary())
     print(f"wrote {args.output}")
     return 0
@@ -70,30 +66,41 @@ def _example_inputs(sess: object, seed: int) -> dict[str, np.ndarray]:
     return feeds
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    import onnxruntime as ort
-
+def _session(path: str, args: argparse.Namespace) -> Any:
+    """The OneModel EP session of the model at `path`, with the kernel options of `args`."""
     from onemodel_ep.session import InferenceSession
 
+    model = cli_args.load_model(path)
+    try:
+        return InferenceSession(model, mode=args.mode, kernel_path=args.kernel_path)
+    except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
+        raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
+
+
+def _read_inputs(path: str) -> dict[str, np.ndarray]:
+    from onemodel_ep._diff_inputs import DiffError, load_npz
+
+    cli_args.input_file(path, "--inputs")
+    try:
+        return load_npz(path)
+    except DiffError as e:
+        raise UsageError(f"--inputs: {e}") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     path = args.model or str(example_model_path())
-    model = _load(path)
-    sess = InferenceSession(model, mode=args.mode, kernel_path=args.kernel_path)
+    feeds = _read_inputs(args.inputs) if args.inputs else None
+    sess = _session(path, args)
     print(f"model: {path}")
     print(sess.rewrite_report.summary())
-    if args.inputs:
-        try:
-            with np.load(args.inputs) as z:
-                feeds = {k: z[k] for k in z.files}
-        except Exception as e:
-            raise UsageError(f"cannot read inputs from {args.inputs}: {e}") from e
-    else:
+    if feeds is None:
         feeds = _example_inputs(sess, args.seed)
     for k, v in feeds.items():
         print(f"input  {k}: {v.dtype} {list(v.shape)}\n{np.array2string(v, threshold=40)}")
     try:
         outs = sess.run(None, feeds)
-    except (ort.capi.onnxruntime_pybind11_state.InvalidArgument, ValueError) as e:
-        raise UsageError(str(e)) from e
+    except Exception as e:  # wrong names, types or shapes of inputs, or a kernel's error
+        raise UsageError(f"cannot run {path}: {cli_args.one_line(e)}") from None
     for meta, v in zip(sess.get_outputs(), outs):
         print(
             f"output {meta.name}: {v.dtype} {list(v.shape)}\n{np.array2string(np.asarray(v), threshold=40)}"
@@ -119,25 +126,27 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_kernel_options(p: argparse.ArgumentParser) -> None:
+    """--mode and --kernel-path, which every subcommand that rewrites a model takes."""
+    p.add_argument("--mode", choices=MODES, default="exact")
+    p.add_argument("--kernel-path", choices=PATH_NAMES, default=None)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="onemodel", description="OneModel EP: exact element-wise kernels for ORT"
-    )
+    p = cli_args.Parser(prog="onemodel", description="OneModel EP: exact element-wise kernels for ORT")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rewrite", help="retarget supported nodes of a model to ai.onemodel")
     r.add_argument("input")
-    r.add_argument("output")
-    r.add_argument("--mode", choices=MODES, default="exact")
-    r.add_argument("--kernel-path", choices=PATH_NAMES, default=None)
+    r.add_argument("output", help="the rewritten model; its folder must exist")
+    add_kernel_options(r)
     r.set_defaults(func=cmd_rewrite)
 
     x = sub.add_parser("run", help="rewrite and run a model (default: the bundled example)")
     x.add_argument("model", nargs="?", default=None)
     x.add_argument("--inputs", help=".npz file of inputs (names as keys); default: seeded random")
-    x.add_argument("--seed", type=int, default=0)
-    x.add_argument("--mode", choices=MODES, default="exact")
-    x.add_argument("--kernel-path", choices=PATH_NAMES, default=None)
+    x.add_argument("--seed", type=cli_args.number(int), default=0, help="seed of the random inputs (>= 0)")
+    add_kernel_options(x)
     x.set_defaults(func=cmd_run)
 
     i = sub.add_parser("info", help="versions and the kernel paths of this machine")
@@ -163,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except UsageError as e:
         print(f"onemodel: error: {e}", file=sys.stderr)
+        return 2
+    except MemoryError:  # e.g. generated inputs of a size given on the command line
+        print(f"onemodel {args.command}: error: out of memory", file=sys.stderr)
         return 2
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -26,6 +27,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from onemodel_ep import cli_args
 from onemodel_ep._diff_compare import (
     Comparison,
     Criteria,
@@ -543,12 +545,14 @@ def diff(
                 f"kernel path {kernel_path} is not available on this machine "
                 f"(available: {', '.join(kernel_paths())})"
             )
-    if atol < 0 or rtol < 0 or max_ulp < 0:
-        raise DiffError("atol, rtol and max_ulp must be >= 0")
+    if not (0 <= atol < math.inf and 0 <= rtol < math.inf and max_ulp >= 0):
+        raise DiffError("atol and rtol must be finite and >= 0, max_ulp >= 0")
+    if seed < 0:
+        raise DiffError(f"seed must be >= 0, got {seed}")
     if not 0 <= special <= 1:
         raise DiffError(f"special must be a fraction between 0 and 1, got {special}")
-    if value_range is not None and not value_range[0] <= value_range[1]:
-        raise DiffError(f"range: lo must be <= hi, got {value_range[0]},{value_range[1]}")
+    if value_range is not None and not -math.inf < value_range[0] <= value_range[1] < math.inf:
+        raise DiffError(f"range: lo and hi must be finite, lo <= hi, got {value_range[0]},{value_range[1]}")
     crit = Criteria(float(atol), float(rtol), int(max_ulp))
 
     m, label = _load_model(model)
@@ -863,6 +867,8 @@ def _range_arg(text: str) -> tuple[float, float]:
         lo, hi = (float(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected LO,HI (e.g. --range=-20,20), got {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise argparse.ArgumentTypeError(f"LO and HI must be finite, got {text!r}")
     if not lo <= hi:
         raise argparse.ArgumentTypeError(f"LO must be <= HI, got {text!r}")
     return lo, hi
@@ -884,6 +890,8 @@ def _nonneg(kind: type) -> Callable[[str], Any]:
             v = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a {kind.__name__}, got {text!r}") from None
+        if isinstance(v, float) and not math.isfinite(v):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
         if v < 0:
             raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
         return v
@@ -906,7 +914,7 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
     g.add_argument(
         "--inputs", metavar="FILE.npz", help=".npz file of inputs, names as keys (default: generated)"
     )
-    g.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    g.add_argument("--seed", type=_nonneg(int), default=0, help="seed of the generated inputs (default 0)")
     g.add_argument(
         "--shape",
         action="append",
@@ -981,6 +989,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if show:
             print(f"[{time.monotonic() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
+    for path, what in ((args.json, "--json"), (args.plot, "--plot"), (args.save_inputs, "--save-inputs")):
+        if path and path != "-":  # checked before the runs, which may take minutes
+            cli_args.output_file(path, what)
     try:
         shapes = dict(parse_shape_option(s) for s in args.shape)
         if args.plot:
