@@ -381,6 +381,22 @@ def test_reduce_integers_wrap_and_truncate() -> None:
     assert R.reduce("ReduceMax", x, [1], 0).tolist() == [2**31 - 1, 2]
 
 
+def test_reduce_log_sum_exp_special_maxima() -> None:
+    # m = +inf, -inf or NaN: log(sum16(exp(x))) instead of m + log(...) (which would give NaN for -inf rows)
+    x = f32(np.inf, 1.0, -np.inf, -np.inf, np.nan, 1.0, -np.inf, 0.0).reshape(4, 2)
+    got = R.reduce("ReduceLogSumExp", x, [1], 0)
+    assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2])
+    assert got[3] == 0 and not np.signbit(got[3])  # [-inf, 0]: max 0, 0 + log(0 + 1)
+    assert float(R.reduce("ReduceLogSumExp", f32(88.0, 88.0)[None], [1], 0)[0]) == float(
+        np.float32(88.0) + R.log(f32(2.0))[0])  # shifted, no overflow
+
+
+def test_bits_equal_tells_signed_zeros_apart() -> None:
+    assert not R.bits_equal(f32(0.0), f32(-0.0)).any()
+    assert R.bits_equal(f32(np.nan), -f32(np.nan)).all()
+    assert not R.bits_equal(np.array([1.0], np.float16), np.array([1.0009765625], np.float16)).any()
+
+
 def test_reduce_f16_rounds_once() -> None:
     rng = np.random.default_rng(10)
     x = rng.standard_normal((2, 33)).astype(np.float16)
