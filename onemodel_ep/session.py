@@ -10,10 +10,12 @@ import onnx
 import onnxruntime as ort
 
 from onemodel_ep._lib import library_path
+from onemodel_ep.ep import ep_report, ep_session_options, ep_supported
 from onemodel_ep.rewriter import RewriteReport, rewrite
 
 _REGISTERED_KEY = "onemodel.registered"
 ModelLike = Union[str, "os.PathLike[str]", bytes, onnx.ModelProto]
+VIAS = ("ep", "rewrite")
 
 
 def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOptions:
@@ -44,10 +46,19 @@ def load_model(model: ModelLike) -> onnx.ModelProto:
     raise TypeError(f"expected a path, bytes or onnx.ModelProto, got {type(model).__name__}")
 
 
-class InferenceSession(ort.InferenceSession):
-    """onnxruntime.InferenceSession over the rewritten model, with the library registered.
+def default_via() -> str:
+    """"ep" where the installed ONNX Runtime can load OneModel as an execution provider, else "rewrite"."""
+    return "ep" if ep_supported() else "rewrite"
 
-    `rewrite_report` says which nodes run on OneModel EP kernels and why the others stayed with stock ORT.
+
+class InferenceSession(ort.InferenceSession):
+    """onnxruntime.InferenceSession running every node OneModel EP serves on its kernels.
+
+    via="ep" (the default where ONNX Runtime supports it, 1.24+): the unmodified model, with OneModel's
+    plugin execution provider in front of ORT's CPU EP (`onemodel_ep.ep_session_options`). via="rewrite":
+    the model rewritten to the ai.onemodel custom-op domain (`rewritten_model`). `report` (also
+    `rewrite_report`) says which nodes run on OneModel EP kernels and why the others stayed with stock ORT.
+    With via="ep", `sess_options` (if given) gets the EP added and `providers` must be left out.
     """
 
     def __init__(
@@ -57,14 +68,31 @@ class InferenceSession(ort.InferenceSession):
         providers: Sequence[Any] | None = None,
         mode: str = "exact",
         kernel_path: str | None = None,
+        via: str | None = None,
         **kwargs: Any,
     ) -> None:
-        self.rewrite_report = RewriteReport(mode, kernel_path)
-        rewritten = rewrite(load_model(model), mode=mode, kernel_path=kernel_path, report=self.rewrite_report)
-        self.rewritten_model = rewritten
-        super().__init__(
-            rewritten.SerializeToString(),
-            sess_options=session_options(sess_options),
-            providers=list(providers) if providers is not None else ["CPUExecutionProvider"],
-            **kwargs,
-        )
+        via = default_via() if via is None else via
+        if via not in VIAS:
+            raise ValueError(f"via must be one of {VIAS}, got {via!r}")
+        self.via = via
+        proto = load_model(model)
+        self.rewritten_model: onnx.ModelProto | None = None
+        if via == "ep":
+            if providers is not None:
+                raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
+            so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path)
+            source = os.fspath(model) if isinstance(model, (str, os.PathLike)) else proto.SerializeToString()
+            kwargs.setdefault("enable_fallback", 0)  # an EP error is an error, not a silent run on stock ORT
+            super().__init__(source, sess_options=so, **kwargs)
+            self.report: RewriteReport = ep_report(proto, self, mode, kernel_path)
+        else:
+            self.report = RewriteReport(mode, kernel_path)
+            rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report)
+            self.rewritten_model = rewritten
+            super().__init__(
+                rewritten.SerializeToString(),
+                sess_options=session_options(sess_options),
+                providers=list(providers) if providers is not None else ["CPUExecutionProvider"],
+                **kwargs,
+            )
+        self.rewrite_report = self.report

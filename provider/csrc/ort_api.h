@@ -28,6 +28,13 @@
 #define OM_ORT_CALL
 #endif
 
+/* The library's entry points that ORT looks up by name (the build hides everything else). */
+#if defined(_WIN32)
+#define OM_EXPORT __declspec(dllexport)
+#else
+#define OM_EXPORT __attribute__((visibility("default")))
+#endif
+
 typedef struct OrtStatus OrtStatus;
 typedef struct OrtKernelInfo OrtKernelInfo;
 typedef struct OrtKernelContext OrtKernelContext;
@@ -39,6 +46,11 @@ typedef struct OrtSessionOptions OrtSessionOptions;
 typedef struct OrtShapeInferContext OrtShapeInferContext;
 typedef struct OrtOpAttr OrtOpAttr;
 typedef struct OrtCustomOp OrtCustomOp;
+/* The graph API (ORT 1.23+), read by the plugin execution provider (ep_*.c) */
+typedef struct OrtValueInfo OrtValueInfo;
+typedef struct OrtNode OrtNode;
+typedef struct OrtGraph OrtGraph;
+typedef struct OrtHardwareDevice OrtHardwareDevice;
 
 typedef enum ONNXTensorElementDataType {
   ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED = 0,
@@ -82,6 +94,12 @@ typedef enum OrtOpAttrType {
 } OrtOpAttrType;
 
 typedef enum OrtMemType { OrtMemTypeDefault = 0 } OrtMemType;
+
+typedef enum OrtHardwareDeviceType {
+  OrtHardwareDeviceType_CPU = 0,
+  OrtHardwareDeviceType_GPU = 1,
+  OrtHardwareDeviceType_NPU = 2
+} OrtHardwareDeviceType;
 
 typedef enum OrtCustomOpInputOutputCharacteristic {
   INPUT_OUTPUT_REQUIRED = 0,
@@ -327,8 +345,8 @@ typedef struct OrtApi {
   /* 234 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetInputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
   /* 235 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
   /* 236 */ void* unused_236; /* KernelInfoGetAttribute_tensor */
-  /* 237 */ void* unused_237; /* HasSessionConfigEntry */
-  /* 238 */ void* unused_238; /* GetSessionConfigEntry */
+  /* 237 */ OrtStatus*(OM_ORT_CALL* HasSessionConfigEntry)(const OrtSessionOptions* options, const char* key, int* out);
+  /* 238 */ OrtStatus*(OM_ORT_CALL* GetSessionConfigEntry)(const OrtSessionOptions* options, const char* key, char* value, size_t* size);
   /* 239 */ void* unused_239; /* SessionOptionsAppendExecutionProvider_Dnnl */
   /* 240 */ void* unused_240; /* CreateDnnlProviderOptions */
   /* 241 */ void* unused_241; /* UpdateDnnlProviderOptions */
@@ -375,11 +393,46 @@ typedef struct OrtApi {
   /* 282 */ void* unused_282; /* ReleaseLoraAdapter */
   /* 283 */ void* unused_283; /* RunOptionsAddActiveLoraAdapter */
   /* 284 */ void* unused_284; /* SetEpDynamicOptions */
-  /* The members below exist only in runtimes of API version OM_ORT_API_SHAPE_REF_VERSION or newer: read them
-   * only after checking the runtime's version (ort_glue.c, om_runtime_has_shape_ref). */
-  /* 285-413 */ void* unused_285_413[129];
+  /* The members below exist only in newer runtimes: 285-368 from API version 22/23 (ORT 1.22, 1.23; the graph
+   * and execution-provider API, indices from the published layout of API version 30 and checked against ORT
+   * 1.31.1 by tools/ort_api_slot_check.py), 414 from API 24. Read them only after checking the runtime's
+   * version (ort_glue.c, om_runtime_has_shape_ref; ep_factory.c). */
+  /* 285-288 */ void* unused_285_288[4];
+  /* 289 */ OrtStatus*(OM_ORT_CALL* GetValueInfoName)(const OrtValueInfo* value_info, const char** name);
+  /* 290 */ OrtStatus*(OM_ORT_CALL* GetValueInfoTypeInfo)(const OrtValueInfo* value_info, const OrtTypeInfo** type_info);
+  /* 291-306 */ void* unused_291_306[16];
+  /* 307 */ OrtHardwareDeviceType(OM_ORT_CALL* HardwareDevice_Type)(const OrtHardwareDevice* device);
+  /* 308-316 */ void* unused_308_316[9];
+  /* 317 */ const struct OrtEpApi*(OM_ORT_CALL* GetEpApi)(void);
+  /* 318-335 */ void* unused_318_335[18];
+  /* 336 */ OrtStatus*(OM_ORT_CALL* Graph_GetNumOperatorSets)(const OrtGraph* graph, size_t* num_operator_sets);
+  /* 337 */ OrtStatus*(OM_ORT_CALL* Graph_GetOperatorSets)(const OrtGraph* graph, const char** domains, int64_t* opset_versions, size_t num_operator_sets);
+  /* 338-343 */ void* unused_338_343[6];
+  /* 344 */ OrtStatus*(OM_ORT_CALL* Graph_GetNumNodes)(const OrtGraph* graph, size_t* num_nodes);
+  /* 345 */ OrtStatus*(OM_ORT_CALL* Graph_GetNodes)(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes);
+  /* 346 */ OrtStatus*(OM_ORT_CALL* Graph_GetParentNode)(const OrtGraph* graph, const OrtNode** node);
+  /* 347-348 */ void* unused_347_348[2];
+  /* 349 */ OrtStatus*(OM_ORT_CALL* Node_GetName)(const OrtNode* node, const char** node_name);
+  /* 350 */ OrtStatus*(OM_ORT_CALL* Node_GetOperatorType)(const OrtNode* node, const char** operator_type);
+  /* 351 */ OrtStatus*(OM_ORT_CALL* Node_GetDomain)(const OrtNode* node, const char** domain_name);
+  /* 352 */ OrtStatus*(OM_ORT_CALL* Node_GetSinceVersion)(const OrtNode* node, int* since_version);
+  /* 353 */ OrtStatus*(OM_ORT_CALL* Node_GetNumInputs)(const OrtNode* node, size_t* num_inputs);
+  /* 354 */ OrtStatus*(OM_ORT_CALL* Node_GetInputs)(const OrtNode* node, const OrtValueInfo** inputs, size_t num_inputs);
+  /* 355 */ OrtStatus*(OM_ORT_CALL* Node_GetNumOutputs)(const OrtNode* node, size_t* num_outputs);
+  /* 356-360 */ void* unused_356_360[5];
+  /* 361 */ OrtStatus*(OM_ORT_CALL* Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute);
+  /* 362 */ void* unused_362;
+  /* 363 */ OrtStatus*(OM_ORT_CALL* OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
+  /* 364-413 */ void* unused_364_413[50];
   /* 414 */ OrtStatus*(OM_ORT_CALL* GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
 } OrtApi;
+
+/* Each named member sits at the index its comment gives (a wrong placeholder count fails the build). */
+_Static_assert(offsetof(OrtApi, ReadOpAttr) == 272 * sizeof(void*), "OrtApi layout: ReadOpAttr is member 272");
+_Static_assert(offsetof(OrtApi, GetEpApi) == 317 * sizeof(void*), "OrtApi layout: GetEpApi is member 317");
+_Static_assert(offsetof(OrtApi, OpAttr_GetType) == 363 * sizeof(void*), "OrtApi layout: OpAttr_GetType is member 363");
+_Static_assert(offsetof(OrtApi, GetTensorElementTypeAndShapeDataReference) == 414 * sizeof(void*),
+               "OrtApi layout: GetTensorElementTypeAndShapeDataReference is member 414");
 
 typedef struct OrtApiBase {
   const OrtApi*(OM_ORT_CALL* GetApi)(uint32_t version);

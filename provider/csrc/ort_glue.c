@@ -11,12 +11,8 @@
 #include "node_run.h"
 #include "onemodel.h"
 #include "ort_api.h"
-
-#if defined(_WIN32)
-#define OM_EXPORT __declspec(dllexport)
-#else
-#define OM_EXPORT __attribute__((visibility("default")))
-#endif
+#include "ort_attrs.h"
+#include "ort_kernel.h"
 
 #define OM_DOMAIN "ai.onemodel"
 #define OM_VARIADIC_ARITY 1000000 /* max_inputs at or above this is a variadic input */
@@ -29,12 +25,12 @@ typedef struct om_custom_op {
 
 static const OrtApi* om_once_api;
 
-typedef struct om_kernel {
+struct om_kernel {
   const OrtApi* api;
   om_node* node;
   /* the runtime's GetTensorElementTypeAndShapeDataReference, or NULL where its API version is below 24 */
   OrtStatus*(OM_ORT_CALL* shape_ref)(const OrtValue*, ONNXTensorElementDataType*, const int64_t**, size_t*);
-} om_kernel;
+};
 
 /* Whether the runtime that registered our ops has API version OM_ORT_API_SHAPE_REF_VERSION or newer, from
  * its version string ("1.24.0" and later): asking GetApi for a version the runtime lacks prints a message on
@@ -188,117 +184,6 @@ static void OM_ORT_CALL om_release_inplace(int* input_index, int* output_index) 
 
 /* ---- kernel creation ------------------------------------------------------------------------------------- */
 
-/* Read a string attribute; 0 when present, 1 when absent, -1 (with err) when present with another type. */
-static int om_attr_string(const OrtApi* api, const OrtKernelInfo* info, const char* name, char* out, size_t cap,
-                          char* err, size_t errlen) {
-  size_t size = cap;
-  OrtStatus* st = api->KernelInfoGetAttribute_string(info, name, out, &size);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  int64_t iv;
-  float fv;
-  st = api->KernelInfoGetAttribute_int64(info, name, &iv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a string", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
-  st = api->KernelInfoGetAttribute_float(info, name, &fv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a string", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
-  size = 0; /* a string longer than cap also fails the first call: ask its size */
-  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
-  if (st) api->ReleaseStatus(st);
-  if (size > cap) {
-    snprintf(err, errlen, "attribute '%s' is too long", name);
-    return -1;
-  }
-  return 1;
-}
-
-/* Read an int attribute; 0 present, 1 absent, -1 (with err) present with another type. */
-static int om_attr_int(const OrtApi* api, const OrtKernelInfo* info, const char* name, int64_t* out, char* err,
-                       size_t errlen) {
-  OrtStatus* st = api->KernelInfoGetAttribute_int64(info, name, out);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  float fv;
-  char sv[64];
-  size_t size = sizeof sv;
-  st = api->KernelInfoGetAttribute_float(info, name, &fv);
-  if (!st) goto wrong;
-  api->ReleaseStatus(st);
-  st = api->KernelInfoGetAttribute_string(info, name, sv, &size);
-  if (!st) goto wrong;
-  api->ReleaseStatus(st);
-  size = 0;
-  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
-  if (st) api->ReleaseStatus(st);
-  if (size > 0) goto wrong;
-  return 1;
-wrong:
-  snprintf(err, errlen, "attribute '%s' must be an integer", name);
-  return -1;
-}
-
-/* Read a float attribute; 0 present, 1 absent, -1 (with err) present with another type. */
-static int om_attr_float(const OrtApi* api, const OrtKernelInfo* info, const char* name, float* out, char* err,
-                         size_t errlen) {
-  OrtStatus* st = api->KernelInfoGetAttribute_float(info, name, out);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  int64_t iv;
-  st = api->KernelInfoGetAttribute_int64(info, name, &iv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a float", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
-  size_t size = 0;
-  st = api->KernelInfoGetAttribute_string(info, name, NULL, &size);
-  if (st) api->ReleaseStatus(st);
-  if (size > 0) {
-    snprintf(err, errlen, "attribute '%s' must be a float", name);
-    return -1;
-  }
-  return 1;
-}
-
-/* The `axes` attribute (a list of ints, Reduce ops before the axes input): 0, or -1 with err. */
-static int om_attr_axes(const OrtApi* api, const OrtKernelInfo* info, om_attrs* attrs, char* err, size_t errlen) {
-  size_t size = 0;
-  OrtStatus* st = api->KernelInfoGetAttributeArray_int64(info, "axes", NULL, &size);
-  if (st) { /* absent, or not a list of ints */
-    api->ReleaseStatus(st);
-    int64_t one;
-    st = api->KernelInfoGetAttribute_int64(info, "axes", &one);
-    if (!st) {
-      snprintf(err, errlen, "attribute 'axes' must be a list of integers");
-      return -1;
-    }
-    api->ReleaseStatus(st);
-    return 0;
-  }
-  if (size > sizeof attrs->axes / sizeof attrs->axes[0]) {
-    snprintf(err, errlen, "attribute 'axes' has %zu entries, more than the maximum rank (64)", size);
-    return -1;
-  }
-  if (size > 0) {
-    st = api->KernelInfoGetAttributeArray_int64(info, "axes", attrs->axes, &size);
-    if (st) {
-      snprintf(err, errlen, "attribute 'axes': %s", api->GetErrorMessage(st));
-      api->ReleaseStatus(st);
-      return -1;
-    }
-  }
-  attrs->n_axes = size;
-  attrs->has_axes = 1;
-  return 0;
-}
-
 static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size_t i, int* type) {
   OrtTypeInfo* ti = NULL;
   *type = 0;
@@ -356,9 +241,10 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtKernelInfo* inf
   return NULL;
 }
 
-static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtApi* api, const OrtKernelInfo* info,
-                                               void** kernel) {
-  const om_op_info* row = om_row_of(op);
+OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
+                            const om_attrs* preset, int shape_ref, om_kernel** out) {
+  const om_op_info* row = om_op_row(op);
+  *out = NULL;
   char name[128] = "";
   size_t size = sizeof name;
   OrtStatus* st = api->KernelInfo_GetNodeName(info, name, &size);
@@ -385,101 +271,11 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
     }
   }
   om_attrs attrs;
-  memset(&attrs, 0, sizeof attrs);
-  attrs.mode = OM_MODE_EXACT;
-  attrs.path = -1;
-  char sval[64];
-  int64_t ival;
-  int r = om_attr_string(api, info, "mode", sval, sizeof sval, err, sizeof err);
-  if (r == 0) {
-    if (strcmp(sval, "exact") == 0) attrs.mode = OM_MODE_EXACT;
-    else if (strcmp(sval, "fast") == 0) attrs.mode = OM_MODE_FAST;
-    else {
-      snprintf(err, sizeof err, "attribute 'mode' must be \"exact\" or \"fast\", got \"%s\"", sval);
-      r = -1;
-    }
-  }
-  if (r >= 0) {
-    r = om_attr_string(api, info, "kernel_path", sval, sizeof sval, err, sizeof err);
-    if (r == 0) {
-      int p = -1;
-      for (int q = 0; q < om_path_count(); q++)
-        if (strcmp(sval, om_path_name(q)) == 0) p = q;
-      if (p < 0) {
-        snprintf(err, sizeof err, "attribute 'kernel_path' must be one of 512, 256, 128, scalar; got \"%s\"", sval);
-        r = -1;
-      }
-      attrs.path = p;
-    }
-  }
-  if (r >= 0) {
-    r = om_attr_int(api, info, "onnx_opset", &ival, err, sizeof err);
-    if (r == 0) attrs.onnx_opset = (ival > 0 && ival < 100000) ? (int)ival : 0;
-  }
-  if (r >= 0) {
-    r = om_attr_int(api, info, "fmod", &ival, err, sizeof err);
-    if (r == 0) {
-      attrs.fmod = ival;
-      attrs.has_fmod = 1;
-    }
-  }
-  struct {
-    const char* name;
-    int64_t* value;
-    int* has;
-  } ew_ints[] = {{"detect_positive", &attrs.detect_positive, &attrs.has_detect_positive}, /* IsInf */
-                 {"detect_negative", &attrs.detect_negative, &attrs.has_detect_negative}};
-  for (size_t f = 0; r >= 0 && f < sizeof ew_ints / sizeof ew_ints[0]; f++) {
-    r = om_attr_int(api, info, ew_ints[f].name, ew_ints[f].value, err, sizeof err);
-    if (r == 0) *ew_ints[f].has = 1;
-  }
-  if (r >= 0) {
-    r = om_attr_int(api, info, "to", &ival, err, sizeof err);
-    if (r == 0) {
-      attrs.to = ival;
-      attrs.has_to = 1;
-    }
-  }
-  struct {
-    const char* name;
-    int64_t* value;
-    int* has;
-  } ints[] = {{"transA", &attrs.trans_a, &attrs.has_trans_a},
-              {"transB", &attrs.trans_b, &attrs.has_trans_b},
-              {"axis", &attrs.axis, &attrs.has_axis},
-              {"stash_type", &attrs.stash_type, &attrs.has_stash_type},
-              {"keepdims", &attrs.keepdims, &attrs.has_keepdims},
-              {"noop_with_empty_axes", &attrs.noop_with_empty_axes, &attrs.has_noop_with_empty_axes}};
-  for (size_t f = 0; r >= 0 && (row->flags & OM_F_STRUCT) && f < sizeof ints / sizeof ints[0]; f++) {
-    r = om_attr_int(api, info, ints[f].name, ints[f].value, err, sizeof err);
-    if (r == 0) *ints[f].has = 1;
-  }
-  if (r >= 0 && (row->flags & OM_F_STRUCT)) r = om_attr_axes(api, info, &attrs, err, sizeof err);
-  struct {
-    const char* name;
-    float* value;
-    int* has;
-  } floats[] = {{"alpha", &attrs.alpha, &attrs.has_alpha},
-                {"beta", &attrs.beta, &attrs.has_beta},
-                {"gamma", &attrs.gamma, &attrs.has_gamma},
-                {"min", &attrs.min, &attrs.has_min},
-                {"max", &attrs.max, &attrs.has_max},
-                {"epsilon", &attrs.epsilon, &attrs.has_epsilon}};
-  for (size_t f = 0; r >= 0 && f < sizeof floats / sizeof floats[0]; f++) {
-    r = om_attr_float(api, info, floats[f].name, floats[f].value, err, sizeof err);
-    if (r == 0) *floats[f].has = 1;
-  }
-  if (r >= 0 && strcmp(row->name, "Gelu") == 0) {
-    r = om_attr_string(api, info, "approximate", sval, sizeof sval, err, sizeof err);
-    if (r == 0) {
-      if (strcmp(sval, "tanh") == 0) attrs.approximate = 1;
-      else if (strcmp(sval, "none") != 0) {
-        snprintf(err, sizeof err, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
-        r = -1;
-      }
-    }
-  }
-  if (r < 0) {
+  if (preset) attrs = *preset;
+  else om_attrs_defaults(&attrs);
+  om_kernel_info_ctx kctx = {api, info};
+  om_attr_source src = om_kernel_info_attrs(&kctx);
+  if (om_attrs_read(&src, row, attr_flags, &attrs, err, sizeof err) != 0) {
     snprintf(msg, sizeof msg, "node '%s' (op %s): %s", name, row->name, err);
     if (types != types_small) free(types);
     return om_error(api, msg);
@@ -498,12 +294,21 @@ static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtA
   }
   k->api = api;
   k->node = node;
-  k->shape_ref = om_runtime_has_shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL;
-  *kernel = k;
+  k->shape_ref = shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL;
+  *out = k;
   return NULL;
 }
 
-static void OM_ORT_CALL om_destroy_kernel(void* kernel) {
+static OrtStatus* OM_ORT_CALL om_create_kernel(const OrtCustomOp* op, const OrtApi* api, const OrtKernelInfo* info,
+                                               void** kernel) {
+  om_kernel* k = NULL;
+  OrtStatus* st = om_kernel_create(api, info, ((const om_custom_op*)op)->op, OM_ATTRS_ONEMODEL, NULL,
+                                   om_runtime_has_shape_ref, &k);
+  *kernel = k;
+  return st;
+}
+
+void OM_ORT_CALL om_kernel_destroy(void* kernel) {
   om_kernel* k = kernel;
   if (!k) return;
   om_node_destroy(k->node);
@@ -599,7 +404,7 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
   return NULL;
 }
 
-static OrtStatus* OM_ORT_CALL om_compute(void* kernel, OrtKernelContext* ctx) {
+OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
   om_kernel* k = kernel;
   const OrtApi* api = k->api;
   OrtStatus* status = NULL;
@@ -719,7 +524,7 @@ static void om_init_ops(void) {
     c->GetInputTypeCount = om_get_input_count;
     c->GetOutputType = om_get_output_type;
     c->GetOutputTypeCount = om_get_output_count;
-    c->KernelDestroy = om_destroy_kernel;
+    c->KernelDestroy = om_kernel_destroy;
     c->GetInputCharacteristic = om_get_input_char;
     c->GetOutputCharacteristic = om_get_output_char;
     c->GetInputMemoryType = om_get_mem_type;
@@ -728,7 +533,7 @@ static void om_init_ops(void) {
     c->GetVariadicOutputMinArity = om_get_variadic_out_min;
     c->GetVariadicOutputHomogeneity = om_get_variadic_out_homog;
     c->CreateKernelV2 = om_create_kernel;
-    c->KernelComputeV2 = om_compute;
+    c->KernelComputeV2 = om_kernel_compute;
     c->GetStartVersion = om_get_start_version;
     if (om_op_row(i)->output_rule == OM_OUT_TO) c->InferOutputShapeFn = om_infer_cast;
     if (om_op_row(i)->flags & OM_F_INPLACE) {

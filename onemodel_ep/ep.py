@@ -1,0 +1,221 @@
+"""OneModel as an ONNX Runtime plugin execution provider: the unmodified model, our kernels.
+
+The library (the same shared object as the custom ops) exports CreateEpFactories; registered with
+`onnxruntime.register_execution_provider_library`, it offers the execution provider
+`OneModelExecutionProvider` on the CPU device. Its GetCapability claims exactly the nodes that
+`om_node_create` accepts (the function the rewriter asks), one node at a time, so ORT keeps its shape
+inference and memory planning; every other node stays with the CPU execution provider.
+
+ORT runs its level-1 graph optimisations before it partitions the graph, with stock CPU kernels: constant
+folding would compute a node we would claim (an Exp of an initializer) with stock ORT's kernel, and a few
+fusions rewrite element-wise arithmetic (1/x*y into y/x, x+0 into x). `ep_session_options` disables those
+transformers (`optimization.disable_specified_optimizers`, NUMERIC_OPTIMIZERS), so the EP path gives the
+rewrite path's bits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import onnx
+import onnxruntime as ort
+
+from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths, library_path, type_name
+from onemodel_ep.rewriter import NodeReport, RewriteReport
+
+EP_NAME = "OneModelExecutionProvider"
+REGISTRATION_NAME = "onemodel_ep"
+# The oldest ONNX Runtime whose plugin EPs can register per-operator kernels (OrtEpApi::CreateKernelRegistry).
+MIN_ORT = (1, 24)
+# Level-1 transformers that compute or rewrite element-wise values with stock kernels before partitioning.
+NUMERIC_OPTIMIZERS = (
+    "ConstantFolding",
+    "DivMulFusion",
+    "NoopElimination",
+    "ConvAddFusion",
+    "ConvMulFusion",
+    "ConvBNFusion",
+    "GemmSumFusion",
+)
+_DISABLE_KEY = "optimization.disable_specified_optimizers"
+_ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
+
+_lock = threading.Lock()
+_registered = False
+
+
+def _ort_version() -> tuple[int, int]:
+    parts = ort.__version__.split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+def ep_supported() -> bool:
+    """Whether the installed ONNX Runtime can run OneModel as a plugin execution provider."""
+    return _ort_version() >= MIN_ORT and hasattr(ort, "register_execution_provider_library")
+
+
+def ep_unsupported_reason() -> str | None:
+    """None where the EP path works, else why not (the rewrite path works on ONNX Runtime 1.21+)."""
+    if ep_supported():
+        return None
+    return (
+        f"onnxruntime {ort.__version__} cannot load plugin execution providers with kernel registries "
+        f"(needs {MIN_ORT[0]}.{MIN_ORT[1]} or newer)"
+    )
+
+
+def register_library() -> None:
+    """Register the library with ONNX Runtime as a plugin EP library, once per process (thread-safe)."""
+    global _registered
+    reason = ep_unsupported_reason()
+    if reason is not None:
+        raise RuntimeError(f"OneModel EP: {reason}; use via='rewrite'")
+    with _lock:
+        if not _registered:
+            ort.register_execution_provider_library(REGISTRATION_NAME, library_path())
+            _registered = True
+
+
+def unregister_library() -> None:
+    """Unregister the library (after the sessions that use it are gone); register_library may follow again."""
+    global _registered
+    with _lock:
+        if _registered:
+            ort.unregister_execution_provider_library(REGISTRATION_NAME)
+            _registered = False
+
+
+def ep_devices() -> list[ort.OrtEpDevice]:
+    """The OrtEpDevice of OneModel's EP (registering the library first)."""
+    register_library()
+    devices = [d for d in ort.get_ep_devices() if d.ep_name == EP_NAME]
+    if not devices:
+        raise RuntimeError(f"OneModel EP: ONNX Runtime lists no device for {EP_NAME}")
+    return devices[:1]
+
+
+def _config(so: ort.SessionOptions, key: str) -> str:
+    try:
+        return so.get_session_config_entry(key)
+    except Exception:  # ORT raises when the key was never set
+        return ""
+
+
+def ep_session_options(
+    base: ort.SessionOptions | None = None, mode: str = "exact", kernel_path: str | None = None
+) -> ort.SessionOptions:
+    """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
+
+    Registers the library (once per process), adds the EP for the CPU device with the options `mode` and
+    `kernel_path`, disables NUMERIC_OPTIMIZERS (adding to any list already in `base`) and asks ORT to
+    record which EP each node runs on. `onnxruntime.InferenceSession(path, so)` then runs the unmodified
+    model (pass `enable_fallback=0` too: on an EP error, such as a bad attribute on a node OneModel claims,
+    ORT's Python session otherwise retries on the CPU EP alone). With `base`, that object is changed and
+    returned (ORT's SessionOptions cannot be copied); one that already has an EP added is refused.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if kernel_path is not None:
+        if kernel_path not in PATH_NAMES:
+            raise ValueError(f"kernel_path must be one of {PATH_NAMES} or None, got {kernel_path!r}")
+        if kernel_path not in kernel_paths():
+            available = ", ".join(kernel_paths())
+            raise ValueError(f"kernel_path {kernel_path!r} is not available on this CPU ({available})")
+    so = base if base is not None else ort.SessionOptions()
+    if so.has_providers():
+        raise ValueError("these SessionOptions already have an execution provider added; pass fresh ones")
+    options = {"mode": mode}
+    if kernel_path is not None:
+        options["kernel_path"] = kernel_path
+    so.add_provider_for_devices(ep_devices(), options)
+    disabled = [n.strip() for n in _config(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
+    disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
+    so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
+    so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
+    return so
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One node of the optimised graph and the execution provider ORT assigned it to."""
+
+    name: str
+    op: str
+    domain: str
+    ep: str
+
+
+def assignments(sess: ort.InferenceSession) -> list[Assignment]:
+    """The nodes ORT placed on each execution provider (needs session.record_ep_graph_assignment_info=1)."""
+    out: list[Assignment] = []
+    for sub in sess.get_provider_graph_assignment_info():
+        for n in sub.get_nodes():
+            out.append(Assignment(n.name, n.op_type, n.domain, sub.ep_name))
+    return out
+
+
+def claimed_names(nodes: Sequence[Assignment]) -> set[str]:
+    return {a.name for a in nodes if a.ep == EP_NAME}
+
+
+class EpReport(RewriteReport):
+    """Which nodes ran on OneModel's execution provider and why the others stayed with ORT's CPU EP.
+
+    `moved` nodes are those ORT assigned to OneModelExecutionProvider (ORT's own record of the partition);
+    each other node carries the library's reason (om_node_create's, as the rewriter reports it), or, for a
+    node the library serves that ORT did not place on the EP, that ORT's optimiser removed or merged it.
+    """
+
+    def summary(self) -> str:
+        lines = [
+            f"OneModel EP execution provider (mode={self.mode}, kernel_path={self.kernel_path or 'auto'}): "
+            f"{len(self.moved)} node(s) on {EP_NAME}, {len(self.stayed)} left to ORT's CPU execution provider"
+        ]
+        lines += [f"  {n}" for n in self.nodes]
+        return "\n".join(lines)
+
+
+def ep_report(
+    model: onnx.ModelProto, sess: ort.InferenceSession, mode: str, kernel_path: str | None
+) -> EpReport:
+    """The EpReport of a session made with ep_session_options over `model`."""
+    from onemodel_ep.rewriter import _collect_types, _default_opset, _subgraphs, _verdict
+
+    report = EpReport(mode, kernel_path)
+    ours: dict[tuple[str, str], int] = {}
+    for a in assignments(sess):
+        if a.ep == EP_NAME:
+            ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
+    opset = _default_opset(model)
+    types = _collect_types(model)
+
+    def visit(graph: onnx.GraphProto, where: str) -> None:
+        for index, node in enumerate(graph.node):
+            label = node.name or f"{node.op_type}_{index}"
+            for attr in node.attribute:
+                for k, sub in enumerate(_subgraphs(attr)):
+                    suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
+                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
+            in_types = [types.get(name, -1) if name else 0 for name in node.input]
+            shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
+            key = (node.name, node.op_type)
+            if ours.get(key, 0) > 0:
+                ours[key] -= 1
+                report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
+                continue
+            if node.domain not in ("", "ai.onnx"):
+                reason = f"domain {node.domain!r} is not served by OneModel EP"
+                verdict: tuple[str, str] | None = ("op", reason)
+            else:
+                verdict = _verdict(node, in_types, opset, mode, kernel_path)
+            if verdict is None:
+                verdict = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
+            report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *verdict))
+
+    visit(model.graph, "main")
+    return report

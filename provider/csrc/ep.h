@@ -1,0 +1,46 @@
+/* ep.h - the OneModel plugin execution provider's own types, shared by ep_factory.c (factory and EP), ep_kernels.c
+ * (kernel registry and kernels) and ep_capability.c (which nodes it claims). Knows nothing of math. */
+#ifndef OM_EP_H
+#define OM_EP_H
+
+#include "om_ops.h"
+#include "onemodel.h"
+#include "ort_ep_api.h"
+
+#define OM_EP_NAME "OneModelExecutionProvider"
+#define OM_EP_VENDOR "OneModel"
+/* Kernels are registered for opsets 1 to this (inclusive): ORT matches a versioned range against a node's since
+ * version, while an open range (INT_MAX) matches only its first version. om_node_create decides the opset. */
+#define OM_EP_MAX_OPSET 1000
+
+typedef struct om_ep_factory {
+  OrtEpFactory base; /* first member: ORT passes &base back to us */
+  const OrtApi* api;
+  const OrtEpApi* ep_api;
+} om_ep_factory;
+
+struct om_ep;
+typedef struct om_ep_kernel_state {
+  const struct om_ep* ep;
+  int op; /* row of the op table */
+} om_ep_kernel_state;
+
+typedef struct om_ep {
+  OrtEp base; /* first member */
+  const OrtApi* api;
+  const OrtEpApi* ep_api;
+  int mode; /* OM_MODE_EXACT or OM_MODE_FAST, from the session option `mode` */
+  int path; /* kernel path index, or -1 for the widest, from `kernel_path` */
+  OrtKernelRegistry* registry;
+  om_ep_kernel_state states[OM_OP_COUNT];
+} om_ep;
+
+OrtStatus* om_ep_error(const OrtApi* api, OrtErrorCode code, const char* msg);
+
+/* ep_kernels.c: one kernel per row of the op table, for ep. */
+OrtStatus* om_ep_registry_create(om_ep* ep);
+
+/* ep_capability.c: OrtEp::GetCapability. */
+OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info);
+
+#endif

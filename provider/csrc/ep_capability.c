@@ -1,0 +1,241 @@
+/* ep_capability.c - which nodes of a graph the execution provider claims: exactly those om_node_create accepts
+ * (op, opset, input element types and attributes: the function the rewriter asks), each claimed alone so ORT's
+ * own shape inference and memory planning stay in charge. ORT calls this once per graph, subgraphs included.
+ * Knows nothing of math. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ep.h"
+#include "ort_attrs.h"
+
+/* ---- attributes of an OrtNode -------------------------------------------------------------------------------- */
+typedef struct om_node_attr_ctx {
+  const OrtApi* api;
+  const OrtNode* node;
+} om_node_attr_ctx;
+
+/* The attribute `name` and its type; NULL when the node has none (older runtimes answer with an error status). */
+static const OrtOpAttr* om_node_attr(const om_node_attr_ctx* c, const char* name, OrtOpAttrType* type) {
+  const OrtOpAttr* attr = NULL;
+  OrtStatus* st = c->api->Node_GetAttributeByName(c->node, name, &attr);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    return NULL;
+  }
+  if (!attr) return NULL;
+  st = c->api->OpAttr_GetType(attr, type);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    *type = ORT_OP_ATTR_UNDEFINED;
+  }
+  return attr;
+}
+
+static int om_na_int(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  OrtOpAttrType t;
+  const OrtOpAttr* a = om_node_attr(c, name, &t);
+  if (!a) return 1;
+  size_t got = 0;
+  OrtStatus* st = t == ORT_OP_ATTR_INT ? c->api->ReadOpAttr(a, ORT_OP_ATTR_INT, out, sizeof *out, &got) : NULL;
+  if (st) c->api->ReleaseStatus(st);
+  if (t != ORT_OP_ATTR_INT || st) {
+    snprintf(err, errlen, "attribute '%s' must be an integer", name);
+    return -1;
+  }
+  return 0;
+}
+
+static int om_na_float(const void* ctx, const char* name, float* out, char* err, size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  OrtOpAttrType t;
+  const OrtOpAttr* a = om_node_attr(c, name, &t);
+  if (!a) return 1;
+  size_t got = 0;
+  OrtStatus* st = t == ORT_OP_ATTR_FLOAT ? c->api->ReadOpAttr(a, ORT_OP_ATTR_FLOAT, out, sizeof *out, &got) : NULL;
+  if (st) c->api->ReleaseStatus(st);
+  if (t != ORT_OP_ATTR_FLOAT || st) {
+    snprintf(err, errlen, "attribute '%s' must be a float", name);
+    return -1;
+  }
+  return 0;
+}
+
+static int om_na_string(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  OrtOpAttrType t;
+  const OrtOpAttr* a = om_node_attr(c, name, &t);
+  if (!a) return 1;
+  if (t != ORT_OP_ATTR_STRING) {
+    snprintf(err, errlen, "attribute '%s' must be a string", name);
+    return -1;
+  }
+  size_t got = 0;
+  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_STRING, out, cap - 1, &got);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    snprintf(err, errlen, "attribute '%s' is too long", name);
+    return -1;
+  }
+  out[got < cap ? got : cap - 1] = '\0';
+  return 0;
+}
+
+static int om_na_ints(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err,
+                      size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  OrtOpAttrType t;
+  const OrtOpAttr* a = om_node_attr(c, name, &t);
+  if (!a) return 1;
+  if (t != ORT_OP_ATTR_INTS) {
+    snprintf(err, errlen, "attribute '%s' must be a list of integers", name);
+    return -1;
+  }
+  size_t got = 0;
+  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_INTS, out, cap * sizeof *out, &got);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the maximum rank (%zu)", name,
+             got / sizeof *out, cap);
+    return -1;
+  }
+  *n = got / sizeof *out;
+  return 0;
+}
+
+/* ---- one node ------------------------------------------------------------------------------------------------ */
+/* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
+static int om_value_type(const OrtApi* api, const OrtValueInfo* v) {
+  if (!v) return 0;
+  const OrtTypeInfo* ti = NULL; /* owned by v */
+  OrtStatus* st = api->GetValueInfoTypeInfo(v, &ti);
+  if (st || !ti) {
+    if (st) api->ReleaseStatus(st);
+    return -1;
+  }
+  ONNXType ot = ONNX_TYPE_UNKNOWN;
+  st = api->GetOnnxTypeFromTypeInfo(ti, &ot);
+  if (st) api->ReleaseStatus(st);
+  if (st || ot != ONNX_TYPE_TENSOR) return -1;
+  const OrtTensorTypeAndShapeInfo* tsi = NULL;
+  st = api->CastTypeInfoToTensorInfo(ti, &tsi);
+  if (st || !tsi) {
+    if (st) api->ReleaseStatus(st);
+    return -1;
+  }
+  ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  st = api->GetTensorElementType(tsi, &et);
+  if (st) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  return et == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED ? -1 : (int)et;
+}
+
+/* 1 when the EP claims the node, 0 when it leaves it to the next provider. A node whose attributes cannot be read
+ * (wrong type, bad value) is claimed: creating its kernel then fails with the node, op and attribute named. */
+static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
+  const OrtApi* api = ep->api;
+  const char *domain = NULL, *op = NULL, *name = NULL;
+  OrtStatus* st = api->Node_GetDomain(node, &domain);
+  if (!st) st = api->Node_GetOperatorType(node, &op);
+  if (!st) st = api->Node_GetName(node, &name);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return 0;
+  int row = om_op_find(op);
+  if (row < 0) return 0;
+  if (opset <= 0) {
+    int since = 0;
+    st = api->Node_GetSinceVersion(node, &since);
+    if (st) api->ReleaseStatus(st);
+    else opset = since;
+  }
+  size_t n = 0;
+  st = api->Node_GetNumInputs(node, &n);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  if (n > 4096) return 0;
+  const OrtValueInfo* vs_small[8];
+  int types_small[8];
+  const OrtValueInfo** vs = n <= 8 ? vs_small : malloc(n * sizeof *vs);
+  int* types = n <= 8 ? types_small : malloc(n * sizeof *types);
+  int claim = 0;
+  if (!vs || !types) goto done;
+  st = n ? api->Node_GetInputs(node, vs, n) : NULL;
+  if (st) {
+    api->ReleaseStatus(st);
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++)
+    if ((types[i] = om_value_type(api, vs[i])) < 0) goto done;
+  om_attrs attrs;
+  om_attrs_defaults(&attrs);
+  attrs.mode = ep->mode;
+  attrs.path = ep->path;
+  attrs.onnx_opset = opset;
+  om_node_attr_ctx actx = {api, node};
+  om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints};
+  char err[512];
+  if (om_attrs_read(&src, om_op_row(row), 0, &attrs, err, sizeof err) != 0) {
+    claim = 1;
+  } else {
+    om_node* probe = om_node_create(name ? name : "", op, n, types, &attrs, err, sizeof err);
+    claim = probe != NULL;
+    om_node_destroy(probe);
+  }
+done:
+  if (vs != vs_small) free((void*)vs);
+  if (types != types_small) free(types);
+  return claim;
+}
+
+static int om_graph_default_opset(const OrtApi* api, const OrtGraph* graph) {
+  size_t n = 0;
+  OrtStatus* st = api->Graph_GetNumOperatorSets(graph, &n);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  if (n == 0 || n > 1024) return 0;
+  const char** domains = malloc(n * sizeof *domains);
+  int64_t* versions = malloc(n * sizeof *versions);
+  int opset = 0;
+  if (domains && versions) {
+    st = api->Graph_GetOperatorSets(graph, domains, versions, n);
+    if (st) api->ReleaseStatus(st);
+    else
+      for (size_t i = 0; i < n; i++)
+        if (domains[i] && (!domains[i][0] || strcmp(domains[i], "ai.onnx") == 0) && versions[i] > 0 &&
+            versions[i] < 100000)
+          opset = (int)versions[i];
+  }
+  free(domains);
+  free(versions);
+  return opset;
+}
+
+OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info) {
+  const om_ep* ep = (const om_ep*)this_ptr;
+  const OrtApi* api = ep->api;
+  size_t n = 0;
+  OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
+  if (st || n == 0) return st;
+  const OrtNode** nodes = malloc(n * sizeof *nodes);
+  if (!nodes) return om_ep_error(api, ORT_FAIL, "out of memory");
+  st = api->Graph_GetNodes(graph, nodes, n);
+  int opset = st ? 0 : om_graph_default_opset(api, graph);
+  for (size_t i = 0; !st && i < n; i++) {
+    if (!om_ep_claims(ep, nodes[i], opset)) continue;
+    const OrtKernelDef* def = NULL;
+    st = ep->ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
+    if (!st && def) st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+  }
+  free(nodes);
+  return st;
+}

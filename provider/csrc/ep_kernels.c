@@ -1,0 +1,83 @@
+/* ep_kernels.c - the execution provider's kernel registry: one kernel per row of the op table, each an om_kernel
+ * (ort_kernel.h, the code the custom-op path runs) created from ORT's kernel info with the EP's mode and kernel
+ * path. Knows nothing of math. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ep.h"
+#include "ort_attrs.h"
+#include "ort_kernel.h"
+
+typedef struct om_ep_kernel {
+  OrtKernelImpl base; /* first member */
+  om_kernel* kernel;
+} om_ep_kernel;
+
+static OrtStatus* OM_ORT_CALL om_ep_kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* ctx) {
+  return om_kernel_compute(((om_ep_kernel*)this_ptr)->kernel, ctx);
+}
+
+static void OM_ORT_CALL om_ep_kernel_release(OrtKernelImpl* this_ptr) {
+  om_ep_kernel* k = (om_ep_kernel*)this_ptr;
+  if (!k) return;
+  om_kernel_destroy(k->kernel);
+  free(k);
+}
+
+static OrtStatus* OM_ORT_CALL om_ep_kernel_create(void* state, const OrtKernelInfo* info, OrtKernelImpl** out) {
+  const om_ep_kernel_state* s = state;
+  const om_ep* ep = s->ep;
+  *out = NULL;
+  om_attrs preset;
+  om_attrs_defaults(&preset);
+  preset.mode = ep->mode;
+  preset.path = ep->path;
+  /* onnx_opset stays 0: GetCapability checked the model's opset before claiming the node */
+  om_kernel* k = NULL;
+  OrtStatus* st = om_kernel_create(ep->api, info, s->op, 0, &preset, 1, &k);
+  if (st) return st;
+  om_ep_kernel* w = calloc(1, sizeof *w);
+  if (!w) {
+    om_kernel_destroy(k);
+    return om_ep_error(ep->api, ORT_FAIL, "out of memory");
+  }
+  w->base.ort_version_supported = OM_EP_ORT_VERSION;
+  w->base.Compute = om_ep_kernel_compute;
+  w->base.Release = om_ep_kernel_release;
+  w->kernel = k;
+  *out = &w->base;
+  return NULL;
+}
+
+static OrtStatus* om_ep_add_kernel(om_ep* ep, int op) {
+  const OrtEpApi* e = ep->ep_api;
+  const om_op_info* row = om_op_row(op);
+  OrtKernelDefBuilder* b = NULL;
+  OrtKernelDef* def = NULL;
+  OrtStatus* st = e->CreateKernelDefBuilder(&b);
+  if (!st) st = e->KernelDefBuilder_SetOperatorType(b, row->name);
+  if (!st) st = e->KernelDefBuilder_SetDomain(b, "");
+  if (!st) st = e->KernelDefBuilder_SetSinceVersion(b, 1, OM_EP_MAX_OPSET);
+  if (!st) st = e->KernelDefBuilder_SetExecutionProvider(b, OM_EP_NAME);
+  if (!st && (row->flags & OM_F_INPLACE)) { /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */
+    static const int zero = 0;
+    st = e->KernelDefBuilder_AddInputOutputMutableAliases(b, &zero, &zero, 1);
+  }
+  if (!st) st = e->KernelDefBuilder_Build(b, &def);
+  ep->states[op].ep = ep;
+  ep->states[op].op = op;
+  if (!st) st = e->KernelRegistry_AddKernel(ep->registry, def, om_ep_kernel_create, &ep->states[op]);
+  if (def) e->ReleaseKernelDef(def);
+  if (b) e->ReleaseKernelDefBuilder(b);
+  return st;
+}
+
+OrtStatus* om_ep_registry_create(om_ep* ep) {
+  OrtStatus* st = ep->ep_api->CreateKernelRegistry(&ep->registry);
+  for (int op = 0; !st && op < OM_OP_COUNT; op++) st = om_ep_add_kernel(ep, op);
+  if (st && ep->registry) {
+    ep->ep_api->ReleaseKernelRegistry(ep->registry);
+    ep->registry = NULL;
+  }
+  return st;
+}

@@ -1,0 +1,48 @@
+/* ort_attrs.h - a node's attributes read into om_attrs, from any source ORT gives them through: the kernel info of a
+ * custom op or an execution-provider kernel (OrtKernelInfo), or a graph node (OrtNode, in GetCapability). One
+ * reader, so the rewrite path and the execution-provider path accept and refuse the same attributes. */
+#ifndef OM_ORT_ATTRS_H
+#define OM_ORT_ATTRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onemodel.h"
+#include "ort_api.h"
+
+/* One source of attributes. Each getter returns 0 when the attribute is present (value written), 1 when absent,
+ * -1 (with a message in err) when present with another type or too long. */
+typedef struct om_attr_source {
+  const void* ctx;
+  int (*get_int)(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen);
+  int (*get_float)(const void* ctx, const char* name, float* out, char* err, size_t errlen);
+  int (*get_string)(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen);
+  /* a list of ints: *n set to its length (at most cap entries written; more is an error) */
+  int (*get_ints)(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err, size_t errlen);
+} om_attr_source;
+
+/* What om_attrs_read reads besides the operator's own attributes: OneModel's node attributes `mode`,
+ * `kernel_path` and `onnx_opset`, which the rewriter adds (the execution provider takes them from its options). */
+enum { OM_ATTRS_ONEMODEL = 1 };
+
+/* attrs with exact mode, the widest kernel path and no attribute given. */
+void om_attrs_defaults(om_attrs* attrs);
+
+/* Read the attributes of a node of op-table row `row` into attrs (which keeps what is absent); structured rows
+ * (OM_F_STRUCT) also read transA/B, axis, stash_type, keepdims, noop_with_empty_axes and axes. Returns 0, or -1
+ * with a message naming the attribute and the problem. */
+int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
+                  size_t errlen);
+
+/* The attributes of an OrtKernelInfo (custom-op and execution-provider kernels). ctx must outlive the source. */
+typedef struct om_kernel_info_ctx {
+  const OrtApi* api;
+  const OrtKernelInfo* info;
+} om_kernel_info_ctx;
+om_attr_source om_kernel_info_attrs(const om_kernel_info_ctx* ctx);
+
+/* A mode or kernel path name as an om_attrs value: 0 with *out set, or -1 with a message. */
+int om_attrs_mode(const char* s, int* out, char* err, size_t errlen);
+int om_attrs_path(const char* s, int* out, char* err, size_t errlen);
+
+#endif

@@ -1,0 +1,21 @@
+/* ort_kernel.h - one ORT kernel over an om_node: created from an OrtKernelInfo, computed on an OrtKernelContext.
+ * Shared by the custom-op path (ort_glue.c) and the execution-provider path (ep_kernels.c), so both read the same
+ * attributes and run the same per-call code. Knows nothing of math. */
+#ifndef OM_ORT_KERNEL_H
+#define OM_ORT_KERNEL_H
+
+#include "onemodel.h"
+#include "ort_api.h"
+
+typedef struct om_kernel om_kernel;
+
+/* A kernel for row `op` of the op table: the node's name and input types from info, its attributes read as
+ * om_attrs_read(attr_flags) does over `preset` (NULL: the defaults), and shape_ref nonzero to read input shapes
+ * through GetTensorElementTypeAndShapeDataReference (API 24+). Returns NULL status and *out, or an error naming
+ * the node, the op and the problem. */
+OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
+                            const om_attrs* preset, int shape_ref, om_kernel** out);
+OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx);
+void OM_ORT_CALL om_kernel_destroy(void* kernel);
+
+#endif

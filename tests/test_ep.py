@@ -1,0 +1,335 @@
+"""OneModel as a plugin execution provider (provider/csrc/ep_*.c, onemodel_ep/ep.py).
+
+The EP path runs the unmodified model; it must give the rewrite path's bits on every kernel path, thread count
+and optimisation level (constant folding included), claim exactly what the library serves (subgraphs too),
+leave the rest to the CPU EP with a reason, and fail cleanly on bad input.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onemodel_ep
+from onemodel_ep import ep
+
+pytestmark = pytest.mark.skipif(not ep.ep_supported(), reason="no plugin kernel registries in this ORT")
+
+LEVELS = (
+    ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+)
+N = 4096
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=17) -> onnx.ModelProto:
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=9)
+
+
+def _f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def mixed_model() -> onnx.ModelProto:
+    """Transcendentals, broadcasting, a constant subexpression, 1/x*y and x+0 (level-1 optimiser bait), a
+    Softmax (not served) in the middle, and Gelu with an attribute."""
+    c = numpy_helper.from_array(np.linspace(-30, 30, N, dtype=np.float32), "c")
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    zero = numpy_helper.from_array(np.zeros(N, np.float32), "zero")
+    nodes = [
+        helper.make_node("Exp", ["c"], ["ec"], name="exp_const"),
+        helper.make_node("Tanh", ["x"], ["t"], name="tanh"),
+        helper.make_node("Add", ["t", "ec"], ["s"], name="add"),
+        helper.make_node("Div", ["one", "x"], ["r"], name="recip"),
+        helper.make_node("Mul", ["s", "r"], ["m"], name="mul"),
+        helper.make_node("Add", ["m", "zero"], ["m0"], name="add_zero"),
+        helper.make_node("Softmax", ["m0"], ["sm"], name="softmax", axis=-1),
+        helper.make_node("Gelu", ["sm"], ["g"], name="gelu", approximate="tanh"),
+        helper.make_node("Sigmoid", ["m0"], ["y"], name="sigmoid"),
+    ]
+    return _model(nodes, [_f32("x", [N])], [_f32("g", [N]), _f32("y", [N])], [c, one, zero], opset=20)
+
+
+def _inputs() -> dict[str, np.ndarray]:
+    x = np.random.default_rng(1).uniform(-20, 20, N).astype(np.float32)
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 88.0]
+    return {"x": x}
+
+
+def _bits(outs: list[np.ndarray]) -> list[bytes]:
+    return [np.ascontiguousarray(o).tobytes() for o in outs]
+
+
+def _quiet(so: ort.SessionOptions) -> ort.SessionOptions:
+    so.log_severity_level = 3
+    return so
+
+
+def _ep_session(model, mode="exact", kernel_path=None, threads=1, level=LEVELS[-1]) -> ort.InferenceSession:
+    so = _quiet(ort.SessionOptions())
+    so.intra_op_num_threads = threads
+    so.graph_optimization_level = level
+    # enable_fallback=0: ORT's Python session would otherwise retry on the CPU EP alone after an EP error
+    return ort.InferenceSession(
+        model.SerializeToString(), ep.ep_session_options(so, mode, kernel_path), enable_fallback=0
+    )
+
+
+def _rewrite_session(model, mode="exact", kernel_path=None) -> ort.InferenceSession:
+    so = _quiet(ort.SessionOptions())
+    return onemodel_ep.InferenceSession(model, so, mode=mode, kernel_path=kernel_path, via="rewrite")
+
+
+def test_library_exports_the_ep_entry_points():
+    lib = ctypes.CDLL(onemodel_ep.library_path())
+    for name in ("CreateEpFactories", "ReleaseEpFactory", "RegisterCustomOps"):
+        assert getattr(lib, name) is not None
+
+
+def test_ep_device_is_listed_on_the_cpu():
+    (d,) = ep.ep_devices()
+    assert d.ep_name == "OneModelExecutionProvider" and d.ep_vendor == "OneModel"
+    assert d.device.type == ort.OrtHardwareDeviceType.CPU
+
+
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_same_bits_as_rewrite_on_every_path_thread_count_and_level(mode):
+    model, feeds = mixed_model(), _inputs()
+    for path in onemodel_ep.kernel_paths():
+        want = _bits(_rewrite_session(model, mode, path).run(None, feeds))
+        for threads in (1, 3):
+            for level in LEVELS:
+                got = _bits(_ep_session(model, mode, path, threads, level).run(None, feeds))
+                assert got == want, (mode, path, threads, level)
+
+
+def test_constant_subexpression_runs_on_our_kernel_not_stock():
+    """ORT folds constants with stock CPU kernels before partitioning; ep_session_options prevents that."""
+    c = numpy_helper.from_array(np.linspace(-30, 30, N, dtype=np.float32), "c")
+    model = _model(
+        [
+            helper.make_node("Exp", ["c"], ["e"], name="exp_const"),
+            helper.make_node("Add", ["e", "x"], ["y"], name="a"),
+        ],
+        [_f32("x", [N])],
+        [_f32("y", [N])],
+        [c],
+    )
+    feeds = {"x": np.zeros(N, np.float32)}
+    stock = ort.InferenceSession(
+        model.SerializeToString(), _quiet(ort.SessionOptions()), providers=["CPUExecutionProvider"]
+    )
+    (s,) = stock.run(None, feeds)
+    (want,) = _rewrite_session(model).run(None, feeds)
+    assert np.count_nonzero(s.view(np.uint32) != want.view(np.uint32)) > 0  # stock's exp is not ours here
+    sess = _ep_session(model)
+    (got,) = sess.run(None, feeds)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert {"exp_const", "a"} <= ep.claimed_names(ep.assignments(sess))
+
+
+def test_claims_exactly_what_the_library_serves_and_reports_the_rest():
+    sess = onemodel_ep.InferenceSession(mixed_model(), _quiet(ort.SessionOptions()))
+    assert sess.via == "ep" and sess.rewritten_model is None
+    rep = sess.report
+    moved = {n.name for n in rep.moved}
+    assert moved == {"exp_const", "tanh", "add", "recip", "mul", "add_zero", "gelu", "sigmoid"}
+    (stayed,) = rep.stayed
+    assert stayed.name == "softmax" and stayed.category == "op" and "Softmax" in stayed.reason
+    assert "8 node(s) on OneModelExecutionProvider" in rep.summary()
+    on_cpu = {a.name for a in ep.assignments(sess) if a.ep == "CPUExecutionProvider"}
+    assert on_cpu == {"softmax"}
+
+
+def test_unsupported_type_stays_with_the_cpu_ep_with_its_reason():
+    model = _model(
+        [
+            helper.make_node("Exp", ["x"], ["y"], name="exp_u8"),
+            helper.make_node("Neg", ["i"], ["j"], name="neg_u8"),
+        ],
+        [_f32("x", [4]), helper.make_tensor_value_info("i", TensorProto.UINT8, [4])],
+        [_f32("y", [4]), helper.make_tensor_value_info("j", TensorProto.UINT8, [4])],
+        opset=13,
+    )
+    # Neg has no uint8 in ONNX either: ORT refuses the model itself; keep only the node ORT accepts.
+    model.graph.node.pop()
+    model.graph.output.pop()
+    model.graph.input.pop()
+    rep = onemodel_ep.InferenceSession(model, _quiet(ort.SessionOptions())).report
+    assert [n.name for n in rep.moved] == ["exp_u8"]
+    m2 = _model(
+        [helper.make_node("Exp", ["x"], ["y"], name="exp_bf16")],
+        [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [4])],
+        opset=13,
+    )
+    rep2 = onemodel_ep.InferenceSession(m2, _quiet(ort.SessionOptions())).report
+    moved2 = [n.name for n in rep2.moved]
+    stayed2 = [(n.name, n.category) for n in rep2.stayed]
+    # bfloat16 Exp: served by the library (exact tables) or left with its reason, never both
+    assert (moved2, stayed2) in ((["exp_bf16"], []), ([], [("exp_bf16", "type")]))
+
+
+def test_nodes_inside_subgraphs_are_claimed():
+    then_g = helper.make_graph(
+        [helper.make_node("Exp", ["x"], ["t"], name="exp_then")], "then", [], [_f32("t", [N])]
+    )
+    else_g = helper.make_graph(
+        [helper.make_node("Tanh", ["x"], ["e"], name="tanh_else")], "else", [], [_f32("e", [N])]
+    )
+    model = _model(
+        [helper.make_node("If", ["cond"], ["y"], name="if", then_branch=then_g, else_branch=else_g)],
+        [_f32("x", [N]), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [_f32("y", [N])],
+    )
+    x = _inputs()["x"]
+    sess = _ep_session(model)
+    claimed = ep.claimed_names(ep.assignments(sess))
+    assert {"exp_then", "tanh_else"} <= claimed
+    for cond in (True, False):
+        feeds = {"x": x, "cond": np.array(cond)}
+        assert _bits(sess.run(None, feeds)) == _bits(_rewrite_session(model).run(None, feeds))
+
+
+def test_bad_attribute_on_a_claimed_node_is_a_clear_session_error():
+    # A bad value is ours to report; a wrong attribute type ORT's own model check reports first.
+    for attrs, ours in (({"approximate": "cubic"}, True), ({"approximate": 3}, False)):
+        model = _model(
+            [helper.make_node("Gelu", ["x"], ["y"], name="bad_gelu", **attrs)],
+            [_f32("x", [4])],
+            [_f32("y", [4])],
+            opset=20,
+        )
+        with pytest.raises(Exception) as e:
+            _ep_session(model)
+        msg = str(e.value)
+        assert "bad_gelu" in msg and "Gelu" in msg and "approximate" in msg, msg
+        assert ("OneModel EP" in msg) == ours, msg
+        with pytest.raises(Exception, match="bad_gelu"):  # the wrapper never falls back to the CPU EP
+            onemodel_ep.InferenceSession(model, _quiet(ort.SessionOptions()))
+
+
+def test_run_time_shape_error_is_a_clear_run_error():
+    model = _model(
+        [helper.make_node("Add", ["a", "b"], ["y"], name="add_dyn")],
+        [_f32("a", ["n"]), _f32("b", ["m"])],
+        [_f32("y", ["k"])],
+    )
+    sess = _ep_session(model)
+    with pytest.raises(Exception) as e:
+        sess.run(None, {"a": np.zeros(3, np.float32), "b": np.zeros(4, np.float32)})
+    assert "add_dyn" in str(e.value) or "broadcast" in str(e.value).lower(), str(e.value)
+    (y,) = sess.run(None, {"a": np.ones(3, np.float32), "b": np.ones(1, np.float32)})  # still usable
+    assert np.array_equal(y, np.full(3, 2, np.float32))
+
+
+def test_bad_ep_options_are_refused():
+    with pytest.raises(ValueError):
+        ep.ep_session_options(mode="exactish")
+    with pytest.raises(ValueError):
+        ep.ep_session_options(kernel_path="1024")
+    so = _quiet(ort.SessionOptions())
+    so.add_provider_for_devices(ep.ep_devices(), {"mode": "exactish"})
+    model = _model([helper.make_node("Exp", ["x"], ["y"], name="e")], [_f32("x", [4])], [_f32("y", [4])])
+    with pytest.raises(Exception, match="'mode' must be"):
+        ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+
+
+def test_user_disabled_optimizers_are_kept():
+    so = ort.SessionOptions()
+    so.add_session_config_entry("optimization.disable_specified_optimizers", "GeluFusion")
+    ep.ep_session_options(so)
+    disabled = so.get_session_config_entry("optimization.disable_specified_optimizers").split(";")
+    assert "GeluFusion" in disabled and set(ep.NUMERIC_OPTIMIZERS) <= set(disabled)
+    with pytest.raises(ValueError, match="already"):
+        ep.ep_session_options(so)
+
+
+def test_via_choices():
+    model = mixed_model()
+    with pytest.raises(ValueError, match="via"):
+        onemodel_ep.InferenceSession(model, via="jit")
+    with pytest.raises(ValueError, match="providers"):
+        onemodel_ep.InferenceSession(model, providers=["CPUExecutionProvider"], via="ep")
+    r = onemodel_ep.InferenceSession(model, _quiet(ort.SessionOptions()), via="rewrite")
+    assert r.via == "rewrite" and r.rewritten_model is not None and len(r.report.moved) == 8
+
+
+def test_a_model_file_runs_in_a_plain_ort_session(tmp_path: Path):
+    path = tmp_path / "m.onnx"
+    onnx.save(mixed_model(), str(path))
+    feeds = _inputs()
+    so = ep.ep_session_options(_quiet(ort.SessionOptions()))
+    got = ort.InferenceSession(str(path), so).run(None, feeds)
+    assert _bits(got) == _bits(_rewrite_session(mixed_model()).run(None, feeds))
+
+
+def test_two_sessions_in_two_threads():
+    model, feeds = mixed_model(), _inputs()
+    want = _bits(_rewrite_session(model).run(None, feeds))
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(5):
+                s = _ep_session(model, threads=2)
+                for _ in range(5):
+                    assert _bits(s.run(None, feeds)) == want
+        except BaseException as e:  # noqa: BLE001 - reported to the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_register_twice_and_unregister_after_sessions_closed():
+    """In a child: register under two names, run, close, unregister both, register again and run."""
+    code = textwrap.dedent(
+        """
+        import gc, numpy as np, onnxruntime as ort, onemodel_ep
+        from onemodel_ep import ep
+        from onnx import helper, TensorProto
+        ort.set_default_logger_severity(3)
+        g = helper.make_graph([helper.make_node("Exp", ["x"], ["y"], name="e")], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
+        m = m.SerializeToString()
+        x = {"x": np.arange(4, dtype=np.float32)}
+        ep.register_library(); ep.register_library()            # idempotent
+        ort.register_execution_provider_library("second", onemodel_ep.library_path())
+        devs = [d for d in ort.get_ep_devices() if d.ep_name == ep.EP_NAME]
+        assert len(devs) == 2, devs
+        outs = []
+        for d in devs:
+            so = ort.SessionOptions(); so.add_provider_for_devices([d], {})
+            s = ort.InferenceSession(m, so); outs.append(s.run(None, x)[0]); del s, so
+        s = ort.InferenceSession(m, ep.ep_session_options()); outs.append(s.run(None, x)[0]); del s
+        gc.collect()
+        ort.unregister_execution_provider_library("second")
+        ep.unregister_library()
+        assert not [d for d in ort.get_ep_devices() if d.ep_name == ep.EP_NAME]
+        s = ort.InferenceSession(m, ep.ep_session_options()); outs.append(s.run(None, x)[0]); del s
+        assert all(np.array_equal(o, outs[0]) for o in outs)
+        print("ok")
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
