@@ -37,9 +37,10 @@ from onnx import TensorProto, helper
 
 from onemodel_ep import cli_args
 from onemodel_ep._lib import op_table
+from onemodel_ep.ep import ep_session_options
 from onemodel_ep.errors import UsageError
 from onemodel_ep.rewriter import RewriteReport, rewrite
-from onemodel_ep.session import session_options
+from onemodel_ep.session import VIAS, default_via, session_options
 
 DEFAULT_OPS = (
     "Add",
@@ -152,19 +153,35 @@ def _inputs(ins: list[tuple[str, int]], n: int, op: str, rng: np.random.Generato
     return feeds
 
 
-def _session(
-    model: onnx.ModelProto, threads: int, ours: bool, global_pool: bool = False
-) -> ort.InferenceSession:
-    """A session of `model` with `threads` intra-op threads, or on the process's global pool."""
+def _options(threads: int, global_pool: bool) -> ort.SessionOptions:
     so = ort.SessionOptions()
     if global_pool:
         so.use_per_session_threads = False
     else:
         so.intra_op_num_threads = threads
     so.log_severity_level = 3
+    return so
+
+
+def _session(
+    model: onnx.ModelProto, threads: int, ours: bool, global_pool: bool = False
+) -> ort.InferenceSession:
+    """A session of `model` (stock ORT, or with the custom-op library registered) with `threads` intra-op
+    threads, or on the process's global pool."""
+    so = _options(threads, global_pool)
     if ours:
         so = session_options(so)
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def _our_session(
+    model: onnx.ModelProto, threads: int, mode: str, via: str, global_pool: bool = False
+) -> ort.InferenceSession:
+    """OneModel EP's session of the unmodified `model`: through the plugin EP, or rewritten to ai.onemodel."""
+    if via == "ep":
+        so = ep_session_options(_options(threads, global_pool), mode=mode)
+        return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+    return _session(rewrite(model, mode=mode), threads, True, global_pool)
 
 
 BLOCK_S = 0.02  # with a thread pool, each session runs for about this long before the next one takes over
@@ -239,11 +256,13 @@ def copy_bandwidth(n: int = 1 << 24) -> float:
     return n / statistics.median(ts)
 
 
-def call_overhead(n: int = 1024, threads: int = 1, budget_s: float = 1.0) -> dict[str, float]:
-    """Seconds per session.run of one built-in Add node against one ai.onemodel Add node, on n floats."""
+def call_overhead(
+    n: int = 1024, threads: int = 1, budget_s: float = 1.0, via: str = "rewrite"
+) -> dict[str, float]:
+    """Seconds per session.run of one built-in Add node against one OneModel Add node (`via` the EP or the
+    rewrite), on n floats."""
     model, ins = _model("Add", TensorProto.FLOAT)
-    ours = rewrite(model)
-    a, b = _session(model, threads, False), _session(ours, threads, True)
+    a, b = _session(model, threads, False), _our_session(model, threads, "exact", via)
     feeds = _inputs(ins, n, "Add", np.random.default_rng(0))
     eps, paired, _ = _time_interleaved([a, b], feeds, n, budget_s, threads != 1)
     return {"elements": n, "builtin_s": n / eps[0], "custom_s": n / eps[1], "ratio": 1.0 / paired[1]}
@@ -262,6 +281,7 @@ def _measure(
     budget_s: float,
     progress: bool,
     global_pool: bool,
+    via: str = "rewrite",
 ) -> list[Row]:
     """The rows of one thread setting, measured in this process."""
     rows: list[Row] = []
@@ -271,14 +291,13 @@ def _measure(
             elem = TYPES[dname]
             model, ins = _model(op, elem)
             rr = RewriteReport("exact", None)
-            exact = rewrite(model, mode="exact", report=rr)
-            fast = rewrite(model, mode="fast")
+            rewrite(model, mode="exact", report=rr)
             served = op in served_ops and bool(rr.moved)
             try:
                 sess = [
                     _session(model, th, False, global_pool),
-                    _session(exact, th, True, global_pool),
-                    _session(fast, th, True, global_pool),
+                    _our_session(model, th, "exact", via, global_pool),
+                    _our_session(model, th, "fast", via, global_pool),
                 ]
             except Exception as e:  # stock ORT may not have this op/type
                 print(f"skip {op} {dname}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
@@ -295,11 +314,17 @@ def _measure(
 
 
 def _measure_on_global_pool(
-    ops: Sequence[str], dtypes: Sequence[str], sizes: Sequence[str], th: int, budget_s: float, progress: bool
+    ops: Sequence[str],
+    dtypes: Sequence[str],
+    sizes: Sequence[str],
+    th: int,
+    budget_s: float,
+    progress: bool,
+    via: str = "rewrite",
 ) -> list[Row]:
     """In a fresh child process: ORT's global intra-op pool of `th` threads (0: ORT's default), the rows."""
     ort.set_global_thread_pool_sizes(th, 1)
-    return _measure(ops, dtypes, sizes, th, budget_s, progress, True)
+    return _measure(ops, dtypes, sizes, th, budget_s, progress, True, via)
 
 
 def run(
@@ -309,8 +334,10 @@ def run(
     threads: Sequence[int],
     budget_s: float = 0.5,
     progress: bool = True,
+    via: str = "rewrite",
 ) -> Report:
     machine = {
+        "via": via,
         "platform": platform.platform(),
         "processor": platform.processor(),
         "cpus": os.cpu_count(),
@@ -326,18 +353,84 @@ def run(
         pass
     rep = Report(machine)
     rep.copy_eps = copy_bandwidth()
-    rep.overhead = call_overhead()
+    rep.overhead = call_overhead(via=via)
     th_list = list(dict.fromkeys(threads))
     for th in th_list:
         if th == 1:
-            rep.rows += _measure(ops, dtypes, sizes, th, budget_s, progress, False)
+            rep.rows += _measure(ops, dtypes, sizes, th, budget_s, progress, False, via)
             continue
         # a global pool must be set before the process's ORT environment exists: a fresh child process
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
-            job = ex.submit(_measure_on_global_pool, ops, dtypes, sizes, th, budget_s, progress)
+            job = ex.submit(_measure_on_global_pool, ops, dtypes, sizes, th, budget_s, progress, via)
             rep.rows += job.result()
     rep.rows.sort(key=lambda r: (ops.index(r.op), dtypes.index(r.dtype), th_list.index(r.threads), r.size))
     return rep
+
+
+def model_feeds(sess: ort.InferenceSession, dim: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Inputs for a whole model: dynamic dimensions set to `dim`; floats in [-1, 1), integers in [0, 64)
+    (token ids, positions), inputs named like a mask all ones."""
+    rng = np.random.default_rng(seed)
+    feeds: dict[str, np.ndarray] = {}
+    for i in sess.get_inputs():
+        shape = [d if isinstance(d, int) and d >= 0 else dim for d in i.shape]
+        dt = np.dtype(helper.tensor_dtype_to_np_dtype(_ORT_TYPES.get(i.type, TensorProto.FLOAT)))
+        if "mask" in i.name:
+            feeds[i.name] = np.ones(shape, dt)
+        elif dt.kind == "f":
+            feeds[i.name] = rng.uniform(-1, 1, shape).astype(dt)
+        elif dt.kind == "b":
+            feeds[i.name] = rng.integers(0, 2, shape).astype(dt)
+        else:
+            feeds[i.name] = rng.integers(0, 64, shape).astype(dt)
+    return feeds
+
+
+_ORT_TYPES = {
+    "tensor(float)": TensorProto.FLOAT,
+    "tensor(double)": TensorProto.DOUBLE,
+    "tensor(float16)": TensorProto.FLOAT16,
+    "tensor(int32)": TensorProto.INT32,
+    "tensor(int64)": TensorProto.INT64,
+    "tensor(bool)": TensorProto.BOOL,
+}
+
+
+def bench_model(
+    path: str, via: str, threads: int, budget_s: float, dim: int, feeds: dict[str, np.ndarray] | None = None
+) -> dict[str, Any]:
+    """Stock ORT against OneModel EP exact mode on a whole model, interleaved run by run (one intra-op thread)
+    or block by block: median latencies and the paired ratio of our time over stock's."""
+    model = cli_args.load_model(path)
+    stock = _session(model, threads, False)
+    ours = _our_session(model, threads, "exact", via)
+    if feeds is None:
+        feeds = model_feeds(stock, dim)
+    eps, paired, runs = _time_interleaved([stock, ours], feeds, 1, budget_s, threads != 1)
+    return {
+        "model": path,
+        "via": via,
+        "threads": threads,
+        "inputs": {k: list(v.shape) for k, v in feeds.items()},
+        "stock_s": 1.0 / eps[0],
+        "ours_s": 1.0 / eps[1],
+        "ours_over_stock_time": 1.0 / paired[1],
+        "runs": runs,
+        "onnxruntime": ort.__version__,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+
+
+def format_model(r: dict[str, Any]) -> str:
+    th = "default" if r["threads"] == 0 else str(r["threads"])
+    shapes = ", ".join(f"{k} {v}" for k, v in r["inputs"].items())
+    return (
+        f"{r['model']} ({shapes}), {th} thread(s), onnxruntime {r['onnxruntime']}, {r['date']}\n"
+        f"  stock ORT {r['stock_s'] * 1e3:.3f} ms, OneModel via {r['via']} (exact) "
+        f"{r['ours_s'] * 1e3:.3f} ms a run"
+        f" (medians of {r['runs']} runs each); ours / stock time {r['ours_over_stock_time']:.3f}"
+        " (median over rounds of adjacent runs)"
+    )
 
 
 def format_row(r: Row) -> str:
@@ -356,8 +449,8 @@ def format_table(rep: Report) -> str:
         f"onnxruntime {rep.machine['onnxruntime']}, {rep.machine['date']}",
         f"memory-bound ceiling (float32 copy, 16M): {rep.copy_eps / 1e9:.2f} G elements/s",
         f"per-call overhead, Add on {rep.overhead['elements']} floats, 1 thread: built-in "
-        f"{rep.overhead['builtin_s'] * 1e6:.1f} us, ai.onemodel {rep.overhead['custom_s'] * 1e6:.1f} us "
-        f"(custom / built-in time = {rep.overhead['ratio']:.2f})",
+        f"{rep.overhead['builtin_s'] * 1e6:.1f} us, OneModel via {rep.machine.get('via', 'rewrite')} "
+        f"{rep.overhead['custom_s'] * 1e6:.1f} us (ours / built-in time = {rep.overhead['ratio']:.2f})",
         "G/s: medians over the runs; ratios: medians over the rounds of the ratio of adjacent runs (one round"
         " runs each session once, or one block of each with a thread pool), which the machine's drift between"
         " rounds does not move",
@@ -398,6 +491,15 @@ def add_subparser(sub: Any) -> None:
     b.add_argument(
         "--budget", type=cli_args.number(float), default=0.5, help="seconds of timing per configuration"
     )
+    b.add_argument(
+        "--via",
+        choices=VIAS,
+        default=None,
+        help="OneModel through its execution provider or the rewrite (default: ep where ORT supports it)",
+    )
+    b.add_argument("--model", default=None, help="time this whole model (stock ORT against exact mode)")
+    b.add_argument("--dim", type=cli_args.number(int), default=16, help="--model: size of dynamic dimensions")
+    b.add_argument("--inputs", default=None, help="--model: .npz of inputs (names as keys) instead")
     b.add_argument("--json", default=None)
     b.add_argument("--plot", default=None, help="a PNG of the ratios (needs matplotlib)")
     b.add_argument(
@@ -432,6 +534,9 @@ def main_args(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise UsageError(str(e)) from e
         return 0
+    via = args.via or default_via()
+    if args.model:
+        return _main_model(args, via)
     ops = cli_args.comma_list(args.ops, "--ops", sorted(op_table()))
     dtypes = cli_args.comma_list(args.types, "--types", TYPES)
     sizes = cli_args.comma_list(args.sizes, "--sizes", SIZES)
@@ -444,7 +549,7 @@ def main_args(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise UsageError("--plot needs matplotlib: pip install 'onemodel-ep[plot]'") from None
-    rep = run(ops, dtypes, sizes, threads, budget_s=args.budget)
+    rep = run(ops, dtypes, sizes, threads, budget_s=args.budget, via=via)
     if not rep.rows:
         raise UsageError(
             f"nothing measured: stock ORT runs none of the one-node models of {', '.join(ops)} "
@@ -459,4 +564,36 @@ def main_args(args: argparse.Namespace) -> int:
             raise UsageError(f"--json: cannot write {args.json}: {e.strerror or e}") from None
     if args.plot:
         plot(rep, args.plot)
+    return 0
+
+
+def _main_model(args: argparse.Namespace, via: str) -> int:
+    threads = _thread_counts(args.threads)
+    feeds = None
+    if args.inputs:
+        from onemodel_ep._diff_inputs import DiffError, load_npz
+
+        cli_args.input_file(args.inputs, "--inputs")
+        try:
+            feeds = load_npz(args.inputs)
+        except DiffError as e:
+            raise UsageError(f"--inputs: {e}") from None
+    if args.json:
+        cli_args.output_file(args.json, "--json")
+    results = []
+    for th in threads:
+        try:
+            r = bench_model(args.model, via, th, args.budget, args.dim, feeds)
+        except UsageError:
+            raise
+        except Exception as e:  # ORT's errors: a model or inputs it cannot run
+            raise UsageError(f"cannot run {args.model}: {cli_args.one_line(e)}") from None
+        print(format_model(r))
+        results.append(r)
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+        except OSError as e:
+            raise UsageError(f"--json: cannot write {args.json}: {e.strerror or e}") from None
     return 0

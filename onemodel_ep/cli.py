@@ -72,7 +72,11 @@ def _session(path: str, args: argparse.Namespace) -> Any:
 
     model = cli_args.load_model(path)
     try:
-        return InferenceSession(model, mode=args.mode, kernel_path=args.kernel_path)
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.log_severity_level = 3  # not ORT's warning that nodes stay with the CPU EP: the report says which
+        return InferenceSession(model, so, mode=args.mode, kernel_path=args.kernel_path, via=args.via)
     except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
         raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
 
@@ -119,6 +123,14 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"onnx {onnx.__version__}")
     print(f"library {library_path()}")
     print(f"kernel paths (widest first): {', '.join(kernel_paths())}")
+    from onemodel_ep.ep import EP_NAME, ep_unsupported_reason
+
+    reason = ep_unsupported_reason()
+    print(
+        f"execution provider path (--via ep): supported, {EP_NAME}"
+        if reason is None
+        else f"execution provider path (--via ep): not supported: {reason}; the rewrite path is used"
+    )
     if args.ops:
         for row in op_table().values():
             types = ", ".join(type_name(t) for t in sorted(row.input0_types))
@@ -142,11 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_kernel_options(r)
     r.set_defaults(func=cmd_rewrite)
 
-    x = sub.add_parser("run", help="rewrite and run a model (default: the bundled example)")
+    x = sub.add_parser("run", help="run a model on OneModel EP kernels (default: the bundled example)")
     x.add_argument("model", nargs="?", default=None)
     x.add_argument("--inputs", help=".npz file of inputs (names as keys); default: seeded random")
     x.add_argument("--seed", type=cli_args.number(int), default=0, help="seed of the random inputs (>= 0)")
     add_kernel_options(x)
+    x.add_argument(
+        "--via",
+        choices=("ep", "rewrite"),
+        default=None,
+        help="OneModel through its execution provider or the rewrite (default: ep where ORT supports it)",
+    )
     x.set_defaults(func=cmd_run)
 
     i = sub.add_parser("info", help="versions and the kernel paths of this machine")

@@ -142,6 +142,7 @@ class DiffReport:
     nodes: list[NodeDiff] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    via: str = "rewrite"
 
     @property
     def passed(self) -> bool:
@@ -178,6 +179,7 @@ class DiffReport:
             "model": self.model,
             "mode": self.mode,
             "kernel_path": self.kernel_path,
+            "via": self.via,
             "versions": self.versions,
             "criteria": self.criteria.to_dict(),
             "passed": self.passed,
@@ -272,6 +274,28 @@ def _session(model: onnx.ModelProto, onemodel: bool, what: str) -> Any:
         )
     except Exception as e:
         raise DiffError(f"{what} cannot load the model: {_one_line(e)}") from None
+
+
+def _ep_session(model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str) -> Any:
+    """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest)."""
+    import onnxruntime as ort
+
+    from onemodel_ep.ep import ep_session_options
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    try:
+        so = ep_session_options(so, mode=mode, kernel_path=kernel_path)
+        return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
+    except Exception as e:
+        raise DiffError(f"{what} cannot load the model: {_one_line(e)}") from None
+
+
+def _ours(model: onnx.ModelProto, mode: str, kernel_path: str | None, via: str, what: str) -> Any:
+    """OneModel's session of the original `model`: through the EP, or rewritten."""
+    if via == "ep":
+        return _ep_session(model, mode, kernel_path, what)
+    return _session(rewrite(model, mode=mode, kernel_path=kernel_path), True, what)
 
 
 def _run(sess: Any, feeds: Mapping[str, np.ndarray], names: list[str], what: str) -> dict[str, Any]:
@@ -373,13 +397,18 @@ def _source_elements(
 
 
 def _check_paths(
-    model: onnx.ModelProto, mode: str, feeds: Mapping[str, np.ndarray], names: list[str], progress: Progress
+    model: onnx.ModelProto,
+    mode: str,
+    feeds: Mapping[str, np.ndarray],
+    names: list[str],
+    progress: Progress,
+    via: str = "rewrite",
 ) -> PathsCheck:
     paths = kernel_paths()
     results: list[dict[str, Any]] = []
     for i, p in enumerate(paths):
         progress(f"kernel path {p} ({i + 1}/{len(paths)})")
-        sess = _session(rewrite(model, mode=mode, kernel_path=p), True, f"OneModel EP (kernel path {p})")
+        sess = _ours(model, mode, p, via, f"OneModel EP (kernel path {p})")
         results.append(_run(sess, feeds, names, f"OneModel EP (kernel path {p})"))
     outputs = []
     for n in names:
@@ -414,6 +443,7 @@ def _per_node(
     crit: Criteria,
     top: int,
     progress: Progress,
+    ep_session: Any = None,
 ) -> tuple[dict[str, Any], list[NodeDiff]]:
     g, rg = model.graph, rewritten.graph
     # The rewriter may insert helper nodes (e.g. Cast's type witness): match nodes by their first output.
@@ -439,20 +469,21 @@ def _per_node(
                 continue
             (wanted if v in types else untyped).append(v)
 
-    def exposed(m: onnx.ModelProto, ours: bool, label: str) -> dict[str, np.ndarray]:
+    def exposed(m: onnx.ModelProto, ours: bool, label: str, make: Any = None) -> dict[str, np.ndarray]:
         """Run `m` with every wanted intermediate value added as a graph output."""
         progress(f"per node: {label} with {len(wanted)} intermediate value(s) exposed")
         if not wanted:
             return {}
-        return _run(
-            _session(_with_outputs(m, wanted, types), ours, f"{label} (per node)"),
-            feeds,
-            wanted,
-            f"{label} (per node)",
-        )
+        m = _with_outputs(m, wanted, types)
+        sess = make(m) if make is not None else _session(m, ours, f"{label} (per node)")
+        return _run(sess, feeds, wanted, f"{label} (per node)")
 
     ref = exposed(model, False, "stock ORT")
-    got = exposed(rewritten, True, "OneModel EP")
+    # through the EP: the original model with the same values exposed (exposing them moves no node)
+    if ep_session is not None:
+        got = exposed(model, True, "OneModel EP", ep_session)
+    else:
+        got = exposed(rewritten, True, "OneModel EP")
 
     def value(name: str, side: dict[str, Any]) -> np.ndarray | None:
         if name in feeds:
@@ -516,8 +547,9 @@ def diff(
     value_range: tuple[float, float] | None = None,
     special: float = 0.0,
     progress: Progress | None = None,
+    via: str | None = None,
 ) -> DiffReport:
-    """Run `model` in stock ORT and, rewritten, on OneModel EP kernels, on the same inputs, and compare.
+    """Run `model` in stock ORT and on OneModel EP kernels, on the same inputs, and compare.
 
     model: a path, serialized bytes or an onnx.ModelProto; None: the bundled example (diff_demo.onnx).
     inputs: {name: array} or the path of an .npz (names as keys); None: generated from the model's input types
@@ -526,17 +558,23 @@ def diff(
     mode, kernel_path: as for rewrite(). all_paths: also run the rewritten model on every kernel path of this
       machine and check the outputs are bit-identical. per_node: expose every value a retargeted node produces
       and find the first node whose output fails the criteria; `top` nodes with the largest errors.
-    atol, rtol, max_ulp: pass criteria (see Criteria). Raises DiffError on a user error (bad model, inputs,
-    options, or a model that cannot run).
+    atol, rtol, max_ulp: pass criteria (see Criteria). via: "ep" (OneModel's execution provider, the default
+    where ONNX Runtime supports it) or "rewrite" (the model rewritten to ai.onemodel). Raises DiffError on a
+    user error (bad model, inputs, options, or a model that cannot run).
     """
     import onnxruntime as ort
 
     import onemodel_ep
+    from onemodel_ep.ep import ep_report
+    from onemodel_ep.session import VIAS, default_via
 
     t0 = time.monotonic()
     say: Progress = progress or (lambda _msg: None)
     if mode not in MODES:
         raise DiffError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    via = default_via() if via is None else via
+    if via not in VIAS:
+        raise DiffError(f"via must be one of {', '.join(VIAS)}, got {via!r}")
     if kernel_path is not None:
         if kernel_path not in PATH_NAMES:
             raise DiffError(f"unknown kernel path {kernel_path!r}; expected one of {', '.join(PATH_NAMES)}")
@@ -562,13 +600,20 @@ def diff(
 
     say("stock ORT: running the original model")
     ref = _run(_session(m, False, "stock ORT"), feeds, names, "stock ORT")
-    say("OneModel EP: rewriting and running")
     rep = RewriteReport(mode, kernel_path)
     try:
         rewritten = rewrite(m, mode=mode, kernel_path=kernel_path, report=rep)
     except Exception as e:
         raise DiffError(f"cannot rewrite the model: {_one_line(e)}") from None
-    got = _run(_session(rewritten, True, "OneModel EP"), feeds, names, "OneModel EP")
+    ep_sess: Any = None
+    if via == "ep":
+        say("OneModel EP: running through its execution provider")
+        ep_sess = _ep_session(m, mode, kernel_path, "OneModel EP")
+        rep = ep_report(m, ep_sess, mode, kernel_path)
+        got = _run(ep_sess, feeds, names, "OneModel EP")
+    else:
+        say("OneModel EP: rewriting and running")
+        got = _run(_session(rewritten, True, "OneModel EP"), feeds, names, "OneModel EP")
 
     say("comparing outputs")
     outputs = []
@@ -597,9 +642,13 @@ def diff(
         },
     )
     if all_paths:
-        report.all_paths = _check_paths(m, mode, feeds, names, say)
+        report.all_paths = _check_paths(m, mode, feeds, names, say, via)
     if per_node:
-        report.per_node, report.nodes = _per_node(m, rewritten, feeds, crit, top, say)
+        make = None
+        if via == "ep":
+            make = lambda mm: _ep_session(mm, mode, kernel_path, "OneModel EP (per node)")  # noqa: E731
+        report.per_node, report.nodes = _per_node(m, rewritten, feeds, crit, top, say, make)
+    report.via = via
     report.seconds = time.monotonic() - t0
     return report
 
@@ -724,9 +773,13 @@ def _format(r: DiffReport) -> str:
         f"  mode {r.mode}, kernel path {r.kernel_path or 'auto'} (this machine: {', '.join(kernel_paths())});"
         f" onnxruntime {r.versions.get('onnxruntime', '?')}"
     )
+    where = (
+        f"execution provider: {len(r.rewrite.moved)} node(s) on OneModelExecutionProvider"
+        if r.via == "ep"
+        else f"rewrite: {len(r.rewrite.moved)} node(s) moved to {DOMAIN}"
+    )
     L.append(
-        f"  rewrite: {len(r.rewrite.moved)} node(s) moved to {DOMAIN}, {len(r.rewrite.stayed)} left to "
-        "stock ORT"
+        f"  {where}, {len(r.rewrite.stayed)} left to stock ORT"
         + (
             ": " + ", ".join(sorted({f"{n.op} ({n.category})" for n in r.rewrite.stayed}))
             if r.rewrite.stayed
@@ -946,6 +999,12 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
     k = d.add_argument_group("kernels")
     k.add_argument("--mode", choices=MODES, default="exact")
     k.add_argument(
+        "--via",
+        choices=("ep", "rewrite"),
+        default=None,
+        help="OneModel through its execution provider or the rewrite (default: ep where ORT supports it)",
+    )
+    k.add_argument(
         "--kernel-path", choices=PATH_NAMES, default=None, help="force a kernel path (default: widest)"
     )
     k.add_argument(
@@ -1004,6 +1063,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             args.inputs,
             mode=args.mode,
             kernel_path=args.kernel_path,
+            via=args.via,
             all_paths=args.all_paths,
             per_node=args.per_node,
             top=args.top,

@@ -379,7 +379,7 @@ def test_save_inputs_round_trip(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------- JSON, plot, API
 
 TOP_KEYS = {
-    "schema_version", "model", "mode", "kernel_path", "versions", "criteria", "passed", "inputs",
+    "schema_version", "model", "mode", "kernel_path", "via", "versions", "criteria", "passed", "inputs",
     "generation", "rewrite", "outputs", "all_paths", "per_node", "seconds",
 }  # fmt: skip
 OUTPUT_KEYS = {

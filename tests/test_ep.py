@@ -333,3 +333,58 @@ def test_register_twice_and_unregister_after_sessions_closed():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
+
+
+MODELS = Path(__file__).resolve().parent.parent / "testdata" / "models"
+
+
+@pytest.mark.parametrize("name", ["bert_tiny", "llama_tiny"])
+def test_test_models_give_the_rewrite_paths_bits(name):
+    model = onnx.load(str(MODELS / f"{name}.onnx"))
+    rng = np.random.default_rng(7)
+    feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
+    if name == "bert_tiny":
+        feeds["attention_mask"] = np.ones((2, 9), np.int64)
+        feeds["attention_mask"][1, 6:] = 0
+    path = onemodel_ep.kernel_paths()[0]
+    want = _bits(_rewrite_session(model, kernel_path=path).run(None, feeds))
+    for threads, level in ((1, LEVELS[0]), (2, LEVELS[-1])):
+        sess = _ep_session(model, kernel_path=path, threads=threads, level=level)
+        assert _bits(sess.run(None, feeds)) == want, (threads, level)
+    on_ep = {a.op for a in ep.assignments(sess) if a.ep == ep.EP_NAME}
+    assert {"Add", "Mul"} <= on_ep
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "onemodel_ep.cli", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_cli_via():
+    r = _cli("info")
+    assert r.returncode == 0 and "execution provider path (--via ep): supported" in r.stdout
+    for via, header in (("ep", "node(s) on OneModelExecutionProvider"), ("rewrite", "moved to ai.onemodel")):
+        r = _cli("run", "--via", via)
+        assert r.returncode == 0 and header in r.stdout, r.stderr
+    for via, line in (
+        ("ep", "execution provider: 9 node(s) on OneModelExecutionProvider"),
+        ("rewrite", "rewrite: 9 node(s) moved to ai.onemodel"),
+    ):
+        r = _cli("diff", "--via", via, "-q")
+        assert r.returncode == 1 and line in r.stdout, r.stdout
+    r = _cli("run", "--via", "jit")
+    assert r.returncode == 2
+
+
+def test_bench_whole_model(tmp_path: Path):
+    out = tmp_path / "b.json"
+    r = _cli("bench", "--model", str(MODELS / "bert_tiny.onnx"), "--threads", "1", "--budget", "0.2",
+             "--dim", "4", "--json", str(out))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "ours / stock time" in r.stdout
+    import json
+
+    (res,) = json.loads(out.read_text())
+    assert res["via"] == "ep" and res["stock_s"] > 0 and res["ours_s"] > 0
+    assert res["inputs"]["input_ids"] == [4, 4]

@@ -1,11 +1,15 @@
-"""Check that member 414 of the installed ONNX Runtime's OrtApi is GetTensorElementTypeAndShapeDataReference.
+"""Check members of the installed ONNX Runtime's OrtApi and OrtEpApi that provider/csrc declares by index.
 
     python tools/ort_api_slot_check.py
 
-ORT's wheels ship no C headers, so provider/csrc/ort_api.h declares the members we call by index. This
-makes a 2x3x4 float tensor through members 69 (CreateCpuMemoryInfo) and 49 (CreateTensorWithDataAsOrtValue),
-calls member 414 on it, and checks that it reads back the element type FLOAT and the shape. Prints the
-result; exits 1 if it does not match, or if the runtime's C API is older than 24 (no member 414 there).
+ORT's wheels ship no C headers, so provider/csrc/ort_api.h and ort_ep_api.h declare the members we call by
+index. This makes a 2x3x4 float tensor through members 69 (CreateCpuMemoryInfo) and 49
+(CreateTensorWithDataAsOrtValue), calls member 414 on it, and checks that it reads back the element type FLOAT
+and the shape; it sets a session config entry (10, 130) and reads it back through 237
+(HasSessionConfigEntry) and 238 (GetSessionConfigEntry); and through 317 (GetEpApi) it builds a kernel
+definition with OrtEpApi members 21-26 and 32 and reads it back with 34-37, and makes and releases a kernel
+registry (18, 19) and a tensor data type (40). Prints each result; exits 1 if one does not match, or if the
+runtime's C API is older than 24.
 """
 
 from __future__ import annotations
@@ -50,7 +54,58 @@ def main() -> int:
           + ("GetTensorElementTypeAndShapeDataReference" if ok else "MISMATCH"))
     ctypes.CFUNCTYPE(None, vp)(api[96])(value)  # ReleaseValue
     ctypes.CFUNCTYPE(None, vp)(api[94])(mem)  # ReleaseMemoryInfo
-    return 0 if ok else 1
+    return 0 if ok and _session_config(api) and _ep_api(api) else 1
+
+
+def _session_config(api: ctypes.Array) -> bool:
+    vp, cp, P = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER
+    so = vp()
+    assert ctypes.CFUNCTYPE(vp, P(vp))(api[10])(ctypes.byref(so)) is None  # CreateSessionOptions
+    add_entry = ctypes.CFUNCTYPE(vp, vp, cp, cp)(api[130])  # AddSessionConfigEntry
+    assert add_entry(so, b"ep.x.mode", b"fast") is None
+    has = ctypes.c_int(-1)
+    st = ctypes.CFUNCTYPE(vp, vp, cp, P(ctypes.c_int))(api[237])(so, b"ep.x.mode", ctypes.byref(has))
+    buf, size = ctypes.create_string_buffer(16), ctypes.c_size_t(16)
+    get_entry = ctypes.CFUNCTYPE(vp, vp, cp, cp, P(ctypes.c_size_t))(api[238])
+    st2 = get_entry(so, b"ep.x.mode", buf, ctypes.byref(size))
+    ctypes.CFUNCTYPE(None, vp)(api[100])(so)  # ReleaseSessionOptions
+    ok = st is None and has.value == 1 and st2 is None and buf.value == b"fast"
+    verdict = "Has/GetSessionConfigEntry" if ok else "MISMATCH"
+    print(f"members 237, 238: has {has.value}, value {buf.value!r}: {verdict}")
+    return ok
+
+
+def _ep_api(api: ctypes.Array) -> bool:
+    vp, cp, P, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER, ctypes.c_int
+    ep_api = ctypes.CFUNCTYPE(vp)(api[317])()
+    if not ep_api:
+        print("member 317 (GetEpApi) gave NULL: MISMATCH")
+        return False
+    e = ctypes.cast(ep_api, P(vp))
+    builder, kdef, reg, dtype = vp(), vp(), vp(), vp()
+    status = [
+        ctypes.CFUNCTYPE(vp, P(vp))(e[21])(ctypes.byref(builder)),
+        ctypes.CFUNCTYPE(vp, vp, cp)(e[23])(builder, b"Add"),
+        ctypes.CFUNCTYPE(vp, vp, cp)(e[24])(builder, b""),
+        ctypes.CFUNCTYPE(vp, vp, ci, ci)(e[25])(builder, 7, 1000),
+        ctypes.CFUNCTYPE(vp, vp, cp)(e[26])(builder, b"SlotCheckEP"),
+        ctypes.CFUNCTYPE(vp, vp, P(vp))(e[32])(builder, ctypes.byref(kdef)),
+    ]
+    op = ctypes.CFUNCTYPE(cp, vp)(e[34])(kdef)
+    domain = ctypes.CFUNCTYPE(cp, vp)(e[35])(kdef)
+    start, end = ci(0), ci(0)
+    status.append(ctypes.CFUNCTYPE(vp, vp, P(ci), P(ci))(e[36])(kdef, ctypes.byref(start), ctypes.byref(end)))
+    epname = ctypes.CFUNCTYPE(cp, vp)(e[37])(kdef)
+    status.append(ctypes.CFUNCTYPE(vp, P(vp))(e[18])(ctypes.byref(reg)))
+    status.append(ctypes.CFUNCTYPE(vp, ci, P(vp))(e[40])(1, ctypes.byref(dtype)))
+    ctypes.CFUNCTYPE(None, vp)(e[19])(reg)  # ReleaseKernelRegistry
+    ctypes.CFUNCTYPE(None, vp)(e[33])(kdef)  # ReleaseKernelDef
+    ctypes.CFUNCTYPE(None, vp)(e[22])(builder)  # ReleaseKernelDefBuilder
+    got = (op, domain, start.value, end.value, epname)
+    ok = all(s is None for s in status) and got == (b"Add", b"", 7, 1000, b"SlotCheckEP") and bool(dtype)
+    verdict = "as declared" if ok else "MISMATCH"
+    print(f"OrtEpApi (member 317) 18-37, 40: kernel def read back as {got}: {verdict}")
+    return ok
 
 
 if __name__ == "__main__":
