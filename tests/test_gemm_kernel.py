@@ -191,7 +191,7 @@ def test_f32_shapes_all_paths(shape):
         assert_bits(run(a, b, path=path, prepack=True), want, f"path {path} {shape} prepacked")
 
 
-@pytest.mark.parametrize("trans", ["nn", "tn", "nt", "tt", "ss"])
+@pytest.mark.parametrize("trans", ["nn", "tn", "nt", "tt", "ss", "ww"])
 @pytest.mark.parametrize("dt", [np.float32, np.float16, np.float64])
 def test_strides_types(trans, dt):
     m, n, k = (13, 33, 17) if dt == np.float64 else (31, 65, 70)
@@ -207,6 +207,11 @@ def test_strides_types(trans, dt):
         wb = np.zeros((k, n), dt)
         wb[:, ::-1] = b
         bv = wb[:, ::-1]
+    if trans == "ww":  # rows far apart (B is then packed, not read in place)
+        av = np.zeros((m, 1100), dt)[:, 7 : 7 + k]
+        av[...] = a
+        bv = np.zeros((k, 1500), dt)[:, 3 : 3 + n]
+        bv[...] = b
     want = gemm_ref(a, b, 0.5, 1.0, None)
     for path in PATHS:
         assert_bits(run(av, bv, path=path, alpha=0.5, ldc_pad=3), want, f"path {path} {trans} {dt.__name__}")

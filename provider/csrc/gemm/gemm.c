@@ -40,8 +40,20 @@ static size_t om_gemm_esize(int type) {
   }
 }
 
+/* om_path_available, asked once per path: it runs CPUID, which a virtual machine traps (about 10 us a call,
+ * as long as a small product). 0 unknown, 1 available, 2 not. */
+static int om_gemm_path_ok(int path) {
+  static int known[OM_PATH_COUNT];
+  int v = __atomic_load_n(&known[path], __ATOMIC_RELAXED);
+  if (!v) {
+    v = om_path_available(path) ? 1 : 2;
+    __atomic_store_n(&known[path], v, __ATOMIC_RELAXED);
+  }
+  return v == 1;
+}
+
 static const om_gemm_kern* om_gemm_kern_for(int path, int type) {
-  if (!om_gemm_esize(type) || path < 0 || path >= OM_PATH_COUNT || !om_path_available(path)) return NULL;
+  if (!om_gemm_esize(type) || path < 0 || path >= OM_PATH_COUNT || !om_gemm_path_ok(path)) return NULL;
   return om_gemm_kern_get(path, type == OM_T_DOUBLE);
 }
 
@@ -161,21 +173,13 @@ static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   pl->nk = g->K ? om_gemm_ceil(g->K, k->kc) : 1;
   pl->kc = g->K ? om_gemm_ceil(g->K, pl->nk) : 0; /* equal blocks: kc <= k->kc */
   size_t tiles_m = om_gemm_ceil(g->M, k->mr), panels = om_gemm_ceil(g->N, k->nr);
-  size_t row_work = k->mr * g->N * kk;
-  size_t tm = row_work ? OM_GEMM_TASK_MACS / row_work : OM_GEMM_MAX_ROW_TILES;
-  if (tm < 1) tm = 1;
-  if (tm > OM_GEMM_MAX_ROW_TILES) tm = OM_GEMM_MAX_ROW_TILES;
-  if (tm > tiles_m) tm = tiles_m;
+  /* Rows: blocks of up to OM_GEMM_MAX_ROW_TILES tiles, equal in size (each B panel, loaded once into L1, serves
+   * every tile of the block). Columns: then cut so that a task is about OM_GEMM_TASK_MACS. */
+  size_t tm = tiles_m < OM_GEMM_MAX_ROW_TILES ? tiles_m : OM_GEMM_MAX_ROW_TILES;
   pl->nbm = om_gemm_ceil(tiles_m, tm);
   tm = om_gemm_ceil(tiles_m, pl->nbm);
-  /* Columns: whole unless one row block is several tasks' work (few rows, wide N), or the partial buffer
-   * would outgrow its bound. */
-  size_t tn = panels;
-  size_t task_work = tm * row_work;
-  if (task_work > 2 * OM_GEMM_TASK_MACS) {
-    size_t want = om_gemm_ceil(task_work, OM_GEMM_TASK_MACS);
-    tn = om_gemm_ceil(panels, want < panels ? want : panels);
-  }
+  size_t task_work = tm * k->mr * g->N * kk, want = om_gemm_ceil(task_work, OM_GEMM_TASK_MACS);
+  size_t tn = om_gemm_ceil(panels, want < panels ? want : panels);
   if (pl->nk > 1) {
     size_t cap = OM_GEMM_MAX_PART / (tm * k->mr) / k->nr;
     if (cap < 1) cap = 1;

@@ -27,6 +27,10 @@ typedef struct om_gemm_ep {
 
 struct om_gemm_kern;
 
+/* Row-major B (unit column stride) with at most this many elements per row is read in place, whole panels of it;
+ * otherwise each panel is packed. */
+#define OM_GEMM_B_DIRECT_LD 1024
+
 /* One call of om_gemm, cut into tasks: (batch element, row block, column block). */
 typedef struct om_gemm_plan {
   const om_gemm_args* g;
