@@ -388,3 +388,80 @@ def test_bench_whole_model(tmp_path: Path):
     (res,) = json.loads(out.read_text())
     assert res["via"] == "ep" and res["stock_s"] > 0 and res["ours_s"] > 0
     assert res["inputs"]["input_ids"] == [4, 4]
+
+
+def _one_node(row) -> tuple[onnx.ModelProto, dict[str, np.ndarray]] | None:
+    """A one-node model of op-table row `row` over float (or the row's first type) [4, 8] tensors (MatMul and
+    Gemm: [4, 8] by [8, 3]; other structured rows: None)."""
+    from onemodel_ep._lib import F_STRUCT
+
+    shapes = [[4, 8]] * 3
+    if row.flags & F_STRUCT:
+        if row.name not in ("MatMul", "Gemm"):
+            return None
+        shapes = [[4, 8], [8, 3]]
+    t0 = TensorProto.FLOAT if TensorProto.FLOAT in row.input0_types else min(row.input0_types)
+    others = row.other_types or {t0}
+    t1 = TensorProto.FLOAT if TensorProto.FLOAT in others else min(others)
+    n_in = 3 if row.max_inputs > 3 else row.min_inputs  # variadic ops get three inputs
+    types = [t0] + [t1] * (n_in - 1)
+    attrs: dict[str, object] = {}
+    if row.name == "Cast":
+        attrs["to"] = TensorProto.FLOAT16
+    if row.name == "Mod":
+        attrs["fmod"] = 1
+    rng = np.random.default_rng(abs(hash(row.name)) % 1000)
+    feeds, vis = {}, []
+    for k, t in enumerate(types):
+        dt = helper.tensor_dtype_to_np_dtype(t)
+        if dt == np.bool_:
+            v = rng.integers(0, 2, shapes[k]).astype(dt)
+        elif np.issubdtype(dt, np.integer):
+            v = rng.integers(1, 9, shapes[k]).astype(dt)
+        else:
+            v = rng.uniform(-9, 9, shapes[k]).astype(dt)
+        feeds[f"i{k}"] = v
+        vis.append(helper.make_tensor_value_info(f"i{k}", t, shapes[k]))
+    node = helper.make_node(row.name, list(feeds), ["o"], name=f"n_{row.name}", **attrs)
+    out = helper.make_value_info("o", onnx.TypeProto())
+    return _model([node], vis, [out], opset=20), feeds
+
+
+def test_every_row_of_the_op_table_gives_the_rewrite_paths_bits():
+    from onemodel_ep._lib import op_table
+
+    checked = []
+    for row in op_table().values():
+        built = _one_node(row)
+        if built is None:
+            continue
+        model, feeds = built
+        try:
+            want = _bits(_rewrite_session(model).run(None, feeds))
+        except Exception:  # noqa: BLE001 - an op/type ONNX itself refuses at opset 20: nothing to compare
+            continue
+        sess = _ep_session(model)
+        assert ep.claimed_names(ep.assignments(sess)) == {f"n_{row.name}"}, row.name
+        assert _bits(sess.run(None, feeds)) == want, row.name
+        checked.append(row.name)
+    assert len(checked) >= 48 and {"MatMul", "Gemm"} <= set(checked), checked
+
+
+def test_hostile_nodes_are_left_or_served_never_crash():
+    # an absent optional input (Clip's min given as ""), a Sum past the library's 4096 inputs, an empty tensor
+    names = [f"x{k}" for k in range(4100)]
+    nodes = [
+        helper.make_node("Clip", ["x", "", "hi"], ["c"], name="clip_no_min"),
+        helper.make_node("Sum", names, ["s"], name="sum_4100"),
+        helper.make_node("Exp", ["e"], ["ee"], name="exp_empty"),
+    ]
+    hi = numpy_helper.from_array(np.array(1.5, np.float32), "hi")
+    inputs = [_f32("x", [4]), _f32("e", [0])] + [_f32(n, [1]) for n in names]
+    model = _model(nodes, inputs, [_f32("c", [4]), _f32("s", [1]), _f32("ee", [0])], [hi])
+    feeds = {"x": np.array([-3, 0, 1, 9], np.float32), "e": np.zeros(0, np.float32)}
+    feeds.update({n: np.ones(1, np.float32) for n in names})
+    sess = _ep_session(model)
+    claimed = ep.claimed_names(ep.assignments(sess))
+    assert "clip_no_min" in claimed and "exp_empty" in claimed and "sum_4100" not in claimed
+    c, s, e = sess.run(None, feeds)
+    assert np.array_equal(c, np.array([-3, 0, 1, 1.5], np.float32)) and s[0] == 4100 and e.shape == (0,)
