@@ -151,3 +151,19 @@ def test_constant_b_through_ort_same_bits_every_path(op, bshape, attrs, threads)
     direct = Node(op, [F32, F32], onnx_opset=17, attributes=attrs).run(a, b)
     for o in outs:
         assert o.tobytes() == direct.tobytes()
+
+
+@pytest.mark.parametrize("op", ["MatMul", "Gemm"])
+def test_exact_nan_is_canonical_on_every_path(op):
+    """A NaN payload in an operand must not reach the output: FMA instructions differ in which NaN they pass
+    (glibc's software fmaf, used where the CPU has no FMA, and VFMADD do not agree)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((19, 37)).astype(np.float32)
+    b = rng.standard_normal((37, 23)).astype(np.float32)
+    a.view(np.uint32)[3, 5] = 0x7F800123  # signalling, payload
+    b.view(np.uint32)[7, 2] = 0xFFC00456  # quiet, negative, payload
+    for p in PATHS:
+        y = Node(op, [F32, F32], onnx_opset=13, kernel_path=p).run(a, b)
+        nan = np.isnan(y)
+        assert nan[3].all() and nan[:, 2].all()
+        assert (y.view(np.uint32)[nan] == 0x7FC00000).all(), p
