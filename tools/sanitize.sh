@@ -128,7 +128,7 @@ if [ -n "${SANITIZE_TESTS:-}" ]; then
 else
   tests=()
   for t in tests/test_fuzz.py tests/test_ops_direct.py tests/test_cast_matrix.py tests/test_oracle_cases.py \
-           tests/test_hostile.py tests/test_concurrency.py; do
+           tests/test_hostile.py tests/test_concurrency.py tests/test_ep.py; do
     [ -f "$t" ] && tests+=("$t")
   done
 fi
