@@ -465,3 +465,51 @@ def test_hostile_nodes_are_left_or_served_never_crash():
     assert "clip_no_min" in claimed and "exp_empty" in claimed and "sum_4100" not in claimed
     c, s, e = sess.run(None, feeds)
     assert np.array_equal(c, np.array([-3, 0, 1, 1.5], np.float32)) and s[0] == 4100 and e.shape == (0,)
+
+
+def test_an_older_runtime_falls_back_to_the_rewrite(monkeypatch):
+    from onemodel_ep import session
+
+    monkeypatch.setattr(ort, "__version__", "1.23.2")
+    assert not ep.ep_supported() and "1.24" in (ep.ep_unsupported_reason() or "")
+    assert session.default_via() == "rewrite"
+    with pytest.raises(RuntimeError, match="via='rewrite'"):
+        ep.register_library()
+    sess = onemodel_ep.InferenceSession(mixed_model(), _quiet(ort.SessionOptions()))
+    assert sess.via == "rewrite" and sess.rewritten_model is not None
+
+
+def test_library_refuses_an_older_runtime_with_a_clear_status():
+    """CreateEpFactories called as ORT 1.23 would: no factory, and a status naming both versions."""
+    vp = ctypes.c_void_p
+    messages: list[bytes] = []
+
+    @ctypes.CFUNCTYPE(vp, ctypes.c_int, ctypes.c_char_p)
+    def create_status(code, msg):
+        messages.append(msg)
+        return 1  # any non-NULL status
+
+    api = (vp * 1)(ctypes.cast(create_status, vp))
+
+    @ctypes.CFUNCTYPE(vp, ctypes.c_uint32)
+    def get_api(version):
+        return ctypes.addressof(api) if version <= 23 else None
+
+    version = ctypes.create_string_buffer(b"1.23.0")
+
+    @ctypes.CFUNCTYPE(vp)
+    def version_string():
+        return ctypes.addressof(version)
+
+    base = (vp * 2)(ctypes.cast(get_api, vp), ctypes.cast(version_string, vp))
+    lib = ctypes.CDLL(onemodel_ep.library_path())
+    lib.CreateEpFactories.restype = vp
+    size_p = ctypes.POINTER(ctypes.c_size_t)
+    lib.CreateEpFactories.argtypes = [ctypes.c_char_p, vp, vp, vp, ctypes.c_size_t, size_p]
+    factories = (vp * 4)()
+    n = ctypes.c_size_t(9)
+    base_p, factories_p = ctypes.addressof(base), ctypes.addressof(factories)
+    status = lib.CreateEpFactories(b"old", base_p, None, factories_p, 4, ctypes.byref(n))
+    assert status and n.value == 0 and not any(factories)
+    (msg,) = messages
+    assert b"1.24" in msg and b"1.23.0" in msg and b"rewrite" in msg, msg
