@@ -2,7 +2,7 @@
 
 Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
 it) x every kernel path x intra_op_num_threads 1, 2, 4 x every ORT optimisation level give the same bits;
-the outputs are within 1e-4 (scaled by max(1, max|stock|)) of stock ORT; and every node that computes is
+the outputs are within 1e-4 (scaled by max(1, max|stock|)) of stock ORT; and every node that computes
 runs on OneModel EP kernels, only data movement staying with stock ORT.
 """
 
