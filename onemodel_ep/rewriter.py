@@ -7,12 +7,14 @@ each with the reason. The input model is never edited.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import onnx
 from onnx import helper
 
+from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_table, type_name
 from onemodel_ep.node import probe
 
@@ -77,14 +79,19 @@ def _default_opset(model: onnx.ModelProto) -> int:
 def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
     """The model with what ONNX shape inference finds (types and shapes, every graph), or the model itself
     when inference fails (an unknown custom op, a malformed graph): then only what the model declares."""
+    if model.ByteSize() > external_data.SERIALISABLE_BYTES:  # its weights inline: infer without them
+        model = external_data.skeleton(model)
     try:
         return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
     except Exception:
         return model
 
 
-def _collect_types(inferred: onnx.ModelProto) -> dict[str, int]:
-    """Element type of every tensor name ONNX shape inference found (all graphs, one namespace)."""
+def _collect_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
+    """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
+    `inferred`: the model after inference, when the caller has it already."""
+    if inferred is None:
+        inferred = _infer(model)
     types: dict[str, int] = {}
 
     def visit(graph: onnx.GraphProto) -> None:
@@ -246,7 +253,7 @@ def rewrite(
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
     inferred = _infer(out)
-    types = _collect_types(inferred)
+    types = _collect_types(out, inferred)
     moved_any = False
 
     def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
@@ -296,3 +303,26 @@ def rewrite(
     if moved_any and not any(imp.domain == DOMAIN for imp in out.opset_import):
         out.opset_import.append(helper.make_opsetid(DOMAIN, DOMAIN_VERSION))
     return out
+
+
+def rewrite_file(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    *,
+    report: RewriteReport | None = None,
+) -> RewriteReport:
+    """Rewrite the model file `src` into `dst`, never loading its external data into memory.
+
+    The graph is read without its external tensors (`onnx.load(..., load_external_data=False)`), rewritten,
+    and written with the same external data references. In `src`'s folder (or over `src`) the output shares
+    the input's data files; in another folder each data file is hard-linked beside `dst` under the same
+    relative name (copied where the file system cannot link), since ORT reads external data only from the
+    model's folder. Any size works: the graph alone is well under protobuf's 2 GiB limit.
+    """
+    model = onnx.load(os.fspath(src), load_external_data=False)
+    rep = report if report is not None else RewriteReport(mode, kernel_path)
+    out = rewrite(model, mode=mode, kernel_path=kernel_path, report=rep)
+    external_data.save_beside(out, src, dst)
+    return rep
