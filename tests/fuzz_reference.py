@@ -19,7 +19,7 @@ F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FLOATS = (F16, F32, F64)
 BOOL = np.dtype(np.bool_)
 CANON = {F16: 0x7E00, F32: 0x7FC00000, F64: 0x7FF8000000000000}
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu"})
+TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos"})
 # The sign of a zero produced by a clamp is not specified (clamp(-0, 0, 1)).
 ZERO_SIGN_OPEN = frozenset({"HardSigmoid"})
 # Spec: Pow is "not exact" (platform pow).
@@ -231,6 +231,8 @@ def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray
             r = 1.0 / (1.0 + np.exp(-x64))
         elif op == "Erf":
             r = np.array([math.erf(v) for v in x64.ravel().tolist()]).reshape(x.shape)
+        elif op in ("Sin", "Cos"):
+            r = np.sin(x64) if op == "Sin" else np.cos(x64)
         else:
             approx = attrs.get("approximate", "none")
             if approx == "tanh":
@@ -251,9 +253,9 @@ def _transcendental16(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarr
     """f16, or bf16 as uint16 bits (attrs `bf16_in`): the correctly rounded result, bit for bit, from the MPFR
     table of tools/gen_transcendental16_refs.py."""
     if not _TR16:
-        path = Path(__file__).resolve().parent.parent / "testdata" / "transcendental16_refs.npz"
-        with np.load(path) as f:
-            _TR16.update({k: f[k] for k in f.files})
+        for name in ("transcendental16_refs.npz", "trig16_refs.npz"):
+            with np.load(Path(__file__).resolve().parent.parent / "testdata" / name) as f:
+                _TR16.update({k: f[k] for k in f.files})
     name = op.lower() if op != "Gelu" else "gelu_" + ("tanh" if attrs.get("approximate") == "tanh" else "erf")
     bf16 = bool(attrs.get("bf16_in", False))
     table = _TR16[f"{name}_{'bf16' if bf16 else 'f16'}"]

@@ -73,7 +73,7 @@ FLOAT_FORMATS = {
     F32: (24, -126, float(np.finfo(np.float32).max)),
     F64: (53, -1022, float(np.finfo(np.float64).max)),
 }
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu"})
+TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos"})
 
 
 class Unsupported(ValueError):
@@ -245,10 +245,11 @@ _TR16: dict[str, np.ndarray] = {}
 
 def _transcendental16(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
     """float16 and bfloat16: the correctly rounded result, bit for bit, from the MPFR table of
-    tools/gen_transcendental16_refs.py (testdata/transcendental16_refs.npz)."""
+    tools/gen_transcendental16_refs.py (testdata/transcendental16_refs.npz, trig16_refs.npz)."""
     if not _TR16:
-        with np.load(Path(__file__).resolve().parent.parent / "testdata" / "transcendental16_refs.npz") as f:
-            _TR16.update({k: f[k] for k in f.files})
+        for name in ("transcendental16_refs.npz", "trig16_refs.npz"):
+            with np.load(Path(__file__).resolve().parent.parent / "testdata" / name) as f:
+                _TR16.update({k: f[k] for k in f.files})
     approx = attributes.get("approximate", "none")
     approx = approx.decode() if isinstance(approx, bytes) else str(approx)
     name = op.lower() if op != "Gelu" else "gelu_" + ("tanh" if approx == "tanh" else "erf")
@@ -273,6 +274,8 @@ def _transcendental(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.nd
             r = _sigmoid64(x64)
         elif op == "Erf":
             r = _erf(x64)
+        elif op in ("Sin", "Cos"):
+            r = np.sin(x64) if op == "Sin" else np.cos(x64)
         else:
             approx = attributes.get("approximate", "none")
             if isinstance(approx, bytes):

@@ -9,7 +9,8 @@
  *   tools/cr_verify.sh -r 0x3f800000 0x3f900000 log    # a bit range only (no state files)
  *   tools/cr_verify.sh -r 0 0x100000000 -t 4099 erf     # every 4099th input: a quick scan
  *
- * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh. Exact mode unless -f (fast mode: reports the
+ * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos (tools/cr_verify.sh also takes a comma-separated
+ * list, run one after the other: sin,cos). Exact mode unless -f (fast mode: reports the
  * largest error in ulps, measured against the reference R below, instead of requiring correct rounding; the
  * count of results that are not correctly rounded is then indicative only: where R cannot settle the rounding
  * it takes RN_f32(R) instead of asking MPFR).
@@ -20,8 +21,8 @@
  * checked, of misrounded results, of path disagreements, of MPFR calls, and the hardest cases.
  *
  * Why the shortcut is sound. For every input the expected result is RN_f32(f(x)). A reference value R is
- * computed with the C library: glibc's double exp, log, tanh, erf (their documented maximal errors on x86_64
- * are a few ulps of double, i.e. below 2^-50 relative) and, for the compound functions, long double (64-bit
+ * computed with the C library: glibc's double exp, log, tanh, erf, sin, cos (their documented maximal errors on
+ * x86_64 are a few ulps of double, i.e. below 2^-50 relative; sin and cos reduce every argument exactly) and, for the compound functions, long double (64-bit
  * mantissa) formulas: sigmoid 1/(1 + expl(-x)), gelu_erf x/2 erfcl(-x/sqrt2), gelu_tanh x/(1 + expl(-v)) with
  * v = x (K1 + K3 x^2) (the identity x/2 (1 + tanh(v/2)) = x sigma(v)). Their errors (glibc's long double
  * functions are within a few ulps of 2^-64; the conditioning of the formulas is at most |v| <= 2^7 or
@@ -52,10 +53,12 @@
 #include "kernels/kernels.h"
 #include "verify_common.h"
 
-enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_COUNT };
-static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"};
+enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_SIN, F_COS, F_COUNT };
+static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh",
+                                             "sin", "cos"};
 static const int fkernel[F_COUNT] = {OM_K_EXP,     OM_K_LOG,      OM_K_TANH,     OM_K_SIGMOID,
-                                     OM_K_ERF,     OM_K_GELU_ERF, OM_K_GELU_TANH};
+                                     OM_K_ERF,     OM_K_GELU_ERF, OM_K_GELU_TANH, OM_K_SIN,
+                                     OM_K_COS};
 
 #define NSHARDS 256u
 #define SHARD_SIZE (1u << 24)
@@ -78,6 +81,8 @@ static long double ref_filter(float xf) {
     case F_LOG: return log(x);
     case F_TANH: return tanh(x);
     case F_ERF: return erf(x);
+    case F_SIN: return sin(x); /* NaN for +-inf */
+    case F_COS: return cos(x);
     case F_SIGMOID: return 1.0L / (1.0L + expl(-xl));
     case F_GELU_ERF: return 0.5L * xl * erfcl(-xl * 0.70710678118654752440084436210484903L);
     case F_GELU_TANH: {
@@ -101,6 +106,8 @@ static float ref_mpfr_prec(float xf, mpfr_prec_t prec) {
     case F_LOG: mpfr_log(y, x, MPFR_RNDN); break;
     case F_TANH: mpfr_tanh(y, x, MPFR_RNDN); break;
     case F_ERF: mpfr_erf(y, x, MPFR_RNDN); break;
+    case F_SIN: mpfr_sin(y, x, MPFR_RNDN); break;
+    case F_COS: mpfr_cos(y, x, MPFR_RNDN); break;
     case F_SIGMOID: /* 1 / (1 + e^-x) */
       mpfr_neg(t, x, MPFR_RNDN);
       mpfr_exp(t, t, MPFR_RNDN);
@@ -419,7 +426,7 @@ static void merge(shard_result* tot, const shard_result* s) {
 static void usage(void) {
   fprintf(stderr,
           "usage: cr_verify [-j jobs] [-p paths] [-s statedir] [-f] [-r lo hi] [-t stride] [-k hardest] FUNC\n"
-          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh\n");
+          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos\n");
   exit(2);
 }
 

@@ -1,5 +1,6 @@
-"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh): all
-65,536 inputs of each type, from MPFR (gmpy2), written to testdata/transcendental16_refs.npz.
+"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh), and for
+Sin and Cos: all 65,536 inputs of each type, from MPFR (gmpy2), written to testdata/transcendental16_refs.npz
+(Sin and Cos to testdata/trig16_refs.npz, `--set trig`).
 
 Method: each 16-bit input is decoded exactly; the function is evaluated in MPFR at 200 bits (the compound
 formulas with a handful of correctly rounded operations: relative error well below 2^-190); the result is
@@ -11,6 +12,7 @@ Gelu(-inf) = -0.
 
     python tools/gen_transcendental16_refs.py            # writes testdata/transcendental16_refs.npz
     python tools/gen_transcendental16_refs.py --check    # recomputes and compares with the committed file
+    python tools/gen_transcendental16_refs.py --set trig [--check]   # testdata/trig16_refs.npz (sin, cos)
 
 tests/test_transcendentals_16.py reads the file and also recomputes a random sample with this module.
 """
@@ -31,6 +33,8 @@ from gmpy2 import mpfr
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "testdata" / "transcendental16_refs.npz"
 FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"]
+# Each set of functions and its file (MPFR's sin and cos reduce any argument exactly, at any precision).
+SETS = {"main": (FUNCS, OUT), "trig": (["sin", "cos"], ROOT / "testdata" / "trig16_refs.npz")}
 FMTS = ["f16", "bf16"]
 # precision p (implicit bit included), least normal exponent, largest exponent, exponent field width
 FMT = {"f16": (11, -14, 15, 5), "bf16": (8, -126, 127, 8)}
@@ -87,6 +91,10 @@ def value(name: str, x: mpfr) -> mpfr:
     if name == "gelu_tanh":  # x/2 (1 + tanh u) = x sigma(2u), u = sqrt(2/pi) (x + 0.044715 x^3)
         u2 = 2 * gmpy2.sqrt(2 / gmpy2.const_pi()) * (x + mpfr("0.044715") * x * x * x)
         return x / (1 + gmpy2.exp(-u2))
+    if name == "sin":  # NaN at +-inf; sin(-0) = -0
+        return gmpy2.sin(x)
+    if name == "cos":
+        return gmpy2.cos(x)
     raise ValueError(name)
 
 
@@ -125,8 +133,8 @@ def table(key: str) -> np.ndarray:
     return np.array([ref(name, fmt, b) for b in range(65536)], dtype=np.uint16)
 
 
-def compute_all(jobs: int) -> dict[str, np.ndarray]:
-    keys = [f"{n}_{f}" for n in FUNCS for f in FMTS]
+def compute_all(jobs: int, funcs: list[str] = FUNCS) -> dict[str, np.ndarray]:
+    keys = [f"{n}_{f}" for n in funcs for f in FMTS]
     with ProcessPoolExecutor(max_workers=jobs) as ex:
         return dict(zip(keys, ex.map(table, keys)))
 
@@ -135,17 +143,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed file instead of writing")
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--set", choices=sorted(SETS), default="main", help="which functions (and file)")
     args = ap.parse_args()
+    funcs, out = SETS[args.set]
     t0 = time.time()
-    refs = compute_all(args.jobs)
+    refs = compute_all(args.jobs, funcs)
     print(f"computed {len(refs)} x 65536 references in {time.time() - t0:.1f} s")
     if args.check:
-        old = np.load(OUT)
+        old = np.load(out)
         bad = [k for k in refs if not np.array_equal(old[k], refs[k])]
-        print("differs: " + ", ".join(bad) if bad else f"{OUT.name}: identical")
+        print("differs: " + ", ".join(bad) if bad else f"{out.name}: identical")
         return 1 if bad else 0
-    np.savez_compressed(OUT, **refs)
-    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes)")
+    np.savez_compressed(out, **refs)
+    print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes)")
     return 0
 
 

@@ -261,6 +261,8 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
     case OM_OP_SIGMOID: node->kernel = OM_K_SIGMOID; break;
     case OM_OP_ERF: node->kernel = OM_K_ERF; break;
     case OM_OP_GELU: node->kernel = attrs->approximate ? OM_K_GELU_TANH : OM_K_GELU_ERF; break;
+    case OM_OP_SIN: node->kernel = OM_K_SIN; break;
+    case OM_OP_COS: node->kernel = OM_K_COS; break;
     case OM_OP_MAX: node->kind = OM_KIND_FOLD; node->kernel = OM_K_MAX; break;
     case OM_OP_MIN: node->kind = OM_KIND_FOLD; node->kernel = OM_K_MIN; break;
     case OM_OP_SUM: node->kind = OM_KIND_FOLD; node->kernel = OM_K_ADD; break;
@@ -341,7 +343,7 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
       (node->kind == OM_KIND_UNARY && (node->type == OM_T_FLOAT || node->type == OM_T_DOUBLE) &&
        (node->kernel == OM_K_EXP || node->kernel == OM_K_LOG || node->kernel == OM_K_TANH ||
         node->kernel == OM_K_SIGMOID || node->kernel == OM_K_ERF || node->kernel == OM_K_GELU_ERF ||
-        node->kernel == OM_K_GELU_TANH)))
+        node->kernel == OM_K_GELU_TANH || node->kernel == OM_K_SIN || node->kernel == OM_K_COS)))
     node->chunk = node->kind != OM_KIND_POW && node->type == OM_T_FLOAT && !(node->kflags & OM_FL_EXACT)
                       ? OM_CHUNK_FAST_TR
                       : OM_CHUNK_COSTLY;

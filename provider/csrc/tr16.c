@@ -1,4 +1,4 @@
-/* tr16.c - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), correctly rounded (see tr16.h and
+/* tr16.c - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), Sin, Cos, correctly rounded (see tr16.h and
  * docs/exact-transcendentals.md).
  *
  * om_tr16_eval: decode the 16-bit input to a double (exact), settle the specials and the ranges where the
@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 #include "math/om_dd.h"
+#include "math/om_dd_trig.h"
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
@@ -121,6 +122,11 @@ uint16_t om_tr16_eval(int fn, int fmt, uint16_t bits) {
       if (x > 20.0) return bits;
       r = om_dd_gelu_tanh(x);
       break;
+    case OM_TR16_SIN: /* NaN for +-inf; sin(+-0) = +-0 */
+    case OM_TR16_COS:
+      if (a == __builtin_inf()) return om_tr16_nan[fmt];
+      r = om_dd_sincos(x, fn == OM_TR16_COS);
+      break;
     default: return om_tr16_nan[fmt];
   }
   return om_tr16_round(r, fmt);
@@ -169,3 +175,5 @@ OM_TR16_DEF(sigmoid, OM_TR16_SIGMOID)
 OM_TR16_DEF(erf, OM_TR16_ERF)
 OM_TR16_DEF(gelu_erf, OM_TR16_GELU_ERF)
 OM_TR16_DEF(gelu_tanh, OM_TR16_GELU_TANH)
+OM_TR16_DEF(sin, OM_TR16_SIN)
+OM_TR16_DEF(cos, OM_TR16_COS)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerate provider/csrc/math/om_tr_consts.h (exact mode, about 3 minutes) and om_fast_consts.h (fast mode,
+# Regenerate provider/csrc/math/om_tr_consts.h (exact mode, about 3 minutes), om_trig_consts.h (Sin, Cos) and
+# om_fast_consts.h (fast mode,
 # a few seconds) from the Sollya scripts. The scripts run with verbosity 1, so Sollya's warnings (a syntax error,
 # a bound it could not compute) land in its output, and Sollya goes on after them: any warning, error message or
 # value printed as "error" fails the run and leaves the header as it was. With verbosity 0 two syntax errors once
@@ -26,3 +27,4 @@ gen() {
 }
 gen provider/csrc/math/om_tr_consts.h tools/sollya/om_tr_consts.sollya
 gen provider/csrc/math/om_fast_consts.h tools/sollya/om_fast_consts.sollya
+gen provider/csrc/math/om_trig_consts.h tools/sollya/om_trig_consts.sollya

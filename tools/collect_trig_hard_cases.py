@@ -1,0 +1,63 @@
+"""Collect hard cases of f32 Sin and Cos for tests/data/trig_hard_cases.json with tools/cr_verify.sh.
+
+Runs the exact-mode check (paths 512 and scalar, MPFR for every input within 2^-40 of a boundary) over
+the first 2^16 inputs of every binade from 2^-24 up to the largest finite f32 (152 ranges; 10.0M inputs a
+function) and keeps the 64 inputs closest to a rounding boundary (MPFR at 512 bits) per function, with their
+correctly rounded results. A run that finds a misrounded result or a path disagreement fails.
+
+    python tools/collect_trig_hard_cases.py [-j N] [--per-binade 65536]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "trig_hard_cases.json"
+
+
+def run(func: str, lo: int, hi: int) -> list[tuple[str, str, float]]:
+    cmd = [str(ROOT / "tools" / "cr_verify.sh"), "-p", "512,scalar", "-k", "64", "-r", hex(lo), hex(hi), func]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-3000:]}{res.stderr[-2000:]}")
+    cases = []
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["HARD"]:
+            cases.append((parts[2], parts[3], float(parts[4])))
+    return cases
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--per-binade", type=lambda s: int(s, 0), default=65536)
+    args = ap.parse_args()
+    build = [str(ROOT / "tools" / "cr_verify.sh"), "-r", "0", "1", "sin"]
+    subprocess.run(build, capture_output=True, check=True)  # builds the binary once, before the workers
+    out = {}
+    for func in ("sin", "cos"):
+        ranges = [(e << 23, (e << 23) + args.per_binade) for e in range(127 - 24, 255)]
+        with ThreadPoolExecutor(args.jobs) as ex:
+            found = [c for cs in ex.map(run, [func] * len(ranges), *zip(*ranges)) for c in cs]
+        found.sort(key=lambda c: c[2])
+        out[func] = [[x, y, f"{d:.3e}"] for x, y, d in found[:64]]
+        print(f"{func}: {len(found)} candidates, closest {found[0][2]:.3e} ulp at {found[0][0]}")
+    doc = {
+        "about": "f32 Sin/Cos closest to a rounding boundary: [x bits, RN(f(x)) bits, distance in ulps]; "
+        "python tools/collect_trig_hard_cases.py (first 2^16 inputs of every binade >= 2^-24)",
+        "cases": out,
+    }
+    OUT.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
