@@ -86,6 +86,7 @@ class Row:
     runs: int
     exact_ratio: float  # our speed over ORT's: median over rounds of ORT's time / ours (_paired_ratios)
     fast_ratio: float
+    shape: str = ""  # MatMul/Gemm: "BxMxKxN" (the *_eps are then floating-point operations per second)
 
 
 @dataclass
@@ -102,6 +103,53 @@ class Report:
             "overhead": self.overhead,
             "rows": [asdict(r) for r in self.rows],
         }
+
+
+# Row-wise ops run on [n / ROW, ROW] (a 1K size is one row), along the last axis.
+ROW = 1024
+ROW_OPS = ("Softmax", "LogSoftmax", "LayerNormalization", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+           "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")
+# MatMul and Gemm run at BERT-base shapes (batch x M x K x N) with a constant B, whatever --sizes says.
+MM_OPS = ("MatMul", "Gemm")
+MM_SHAPES = ((1, 128, 384, 384), (1, 128, 384, 1536), (1, 128, 1536, 384), (12, 64, 64, 64))
+
+
+def _mm_model(
+    op: str, elem: int, shape: tuple[int, int, int, int]
+) -> tuple[onnx.ModelProto, list[tuple[str, int]]]:
+    """MatMul [b, M, K] x constant [K, N] (Gemm: [M, K] x constant [N, K] with transB, b = 1; for b > 1,
+    MatMul of [b, M, K] x [b, K, N], both inputs, as attention's batched products)."""
+    b, m, k, n = shape
+    vi = helper.make_tensor_value_info
+    rng = np.random.default_rng(1)
+    dt = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
+    ins: list[tuple[str, int]] = [("x", elem)]
+    inits = []
+    attrs: dict[str, Any] = {}
+    if op == "Gemm":
+        inits.append(onnx.numpy_helper.from_array(rng.uniform(-1, 1, (n, k)).astype(dt), "w"))
+        attrs["transB"] = 1
+        x_shape, out_shape = [m, k], [m, n]
+    elif b == 1:
+        inits.append(onnx.numpy_helper.from_array(rng.uniform(-1, 1, (k, n)).astype(dt), "w"))
+        x_shape, out_shape = [b, m, k], [b, m, n]
+    else:
+        ins.append(("w", elem))
+        x_shape, out_shape = [b, m, k], [b, m, n]
+    inputs = [vi("x", elem, x_shape)] + ([vi("w", elem, [b, k, n])] if len(ins) > 1 else [])
+    node = helper.make_node(op, ["x", "w"], ["out"], **attrs)
+    graph = helper.make_graph([node], op, inputs, [vi("out", elem, out_shape)], initializer=inits)
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 20)]), ins
+
+
+def _mm_inputs(ins: list[tuple[str, int]], shape: tuple[int, int, int, int], op: str,
+               rng: np.random.Generator) -> dict[str, np.ndarray]:
+    b, m, k, n = shape
+    dt = np.dtype(helper.tensor_dtype_to_np_dtype(ins[0][1]))
+    feeds = {"x": rng.uniform(-1, 1, (m, k) if op == "Gemm" else (b, m, k)).astype(dt)}
+    if len(ins) > 1:
+        feeds["w"] = rng.uniform(-1, 1, (b, k, n)).astype(dt)
+    return feeds
 
 
 def _model(op: str, elem: int) -> tuple[onnx.ModelProto, list[tuple[str, int]]]:
@@ -126,6 +174,27 @@ def _model(op: str, elem: int) -> tuple[onnx.ModelProto, list[tuple[str, int]]]:
     elif op == "Cast":
         out_t = TensorProto.FLOAT16 if elem != TensorProto.FLOAT16 else TensorProto.FLOAT
         attrs["to"] = out_t
+    if op in ROW_OPS:
+        inits = []
+        out_dims: list[Any] = ["R", ROW]
+        if op == "LayerNormalization":
+            node_inputs = ["x", "scale", "bias"]
+            dt = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
+            rng = np.random.default_rng(2)
+            inits = [onnx.numpy_helper.from_array(rng.uniform(0.5, 1.5, ROW).astype(dt), "scale"),
+                     onnx.numpy_helper.from_array(rng.uniform(-1, 1, ROW).astype(dt), "bias")]
+            attrs.update(axis=-1, epsilon=1e-5)
+        elif op.startswith("Reduce"):
+            node_inputs = ["x", "axes"]
+            inits = [onnx.numpy_helper.from_array(np.array([-1], np.int64), "axes")]
+            attrs["keepdims"] = 1
+            out_dims = ["R", 1]
+        else:
+            attrs["axis"] = -1
+        node = helper.make_node(op, node_inputs, ["out"], **attrs)
+        graph = helper.make_graph([node], op, [vi("x", elem, ["R", ROW])], [vi("out", elem, out_dims)],
+                                  initializer=inits)
+        return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)]), ins
     inputs = [vi(n, t, [] if n in ("lo", "hi") else ["N"]) for n, t in ins]
     node = helper.make_node(op, node_inputs, ["out"], **attrs)
     graph = helper.make_graph([node], op, inputs, [vi("out", out_t, ["N"])])
@@ -150,6 +219,8 @@ def _inputs(ins: list[tuple[str, int]], n: int, op: str, rng: np.random.Generato
             if op == "Pow" and name == "y":
                 v = rng.integers(0, 4, n)
             feeds[name] = v.astype(dt)
+    if op in ROW_OPS:
+        feeds = {k: v.reshape(-1, ROW) for k, v in feeds.items()}
     return feeds
 
 
@@ -289,6 +360,9 @@ def _measure(
     for op in ops:
         for dname in dtypes:
             elem = TYPES[dname]
+            if op in MM_OPS:
+                rows += _measure_mm(op, dname, th, budget_s, progress, global_pool, via)
+                continue
             model, ins = _model(op, elem)
             rr = RewriteReport("exact", None)
             rewrite(model, mode="exact", report=rr)
@@ -310,6 +384,37 @@ def _measure(
                 rows.append(row)
                 if progress:
                     print(format_row(row), file=sys.stderr, flush=True)
+    return rows
+
+
+def _measure_mm(op: str, dname: str, th: int, budget_s: float, progress: bool, global_pool: bool,
+                via: str) -> list[Row]:
+    """MatMul or Gemm at MM_SHAPES: rows whose *_eps are floating-point operations (2 b M K N) per second."""
+    rows: list[Row] = []
+    elem = TYPES[dname]
+    for shape in MM_SHAPES:
+        if op == "Gemm" and shape[0] != 1:
+            continue
+        model, ins = _mm_model(op, elem, shape)
+        rr = RewriteReport("exact", None)
+        rewrite(model, mode="exact", report=rr)
+        try:
+            sess = [
+                _session(model, th, False, global_pool),
+                _our_session(model, th, "exact", via, global_pool),
+                _our_session(model, th, "fast", via, global_pool),
+            ]
+        except Exception as e:  # stock ORT may not have this op/type
+            print(f"skip {op} {dname}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+            continue
+        flops = 2 * shape[0] * shape[1] * shape[2] * shape[3]
+        feeds = _mm_inputs(ins, shape, op, np.random.default_rng(_feeds_seed(op, dname, flops)))
+        eps, paired, runs = _time_interleaved(sess, feeds, flops, budget_s, th != 1)
+        row = Row(op, dname, flops, th, bool(rr.moved), eps[0], eps[1], eps[2], runs, paired[1], paired[2],
+                  "x".join(map(str, shape)))
+        rows.append(row)
+        if progress:
+            print(format_row(row), file=sys.stderr, flush=True)
     return rows
 
 
@@ -436,6 +541,8 @@ def format_model(r: dict[str, Any]) -> str:
 def format_row(r: Row) -> str:
     th = "default" if r.threads == 0 else str(r.threads)
     size = next((k for k, v in SIZES.items() if v == r.size), str(r.size))
+    if r.shape:
+        size = r.shape + " (GFLOP/s)"
     note = "" if r.served else "  (not served: stock ORT on both sides)"
     return (
         f"| {r.op} | {r.dtype} | {size} | {th} | {r.ort_eps / 1e9:.2f} | {r.exact_eps / 1e9:.2f} | "

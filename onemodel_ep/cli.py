@@ -25,16 +25,17 @@ def example_model_path() -> Path:
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
+    from onemodel_ep.external_data import save_beside
     from onemodel_ep.rewriter import RewriteReport, rewrite
 
-    model = cli_args.load_model(args.input)
+    model = cli_args.load_model(args.input, load_external_data=False)  # external weights stay in their files
     cli_args.output_file(args.output, "output")
     report = RewriteReport(args.mode, args.kernel_path)
     out = rewrite(model, mode=args.mode, kernel_path=args.kernel_path, report=report)
     try:
-        onnx.save(out, args.output)
-    except OSError as e:
-        raise UsageError(f"output: cannot write {args.output}: {e.strerror or e}") from None
+        save_beside(out, args.input, args.output)
+    except (OSError, ValueError) as e:  # also an external data file that is missing or in the way
+        raise UsageError(f"output: cannot write {args.output}: {getattr(e, 'strerror', None) or e}") from None
     print(report.summary())
     print(f"wrote {args.output}")
     return 0
@@ -70,13 +71,13 @@ def _session(path: str, args: argparse.Namespace) -> Any:
     """The OneModel EP session of the model at `path`, with the kernel options of `args`."""
     from onemodel_ep.session import InferenceSession
 
-    model = cli_args.load_model(path)
+    cli_args.load_model(path, load_external_data=False)  # a readable ONNX model; the session reads it again
     try:
         import onnxruntime as ort
 
         so = ort.SessionOptions()
         so.log_severity_level = 3  # not ORT's warning that nodes stay with the CPU EP: the report says which
-        return InferenceSession(model, so, mode=args.mode, kernel_path=args.kernel_path, via=args.via)
+        return InferenceSession(path, so, mode=args.mode, kernel_path=args.kernel_path, via=args.via)
     except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
         raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
 

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,8 @@ class NodeDiff:
     output: str  # the output shown (the worst one of the node)
     comparison: Comparison
     inputs: list[dict[str, Any]]  # name, stats (stock ORT side), identical (both runs agree bit for bit)
+    retargeted: bool = True  # runs on OneModel EP (False: stock ORT in both runs)
+    reason: str | None = None  # why it differs, where it can be told (how ORT ran it in each run)
 
     @property
     def error_key(self) -> tuple[bool, int, float, float, int]:
@@ -109,6 +112,8 @@ class NodeDiff:
             "output": self.output,
             "inputs": self.inputs,
             "error": self.comparison.to_dict(),
+            "retargeted": self.retargeted,
+            "reason": self.reason,
         }
 
 
@@ -140,6 +145,7 @@ class DiffReport:
     all_paths: PathsCheck | None = None
     per_node: dict[str, Any] | None = None
     nodes: list[NodeDiff] = field(default_factory=list)
+    divergence: NodeDiff | None = None  # set by the per-node pass (see first_divergence)
     versions: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     via: str = "rewrite"
@@ -154,11 +160,15 @@ class DiffReport:
 
     @property
     def first_divergence(self) -> NodeDiff | None:
-        """With per_node: the first retargeted node, in topological order, whose output fails the criteria."""
-        return next((n for n in self.nodes if not n.comparison.passed), None)
+        """With per_node: where the runs part. The first node (ours or stock ORT's), in topological order,
+        whose inputs are bit-identical in both runs and whose output fails the criteria; else the first whose
+        output fails; else, when outputs fail though no exposed value does, the first node that ORT ran
+        differently in the two plain runs (fused with its neighbours in one of them), its `reason` saying how.
+        """
+        return self.divergence
 
     def top(self, k: int) -> list[NodeDiff]:
-        """The k retargeted nodes with the largest errors (nodes with bit-identical outputs are left out)."""
+        """The k nodes with the largest errors (nodes with bit-identical outputs are left out)."""
         differing = [
             n for n in self.nodes if n.comparison.identical < n.comparison.elements or n.comparison.error
         ]
@@ -259,13 +269,26 @@ def _load_model(model: ModelArg) -> tuple[onnx.ModelProto, str]:
     raise TypeError(f"model: expected a path, bytes or onnx.ModelProto, got {type(model).__name__}")
 
 
-def _session(model: onnx.ModelProto, onemodel: bool, what: str) -> Any:
+def _save_optimized(so: Any, path: str | None) -> None:
+    """Have ORT save the graph it runs to `path` (its initializers beside it: a model of any size)."""
+    if path:
+        so.optimized_model_filepath = path
+        so.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", os.path.basename(path) + ".data"
+        )
+        so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+
+
+def _session(model: onnx.ModelProto, onemodel: bool, what: str, optimized: str | None = None) -> Any:
+    """A session of `model` (with the library registered if `onemodel`); `optimized`: where ORT saves the
+    graph it runs, after its optimisations."""
     import onnxruntime as ort
 
     from onemodel_ep.session import session_options
 
     so = ort.SessionOptions()
     so.log_severity_level = 3
+    _save_optimized(so, optimized)
     if onemodel:
         so = session_options(so)
     try:
@@ -276,7 +299,9 @@ def _session(model: onnx.ModelProto, onemodel: bool, what: str) -> Any:
         raise DiffError(f"{what} cannot load the model: {_one_line(e)}") from None
 
 
-def _ep_session(model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str) -> Any:
+def _ep_session(
+    model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str, optimized: str | None = None
+) -> Any:
     """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest)."""
     import onnxruntime as ort
 
@@ -284,6 +309,7 @@ def _ep_session(model: onnx.ModelProto, mode: str, kernel_path: str | None, what
 
     so = ort.SessionOptions()
     so.log_severity_level = 3
+    _save_optimized(so, optimized)
     try:
         so = ep_session_options(so, mode=mode, kernel_path=kernel_path)
         return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
@@ -436,6 +462,75 @@ def _check_paths(
     return PathsCheck(mode=mode, paths=paths, identical=all(o["identical"] for o in outputs), outputs=outputs)
 
 
+def _optimized(path: str | None) -> onnx.GraphProto | None:
+    """The main graph ORT saved after its optimisations (None when it saved none)."""
+    if not path or not os.path.isfile(path):
+        return None
+    try:
+        return onnx.load(path, load_external_data=False).graph
+    except Exception:
+        return None
+
+
+_INSERTED_CAST = "InsertedPrecisionFreeCast_"  # ORT's prefix for the casts around an f16 op it runs in f32
+
+
+RanGraphs = tuple[Union[onnx.GraphProto, None], Union[onnx.GraphProto, None]]  # (stock ORT, OneModel EP)
+
+
+class _Runs:
+    """The graph as given and the graphs the two runs ran (after ORT's optimisations), indexed once."""
+
+    def __init__(self, graph: onnx.GraphProto, opts: RanGraphs) -> None:
+        self.opts = opts
+        self.producer = {o: n for n in graph.node for o in n.output if o}
+        self.consumers: dict[str, list[onnx.NodeProto]] = {}
+        for n in graph.node:
+            for i in n.input:
+                self.consumers.setdefault(i, []).append(n)
+        self.ran = [self._index(g) if g is not None else None for g in opts]
+
+    @staticmethod
+    def _index(g: onnx.GraphProto) -> tuple[dict[str, onnx.NodeProto], set[str], dict[str, onnx.NodeProto]]:
+        producers = {o: n for n in g.node for o in n.output if o}
+        kept = set(producers) | {i.name for i in g.input} | {i.name for i in g.initializer}
+        by_name: dict[str, onnx.NodeProto] = {}
+        for n in g.node:  # ORT names a fused node after the node it kept: "matmul/MatMulScaleFusion/"
+            by_name.setdefault(n.name.split("/")[0], n)
+        return producers, kept, by_name
+
+    def ran_as(self, node: onnx.NodeProto, side: int) -> tuple[str, tuple[Any, ...]]:
+        """How run `side` (0 stock ORT, 1 OneModel EP) computed `node`: a phrase, and a signature two runs
+        share when they computed it the same way (op, its output kept as a value, the neighbours fused into
+        it, an f32 detour)."""
+        index = self.ran[side]
+        assert index is not None
+        producers, kept, by_name = index
+        out = node.output[0]
+        ran = producers.get(out) or (by_name.get(node.name) if node.name else None)
+        if ran is None:
+            return "did not run it as a node of its own (ORT fused it into a neighbour)", (None,)
+        near = [self.producer[i] for i in node.input if i in self.producer]
+        near += [c for o in node.output if o for c in self.consumers.get(o, [])]
+        neighbours = list({id(n): n for n in near if not any(o in kept for o in n.output if o)}.values())
+        detour = any(i.startswith(_INSERTED_CAST) for i in list(ran.input) + list(ran.output))
+        text = f"ran it as {ran.op_type} ({ran.domain or 'ai.onnx'})"
+        if detour:
+            text += " in float between casts ORT inserted"
+        if neighbours:
+            text += ", fused with " + ", ".join(f"{n.name or n.op_type!r} ({n.op_type})" for n in neighbours)
+        if out not in kept:
+            text += f"; {out!r} never exists as a value"
+        return text, (ran.op_type, out in kept, tuple(sorted(n.name for n in neighbours)), detour)
+
+    def why(self, node: onnx.NodeProto) -> str | None:
+        """How the two runs computed `node` differently; None if alike or unknown."""
+        if self.ran[0] is None or self.ran[1] is None:
+            return None
+        (s_text, s_sig), (o_text, o_sig) = self.ran_as(node, 0), self.ran_as(node, 1)
+        return None if s_sig == o_sig else f"stock ORT {s_text}; OneModel EP {o_text}"
+
+
 def _per_node(
     model: onnx.ModelProto,
     rewritten: onnx.ModelProto,
@@ -444,13 +539,19 @@ def _per_node(
     top: int,
     progress: Progress,
     ep_session: Any = None,
-) -> tuple[dict[str, Any], list[NodeDiff]]:
+    plain: tuple[onnx.GraphProto | None, onnx.GraphProto | None] = (None, None),
+    outputs_fail: bool = False,
+) -> tuple[dict[str, Any], list[NodeDiff], NodeDiff | None]:
+    """Expose every value of the main graph in both runs, compare every node (ours and stock ORT's) and find
+    where the runs part (DiffReport.first_divergence). `plain`: the graphs ORT ran in the plain runs (stock,
+    ours), after its optimisations, to tell why a node differs."""
     g, rg = model.graph, rewritten.graph
     # The rewriter may insert helper nodes (e.g. Cast's type witness): match nodes by their first output.
     index_of = {n.output[0]: i for i, n in enumerate(g.node) if n.output and n.output[0]}
     moved = sorted(
         index_of[n.output[0]] for n in rg.node if n.domain == DOMAIN and n.output and n.output[0] in index_of
     )
+    moved_set = set(moved)
     types = _value_types(model)
     inits = {i.name: i for i in g.initializer}
     graph_inputs = {i.name for i in g.input} - set(inits)
@@ -462,12 +563,14 @@ def _per_node(
                     const_of[node.output[0]] = a.t
     wanted: list[str] = []
     untyped: list[str] = []
-    for i in moved:
-        node = g.node[i]
-        for v in list(node.output) + list(node.input):
-            if not v or v in graph_inputs or v in inits or v in const_of or v in wanted:
+    for node in g.node:
+        for v in node.output:
+            if not v or v in graph_inputs or v in inits or v in const_of or v in wanted or v in untyped:
                 continue
             (wanted if v in types else untyped).append(v)
+
+    tmp = tempfile.TemporaryDirectory(prefix="onemodel_diff_")
+    opt_paths = (os.path.join(tmp.name, "stock.onnx"), os.path.join(tmp.name, "ours.onnx"))
 
     def exposed(m: onnx.ModelProto, ours: bool, label: str, make: Any = None) -> dict[str, np.ndarray]:
         """Run `m` with every wanted intermediate value added as a graph output."""
@@ -475,15 +578,18 @@ def _per_node(
         if not wanted:
             return {}
         m = _with_outputs(m, wanted, types)
-        sess = make(m) if make is not None else _session(m, ours, f"{label} (per node)")
+        opt = opt_paths[1 if ours else 0]
+        sess = make(m, opt) if make is not None else _session(m, ours, f"{label} (per node)", opt)
         return _run(sess, feeds, wanted, f"{label} (per node)")
 
-    ref = exposed(model, False, "stock ORT")
-    # through the EP: the original model with the same values exposed (exposing them moves no node)
-    if ep_session is not None:
-        got = exposed(model, True, "OneModel EP", ep_session)
-    else:
-        got = exposed(rewritten, True, "OneModel EP")
+    with tmp:
+        ref = exposed(model, False, "stock ORT")
+        # through the EP: the original model with the same values exposed (exposing them moves no node)
+        if ep_session is not None:
+            got = exposed(model, True, "OneModel EP", ep_session)
+        else:
+            got = exposed(rewritten, True, "OneModel EP")
+        per_node_opts = (_optimized(opt_paths[0]), _optimized(opt_paths[1]))
 
     def value(name: str, side: dict[str, Any]) -> np.ndarray | None:
         if name in feeds:
@@ -495,8 +601,7 @@ def _per_node(
         return np.asarray(side[name]) if name in side else None
 
     nodes: list[NodeDiff] = []
-    for i in moved:
-        node = g.node[i]
+    for i, node in enumerate(g.node):
         shown: tuple[str, Comparison] | None = None
         for o in node.output:
             if not o or o not in ref:
@@ -524,10 +629,40 @@ def _per_node(
                 output=shown[0],
                 comparison=shown[1],
                 inputs=ins,
+                retargeted=i in moved_set,
             )
         )
+
+    failing = [n for n in nodes if not n.comparison.passed]
+    first = next((n for n in failing if all(x.get("identical") for x in n.inputs)), None)
+    first = first or (failing[0] if failing else None)
+    if first is not None:
+        node = g.node[first.index]
+        first.reason = _Runs(g, per_node_opts).why(node)
+        if first.reason is None and all(x.get("identical") for x in first.inputs):
+            first.reason = (
+                "OneModel EP's kernel and stock ORT's give different results on the same inputs"
+                if first.retargeted
+                else "stock ORT ran the same node on the same inputs in both runs, with different results"
+            )
+    elif outputs_fail:  # no exposed value differs: the plain runs part where ORT optimised them differently
+        runs = _Runs(g, plain)
+        chosen: tuple[NodeDiff, str] | None = None
+        for n in nodes:
+            why = runs.why(g.node[n.index])
+            if why is None:
+                continue
+            chosen = chosen or (n, why)
+            # a node fused into a neighbour is told of by that neighbour ("fused with ..."): prefer the latter
+            if "did not run it as a node of its own" not in why:
+                chosen = (n, why)
+                break
+        if chosen is not None:
+            n, why = chosen
+            note = f"with every value exposed (per node) its inputs and output agree; in the plain runs {why}"
+            first = NodeDiff(**{**n.__dict__, "reason": note})
     info = {"retargeted": len(moved), "exposed": len(wanted), "untyped": untyped, "top_k": top}
-    return info, nodes
+    return info, nodes, first
 
 
 def diff(
@@ -598,8 +733,12 @@ def diff(
     feeds, input_info, generation = _make_inputs(specs, inputs, seed, shapes or {}, value_range, special)
     names = [o.name for o in m.graph.output]
 
+    plain_dir = tempfile.TemporaryDirectory(prefix="onemodel_diff_") if per_node else None
+    plain_paths: tuple[str | None, str | None] = (None, None)
+    if plain_dir is not None:  # the graphs ORT runs, to tell where it optimised the two runs differently
+        plain_paths = (os.path.join(plain_dir.name, "stock.onnx"), os.path.join(plain_dir.name, "ours.onnx"))
     say("stock ORT: running the original model")
-    ref = _run(_session(m, False, "stock ORT"), feeds, names, "stock ORT")
+    ref = _run(_session(m, False, "stock ORT", plain_paths[0]), feeds, names, "stock ORT")
     rep = RewriteReport(mode, kernel_path)
     try:
         rewritten = rewrite(m, mode=mode, kernel_path=kernel_path, report=rep)
@@ -608,12 +747,12 @@ def diff(
     ep_sess: Any = None
     if via == "ep":
         say("OneModel EP: running through its execution provider")
-        ep_sess = _ep_session(m, mode, kernel_path, "OneModel EP")
+        ep_sess = _ep_session(m, mode, kernel_path, "OneModel EP", plain_paths[1])
         rep = ep_report(m, ep_sess, mode, kernel_path)
         got = _run(ep_sess, feeds, names, "OneModel EP")
     else:
         say("OneModel EP: rewriting and running")
-        got = _run(_session(rewritten, True, "OneModel EP"), feeds, names, "OneModel EP")
+        got = _run(_session(rewritten, True, "OneModel EP", plain_paths[1]), feeds, names, "OneModel EP")
 
     say("comparing outputs")
     outputs = []
@@ -643,11 +782,16 @@ def diff(
     )
     if all_paths:
         report.all_paths = _check_paths(m, mode, feeds, names, say, via)
-    if per_node:
+    if plain_dir is not None:
+        with plain_dir:
+            plain = (_optimized(plain_paths[0]), _optimized(plain_paths[1]))
         make = None
         if via == "ep":
-            make = lambda mm: _ep_session(mm, mode, kernel_path, "OneModel EP (per node)")  # noqa: E731
-        report.per_node, report.nodes = _per_node(m, rewritten, feeds, crit, top, say, make)
+            make = lambda mm, opt: _ep_session(mm, mode, kernel_path, "OneModel EP (per node)", opt)  # noqa: E731
+        fails = not all(o.comparison.passed for o in outputs)
+        report.per_node, report.nodes, report.divergence = _per_node(
+            m, rewritten, feeds, crit, top, say, make, plain, fails
+        )
     report.via = via
     report.seconds = time.monotonic() - t0
     return report
@@ -821,12 +965,14 @@ def _format(r: DiffReport) -> str:
         )
         first = r.first_divergence
         if first is None:
-            L.append("  no retargeted node's output fails the criteria")
+            L.append("  no node's output fails the criteria")
         else:
             L.append(
-                f"  first divergence: node {first.name!r} ({first.op}, #{first.index}), "
-                f"output {first.output!r}"
+                f"  first divergence: node {first.name!r} ({first.op}, #{first.index}, "
+                f"{'OneModel EP' if first.retargeted else 'stock ORT'}), output {first.output!r}"
             )
+            if first.reason:
+                L.append(f"    why: {first.reason}")
             for inp in first.inputs:
                 s = f"{inp.get('dtype', '?')} {inp.get('shape', '?')}"
                 if "min" in inp:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths, library_path, type_name
+from onemodel_ep._lib import DOMAIN, MODES, PATH_NAMES, kernel_paths, library_path, type_name
 from onemodel_ep.rewriter import NodeReport, RewriteReport
 
 EP_NAME = "OneModelExecutionProvider"
@@ -112,8 +112,10 @@ def ep_session_options(
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
     Registers the library (once per process), adds the EP for the CPU device with the options `mode` and
-    `kernel_path`, disables NUMERIC_OPTIMIZERS (adding to any list already in `base`) and asks ORT to
-    record which EP each node runs on. `onnxruntime.InferenceSession(path, so)` then runs the unmodified
+    `kernel_path`, registers the library's custom ops as well (so that a model already rewritten to
+    ai.onemodel, e.g. by `onemodel rewrite`, runs too), disables NUMERIC_OPTIMIZERS (adding to any list
+    already in `base`) and asks ORT to record which EP each node runs on.
+    `onnxruntime.InferenceSession(path, so)` then runs the unmodified
     model (pass `enable_fallback=0` too: on an EP error, such as a bad attribute on a node OneModel claims,
     ORT's Python session otherwise retries on the CPU EP alone). With `base`, that object is changed and
     returned (ORT's SessionOptions cannot be copied); one that already has an EP added is refused.
@@ -133,6 +135,9 @@ def ep_session_options(
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
+    from onemodel_ep.session import session_options
+
+    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     disabled = [n.strip() for n in _config(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
     disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
     so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
@@ -166,9 +171,10 @@ def claimed_names(nodes: Sequence[Assignment]) -> set[str]:
 class EpReport(RewriteReport):
     """Which nodes ran on OneModel's execution provider and why the others stayed with ORT's CPU EP.
 
-    `moved` nodes are those ORT assigned to OneModelExecutionProvider (ORT's own record of the partition);
-    each other node carries the library's reason (om_node_create's, as the rewriter reports it), or, for a
-    node the library serves that ORT did not place on the EP, that ORT's optimiser removed or merged it.
+    `moved` nodes are those ORT assigned to OneModelExecutionProvider (ORT's own record of the partition),
+    and the ai.onemodel custom-op nodes of a model already rewritten; each other node carries the library's
+    reason (om_node_create's, as the rewriter reports it), or, for a node the library serves that ORT did
+    not place on the EP, that ORT's optimiser removed or merged it.
     """
 
     def summary(self) -> str:
@@ -204,8 +210,9 @@ def ep_report(
             in_types = [types.get(name, -1) if name else 0 for name in node.input]
             shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
             key = (node.name, node.op_type)
-            if ours.get(key, 0) > 0:
-                ours[key] -= 1
+            if ours.get(key, 0) > 0 or node.domain == DOMAIN:  # on the EP, or one of our custom ops
+                if node.domain != DOMAIN:
+                    ours[key] -= 1
                 report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
                 continue
             if node.domain not in ("", "ai.onnx"):

@@ -7,12 +7,14 @@ each with the reason. The input model is never edited.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import onnx
 from onnx import helper
 
+from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_table, type_name
 from onemodel_ep.node import probe
 
@@ -74,12 +76,22 @@ def _default_opset(model: onnx.ModelProto) -> int:
     return 0
 
 
-def _collect_types(model: onnx.ModelProto) -> dict[str, int]:
-    """Element type of every tensor name ONNX shape inference can find (all graphs, one namespace)."""
+def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model with what ONNX shape inference finds (types and shapes, every graph), or the model itself
+    when inference fails (an unknown custom op, a malformed graph): then only what the model declares."""
+    if model.ByteSize() > external_data.SERIALISABLE_BYTES:  # its weights inline: infer without them
+        model = external_data.skeleton(model)
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
-    except Exception:  # an unknown custom op or a malformed graph: use what the model declares
-        inferred = model
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    except Exception:
+        return model
+
+
+def _collect_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
+    """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
+    `inferred`: the model after inference, when the caller has it already."""
+    if inferred is None:
+        inferred = _infer(model)
     types: dict[str, int] = {}
 
     def visit(graph: onnx.GraphProto) -> None:
@@ -97,6 +109,58 @@ def _collect_types(model: onnx.ModelProto) -> dict[str, int]:
 
     visit(inferred.graph)
     return types
+
+
+def _has_shape(t: onnx.TypeProto) -> bool:
+    return t.HasField("tensor_type") and t.tensor_type.HasField("shape")
+
+
+def _carry_shapes(
+    graph: onnx.GraphProto, inferred: onnx.GraphProto | None, names: list[str], subgraph: bool
+) -> None:
+    """Give the values `names` (outputs of retargeted nodes) of `graph`, and a subgraph's outputs, the shapes
+    ONNX inference found.
+
+    ORT infers no output shape for a custom op, so without this a retargeted node's output has a type and no
+    shape; a control-flow body whose output depends on one fails in ORT (Scan: "Subgraph must have the shape
+    set for all outputs"), and the stock nodes after it lose the shapes stock ORT would know. A value the
+    graph declares without a shape (as an output or in value_info) gets the inferred shape; one it does not
+    declare gets a value_info. The main graph's outputs are left as declared. `inferred` is the same graph
+    after inference (per graph, not one namespace: an If's two branches may both name a value, with
+    different shapes).
+    """
+    if inferred is None:
+        return
+    found = {
+        vi.name: vi.type
+        for vi in list(inferred.input) + list(inferred.output) + list(inferred.value_info)
+        if _has_shape(vi.type)
+    }
+    declared = {vi.name: vi for vi in list(graph.output) + list(graph.value_info)}
+    if subgraph:
+        names = names + [o.name for o in graph.output]
+    for name in names:
+        t = found.get(name)
+        if t is None:
+            continue
+        vi = declared.get(name)
+        if vi is None:
+            graph.value_info.append(helper.make_value_info(name, t))
+        elif vi.type.HasField("tensor_type") and not _has_shape(vi.type):
+            vi.type.tensor_type.shape.CopyFrom(t.tensor_type.shape)
+            if not vi.type.tensor_type.elem_type:
+                vi.type.tensor_type.elem_type = t.tensor_type.elem_type
+
+
+def _same_node(a: onnx.NodeProto, b: onnx.NodeProto) -> bool:
+    return a.op_type == b.op_type and list(a.output) == list(b.output)
+
+
+def _inferred_subgraphs(node: onnx.NodeProto | None, attr_name: str) -> list[onnx.GraphProto]:
+    """The subgraphs of `node`'s attribute `attr_name` (the node of the inferred model), if any."""
+    if node is None:
+        return []
+    return next((list(_subgraphs(a)) for a in node.attribute if a.name == attr_name), [])
 
 
 def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
@@ -188,18 +252,28 @@ def rewrite(
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
-    types = _collect_types(out)
+    inferred = _infer(out)
+    types = _collect_types(out, inferred)
     moved_any = False
 
-    def visit(graph: onnx.GraphProto, where: str) -> None:
+    def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
+        """Retarget the nodes of `graph`; `inf` is the same graph after shape inference (None: unknown)."""
         nonlocal moved_any
         witnesses: list[tuple[int, onnx.NodeProto]] = []
+        moved_outputs: list[str] = []
+        if inf is not None and len(inf.node) != len(graph.node):
+            inf = None
         for index, node in enumerate(graph.node):
             label = node.name or f"{node.op_type}_{index}"
+            inf_node = inf.node[index] if inf is not None else None
+            if inf_node is not None and not _same_node(node, inf_node):
+                inf_node = None
             for attr in node.attribute:
+                inf_subs = _inferred_subgraphs(inf_node, attr.name)
                 for k, sub in enumerate(_subgraphs(attr)):
                     suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
-                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
+                    inf_sub = inf_subs[k] if k < len(inf_subs) else None
+                    visit(sub, inf_sub, f"{where}/{label}.{attr.name}{suffix}")
             if node.domain not in ("", "ai.onnx"):
                 continue
             in_types = [types.get(name, -1) if name else 0 for name in node.input]
@@ -219,11 +293,36 @@ def rewrite(
             if kernel_path is not None:
                 node.attribute.append(helper.make_attribute(ATTR_PATH, kernel_path))
             moved_any = True
+            moved_outputs += [o for o in node.output if o]
             rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
         for index, witness in reversed(witnesses):  # each right before its Cast, keeping topological order
             graph.node.insert(index, witness)
+        _carry_shapes(graph, inf, moved_outputs, where != "main")
 
-    visit(out.graph, "main")
+    visit(out.graph, inferred.graph if inferred is not out else None, "main")
     if moved_any and not any(imp.domain == DOMAIN for imp in out.opset_import):
         out.opset_import.append(helper.make_opsetid(DOMAIN, DOMAIN_VERSION))
     return out
+
+
+def rewrite_file(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    *,
+    report: RewriteReport | None = None,
+) -> RewriteReport:
+    """Rewrite the model file `src` into `dst`, never loading its external data into memory.
+
+    The graph is read without its external tensors (`onnx.load(..., load_external_data=False)`), rewritten,
+    and written with the same external data references. In `src`'s folder (or over `src`) the output shares
+    the input's data files; in another folder each data file is hard-linked beside `dst` under the same
+    relative name (copied where the file system cannot link), since ORT reads external data only from the
+    model's folder. Any size works: the graph alone is well under protobuf's 2 GiB limit.
+    """
+    model = onnx.load(os.fspath(src), load_external_data=False)
+    rep = report if report is not None else RewriteReport(mode, kernel_path)
+    out = rewrite(model, mode=mode, kernel_path=kernel_path, report=rep)
+    external_data.save_beside(out, src, dst)
+    return rep

@@ -9,6 +9,7 @@ from typing import Any, Union
 import onnx
 import onnxruntime as ort
 
+from onemodel_ep import external_data
 from onemodel_ep._lib import library_path
 from onemodel_ep.ep import ep_report, ep_session_options, ep_supported
 from onemodel_ep.rewriter import RewriteReport, rewrite
@@ -46,6 +47,23 @@ def load_model(model: ModelLike) -> onnx.ModelProto:
     raise TypeError(f"expected a path, bytes or onnx.ModelProto, got {type(model).__name__}")
 
 
+# ORT reads a model's external data from this folder when the model comes as bytes (ORT 1.19 and newer).
+_EXTERNAL_FOLDER_KEY = "session.model_external_initializers_file_folder_path"
+
+
+def _read(model: ModelLike) -> tuple[onnx.ModelProto, str | None]:
+    """The model and, for a path whose tensors live in external data files, the folder that holds them.
+
+    Such a model is loaded without its external data: ORT reads the weights from their files, so they are
+    held once (by ORT), not also by a Python ModelProto.
+    """
+    if not isinstance(model, (str, os.PathLike)):
+        return load_model(model), None
+    path = os.fspath(model)
+    proto = onnx.load(path, load_external_data=False)
+    return proto, (os.path.dirname(os.path.abspath(path)) if external_data.locations(proto) else None)
+
+
 def default_via() -> str:
     """"ep" where the installed ONNX Runtime can load OneModel as an execution provider, else "rewrite"."""
     return "ep" if ep_supported() else "rewrite"
@@ -56,7 +74,9 @@ class InferenceSession(ort.InferenceSession):
 
     via="ep" (the default where ONNX Runtime supports it, 1.24+): the unmodified model, with OneModel's
     plugin execution provider in front of ORT's CPU EP (`onemodel_ep.ep_session_options`). via="rewrite":
-    the model rewritten to the ai.onemodel custom-op domain (`rewritten_model`). `report` (also
+    the model rewritten to the ai.onemodel custom-op domain (`rewritten_model`; for a model file with
+    external data its graph alone, whose tensors still name their data files, which ORT reads from the
+    model's folder: the weights are never loaded into Python). `report` (also
     `rewrite_report`) says which nodes run on OneModel EP kernels and why the others stayed with stock ORT.
     With via="ep", `sess_options` (if given) gets the EP added and `providers` must be left out.
     """
@@ -75,7 +95,7 @@ class InferenceSession(ort.InferenceSession):
         if via not in VIAS:
             raise ValueError(f"via must be one of {VIAS}, got {via!r}")
         self.via = via
-        proto = load_model(model)
+        proto, data_folder = _read(model)
         self.rewritten_model: onnx.ModelProto | None = None
         if via == "ep":
             if providers is not None:
@@ -89,9 +109,12 @@ class InferenceSession(ort.InferenceSession):
             self.report = RewriteReport(mode, kernel_path)
             rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report)
             self.rewritten_model = rewritten
+            so = session_options(sess_options)
+            if data_folder is not None:
+                so.add_session_config_entry(_EXTERNAL_FOLDER_KEY, data_folder)
             super().__init__(
                 rewritten.SerializeToString(),
-                sess_options=session_options(sess_options),
+                sess_options=so,
                 providers=list(providers) if providers is not None else ["CPUExecutionProvider"],
                 **kwargs,
             )

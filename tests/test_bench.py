@@ -64,3 +64,30 @@ def test_paired_ratios_follow_a_drifting_machine() -> None:
     ours_t = [2.0 * d for d in slow_ours]
     assert statistics.median(ort_t) / statistics.median(ours_t) == pytest.approx(1 / 6)
     assert bench._paired_ratios([ort_t, ours_t, ort_t]) == [1.0, 0.5, 1.0]
+
+
+@pytest.mark.parametrize("op", bench.MM_OPS + bench.ROW_OPS)
+def test_structured_op_models_run_in_stock_ort_and_match_inputs(op: str) -> None:
+    """The bench's MatMul/Gemm and row-wise models are valid ONNX that stock ORT runs on their feeds
+    (whether OneModel serves them is the table's business, reported per row as `served`)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    if op in bench.MM_OPS:
+        shape = (1, 8, 16, 12) if op == "Gemm" else (3, 8, 16, 12)
+        model, ins = bench._mm_model(op, bench.TYPES["float"], shape)
+        feeds = bench._mm_inputs(ins, shape, op, np.random.default_rng(0))
+        want = (shape[1], shape[3]) if op == "Gemm" else (shape[0], shape[1], shape[3])
+    else:
+        model, ins = bench._model(op, bench.TYPES["float"])
+        feeds = bench._inputs(ins, 2 * bench.ROW, op, np.random.default_rng(0))
+        want = (2, 1) if op.startswith("Reduce") else (2, bench.ROW)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert sess.run(None, feeds)[0].shape == want
+
+
+def test_matmul_rows_report_flops() -> None:
+    rows = bench._measure_mm("MatMul", "float", 1, 0.01, False, False, "rewrite")
+    assert [r.shape for r in rows] == ["x".join(map(str, s)) for s in bench.MM_SHAPES]
+    for r, s in zip(rows, bench.MM_SHAPES):
+        assert r.size == 2 * s[0] * s[1] * s[2] * s[3] and r.served and r.exact_eps > 0

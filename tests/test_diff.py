@@ -18,6 +18,7 @@ from onemodel_ep import cli
 from onemodel_ep._diff_compare import Criteria, compare
 from onemodel_ep.diff import DiffError, DiffReport, example_model_path
 from onemodel_ep.node import probe
+from onemodel_ep.session import default_via
 
 F = T.FLOAT
 
@@ -227,6 +228,62 @@ def test_per_node_finds_sigmoid_in_a_chain():
     assert first.name == "sigmoid" and all(i["identical"] for i in first.inputs)
 
 
+def _f16_attention_scores() -> onnx.ModelProto:
+    """q * 0.125 -> MatMul with k -> Cast to float: stock ORT fuses the scale into the MatMul (FusedMatMul)
+    and runs it in float between casts it inserts, so 'scores' is never rounded to float16 there."""
+    h = T.FLOAT16
+    return _model(
+        [
+            helper.make_node("Mul", ["q", "scale_c"], ["qs"], name="scale"),
+            helper.make_node("MatMul", ["qs", "k"], ["scores"], name="matmul"),
+            helper.make_node("Cast", ["scores"], ["y"], to=F, name="cast"),
+        ],
+        [_vi("q", h, [2, 16, 64]), _vi("k", h, [2, 64, 16])],
+        [_vi("y", F, [2, 16, 16])],
+        inits=[helper.make_tensor("scale_c", h, [], [0.125])],
+    )
+
+
+@pytest.mark.parametrize("via", ["rewrite", "ep"])
+def test_per_node_names_the_node_stock_ort_fused(via, capsys, tmp_path):
+    """The outputs differ while every exposed value agrees: the first divergence is the MatMul that stock ORT
+    fused with the scale in its plain run, not the Cast after it, and the report says so."""
+    if via == "ep" and default_via() != "ep":
+        pytest.skip("this ORT cannot load OneModel as an execution provider")
+    r = onemodel_ep.diff(_f16_attention_scores(), per_node=True, via=via)
+    assert not r.passed
+    first = r.first_divergence
+    assert first is not None and first.name == "matmul" and first.op == "MatMul"
+    assert all(i["identical"] for i in first.inputs)
+    assert first.reason is not None
+    assert "stock ORT ran it as FusedMatMul" in first.reason and "fused with 'scale' (Mul)" in first.reason
+    assert "OneModel EP ran it as MatMul" in first.reason
+    assert [n.name for n in r.nodes] == ["scale", "matmul", "cast"]
+    rc, out, _ = _cli(capsys, "diff", _save(tmp_path, _f16_attention_scores()), "--per-node", "--via", via)
+    assert rc == 1 and "first divergence: node 'matmul' (MatMul, #1" in out and "why: " in out
+
+
+def test_per_node_compares_stock_nodes_too():
+    """A node left to stock ORT (Softmax) is compared like ours, and is named when it is where runs part."""
+    m = _model(
+        [
+            helper.make_node("Mul", ["x", "two"], ["a"], name="double"),
+            helper.make_node("Softmax", ["a"], ["s"], name="softmax", axis=-1),
+            helper.make_node("Neg", ["s"], ["y"], name="neg"),
+        ],
+        [_vi("x", F, [4, 32])],
+        [_vi("y", F, [4, 32])],
+        inits=[helper.make_tensor("two", F, [], [2.0])],
+    )
+    r = onemodel_ep.diff(m, per_node=True)
+    by_name = {n.name: n for n in r.nodes}
+    assert set(by_name) == {"double", "softmax", "neg"}
+    assert by_name["softmax"].retargeted is (probe("Softmax", [F], onnx_opset=17) is None)
+    assert by_name["double"].retargeted and by_name["neg"].retargeted
+    if r.passed:
+        assert r.first_divergence is None
+
+
 # ------------------------------------------------------------------------------------------- kernel paths
 
 
@@ -388,7 +445,7 @@ OUTPUT_KEYS = {
     "signed_zero_mismatches", "nan_payload_differs", "worst", "histogram", "error",
 }  # fmt: skip
 WORST_KEYS = {"index", "ort", "onemodel", "ort_bits", "onemodel_bits", "abs", "rel", "ulp"}
-NODE_KEYS = {"index", "name", "op", "output", "inputs", "error"}
+NODE_KEYS = {"index", "name", "op", "output", "inputs", "error", "retargeted", "reason"}
 PER_NODE_KEYS = {"retargeted", "exposed", "untyped", "top_k", "first_divergence", "top", "nodes"}
 
 

@@ -513,3 +513,13 @@ def test_library_refuses_an_older_runtime_with_a_clear_status():
     assert status and n.value == 0 and not any(factories)
     (msg,) = messages
     assert b"1.24" in msg and b"1.23.0" in msg and b"rewrite" in msg, msg
+
+
+def test_an_already_rewritten_model_runs_through_the_ep_options():
+    model, feeds = mixed_model(), _inputs()
+    rewritten = onemodel_ep.rewrite(model)
+    want = _bits(_rewrite_session(model).run(None, feeds))
+    assert _bits(_ep_session(rewritten).run(None, feeds)) == want
+    sess = onemodel_ep.InferenceSession(rewritten, _quiet(ort.SessionOptions()))
+    assert sess.via == "ep" and _bits(sess.run(None, feeds)) == want
+    assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["softmax"]

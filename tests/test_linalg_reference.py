@@ -4,9 +4,10 @@ Part 1 checks the reference itself: its fma against MPFR and exact rationals, su
 worked by hand, and each operator within a stated error bound of exact (Fraction) or float64 math.
 
 Part 2 runs each operator as a one-node model through onemodel_ep.InferenceSession on every kernel path
-(exact mode) and requires the reference's bits (f64 results that use exp or log: the same bits on every path
-and within a bound of the reference, whose f64 exp and log are correctly rounded while the library's may be
-1 ulp off). An operator the library does not serve yet is skipped with its name in the reason.
+(exact mode; the default way in, and the rewrite path on the scalar path too) and requires the reference's
+bits (f64 results that use exp or log: the same bits on every path and within a bound of the reference,
+whose f64 exp and log are correctly rounded while the library's may be 1 ulp off). An operator the library
+does not serve yet is skipped with its name in the reason.
 """
 
 from __future__ import annotations
@@ -640,10 +641,13 @@ def run_every_path(case: Case) -> dict[str, list[np.ndarray]]:
     if stayed:
         pytest.skip(f"{case.op} is not served by OneModel EP yet ({stayed[0].category}: {stayed[0].reason})")
     outs: dict[str, list[np.ndarray]] = {}
-    for path in onemodel_ep.kernel_paths():
-        sess = onemodel_ep.InferenceSession(case.model, mode="exact", kernel_path=path)
-        assert all(n.moved for n in sess.rewrite_report.nodes if n.op == case.op), (case.op, path)
-        outs[path] = sess.run(None, case.feeds)
+    runs = [(None, p) for p in onemodel_ep.kernel_paths()]  # the default way in (the EP where supported)
+    if onemodel_ep.ep_supported():
+        runs.append(("rewrite", "scalar"))  # and the rewrite path once
+    for via, path in runs:
+        sess = onemodel_ep.InferenceSession(case.model, mode="exact", kernel_path=path, via=via)
+        assert all(n.moved for n in sess.report.nodes if n.op == case.op), (case.op, via, path)
+        outs[path if via is None else f"{path} via {via}"] = sess.run(None, case.feeds)
     return outs
 
 

@@ -1020,3 +1020,20 @@ def test_f32_fast_mode_within_bound():
             worst = max(worst, err)
             assert err <= FAST_ULP_BOUND, (p, float(x[i]), float(y[i]), g, t, err)
     print(f"\nPow f32 fast mode: max error {worst:.4f} ulp")
+
+
+@pytest.mark.parametrize("exp_dtype", [np.float32, np.float64, np.int64])
+def test_broadcast_square_is_the_general_pow(exp_dtype):
+    """f32 Pow(x, 2) with a broadcast exponent runs as x*x: the same bits as the general kernel (exponent
+    given per element), specials and NaN payloads included, on every path."""
+    from onnx import helper as _h
+
+    x = np.random.default_rng(0).standard_normal(5000).astype(np.float32) * 1e19
+    x[:8] = [np.inf, -np.inf, 0.0, -0.0, np.nan, 1e-40, -3e38, 1e-23]
+    x.view(np.uint32)[9] = 0x7F800123
+    et = _h.np_dtype_to_tensor_dtype(np.dtype(exp_dtype))
+    for p in onemodel_ep.kernel_paths():
+        node = Node("Pow", [1, et], kernel_path=p, mode="exact")
+        y = node.run(x, np.array(2, exp_dtype))
+        general = node.run(x, np.full(x.shape, 2, exp_dtype))
+        assert y.tobytes() == general.tobytes(), p

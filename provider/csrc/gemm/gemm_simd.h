@@ -9,8 +9,12 @@
 #if OM_VB == 64 && !OM_G64
 #define GV __m512
 #define GVL 16
-#define GMR 8
-#define GNV 2
+#ifndef OM_GEMM_MR512
+#define OM_GEMM_MR512 6
+#define OM_GEMM_NV512 4
+#endif
+#define GMR OM_GEMM_MR512
+#define GNV OM_GEMM_NV512
 #define GKC 256
 #define GZERO() _mm512_setzero_ps()
 #define GLD(p) _mm512_loadu_ps(p)
