@@ -557,12 +557,17 @@ MATMUL_SHAPES = [((3, k), (k, 5)) for k in (1, 3, 15, 16, 17, 33)] + [
     ((2, 1, 3, 17), (4, 17, 5)), ((17,), (17, 5)), ((3, 17), (17,)), ((16,), (16,)), ((3, 0), (0, 4)),
     ((1, 33), (33, 16)),
 ]
+MATMUL_LARGE = [((13, 70), (70, 131)), ((2, 7, 65), (65, 67))]  # past the kernels' tiles; f32 and f16
 GEMM_CASES = [  # (M, K, N, transA, transB, alpha, beta, C shape)
     (3, 17, 5, 0, 0, 1.0, 1.0, None), (3, 17, 5, 1, 0, 1.0, 1.0, (5,)),
     (3, 17, 5, 0, 1, 1.0, 1.0, (3, 1)), (3, 17, 5, 1, 1, 1.0, 1.0, (3, 5)),
     (3, 17, 5, 0, 0, 0.5, -1.25, (3, 5)), (3, 17, 5, 0, 1, -2.0, 0.0, (1,)),
     (3, 17, 5, 1, 0, 0.1, 3.0, (1, 5)), (2, 1, 3, 0, 0, 1.0, 1.0, (3,)),
     (4, 16, 16, 0, 1, 1.0, 1.0, (16,)), (1, 33, 7, 1, 1, 0.75, 0.5, (1, 7)), (5, 15, 2, 0, 0, 1.0, 1.0, ()),
+]
+GEMM_LARGE = [  # past the kernels' tiles; f32 and f16 (the f64 reference's MPFR fmas are slow)
+    (13, 70, 131, 0, 0, 1.0, 1.0, (131,)), (13, 70, 131, 1, 1, 0.5, 2.0, (13, 1)),
+    (67, 9, 65, 0, 1, 1.0, -1.0, (67, 65)),
 ]
 SOFTMAX_SHAPES = [((4, n), -1, 13) for n in (1, 3, 15, 16, 17, 33)] + [
     ((3, 17, 5), 1, 13), ((3, 17, 5), -3, 13), ((2, 3, 5), 1, 11), ((2, 3, 5), -1, 11), ((2, 3, 5), 0, 11),
@@ -584,11 +589,11 @@ def _cases() -> list[tuple[str, Callable[[], Case], bool]]:
     specials, no wrapping integers)."""
     out: list[tuple[str, Callable[[], Case], bool]] = []
     for t in FLOAT_TYPES:
-        for sa, sb in MATMUL_SHAPES:
+        for sa, sb in MATMUL_SHAPES + (MATMUL_LARGE if t != F64T else []):
             out.append((f"MatMul-{t.name}-{sa}x{sb}", functools.partial(matmul_case, t, sa, sb), True))
         specials = functools.partial(matmul_case, t, (4, 17), (17, 3), True)
         out.append((f"MatMul-{t.name}-specials", specials, False))
-        for i, g in enumerate(GEMM_CASES):
+        for i, g in enumerate(GEMM_CASES + (GEMM_LARGE if t != F64T else [])):
             out.append((f"Gemm-{t.name}-{i}-{g}", functools.partial(gemm_case, t, *g), True))
         for alpha, beta in ((1.0, 0.0), (0.0, 1.0), (-1.5, 2.0)):
             out.append((f"Gemm-{t.name}-specials-alpha{alpha}-beta{beta}",
