@@ -131,6 +131,14 @@ static void* om_gemm_scratch_get(size_t n) {
 static void om_gemm_scratch_put(void* p) {
   if (!om_gemm_key_ok) free(p);
 }
+/* When the library is unloaded (a host may dlclose a custom-op library) no thread may later run the key's
+ * destructor, whose code would be gone: delete the key (other threads' buffers are then leaked, not freed). */
+__attribute__((destructor)) static void om_gemm_scratch_unload(void) {
+  if (!om_gemm_key_ok) return;
+  om_gemm_buf* b = pthread_getspecific(om_gemm_key);
+  pthread_key_delete(om_gemm_key);
+  if (b) om_gemm_buf_free(b);
+}
 #endif
 
 /* ---- tasks ------------------------------------------------------------------------------------------------ */
