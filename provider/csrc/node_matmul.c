@@ -291,8 +291,10 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
   }
   int rc = om_gemm(&g, parallel_for, host_ctx);
   free(offs);
-  if (rc != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+  if (rc != 0) { /* -1: allocation failed; -2: arguments om_gemm refuses (a bug here, never the user's) */
+    snprintf(err, errlen, rc == -2 ? "node '%s' (op %s): internal error: om_gemm refused its arguments"
+                                   : "node '%s' (op %s): out of memory",
+             node->name, opn);
     return -1;
   }
   return 0;
