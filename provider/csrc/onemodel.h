@@ -125,6 +125,17 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
 int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen);
 
+/* Test-only entry to the reduction kernels (reduce/reduce.h), ORT-independent. op: "ReduceSum" ... "ReduceLogSumExp",
+ * "Softmax", "LogSoftmax" or "LayerNormalization"; x has `rank` dimensions `dims` and element type `type` on
+ * kernel path `path` in mode `mode`. Reduce ops reduce the axes with mask[d] != 0 (the output: the kept
+ * dimensions); Softmax, LogSoftmax: the masked axes (one run of adjacent axes) form the row; LayerNormalization:
+ * the masked axes (a trailing run) form the row, with scale, bias (NULL: none) of its length, and mean, inv_std
+ * (NULL: not wanted) of the stash type. The work runs in chunks of `chunk` output units (0: one call), from
+ * last to first when reverse != 0. Returns 0, or -1 when the arguments are not supported. */
+int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, const int64_t* dims,
+                   const uint8_t* mask, size_t chunk, int reverse, double epsilon, const void* x, const void* scale,
+                   const void* bias, void* y, void* mean, void* inv_std);
+
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the
  * environment variable ONEMODEL_LEGACY_SHAPES set to anything but 0 when the ops were registered). Set by the
