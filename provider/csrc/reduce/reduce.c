@@ -399,13 +399,13 @@ int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t en
   const om_red_path* k = om_red_path_get(path);
   int exact = mode == OM_MODE_EXACT;
   size_t esz = om_type_size(type);
+  float eps = (float)epsilon; /* the f32 attribute; f64 widens it exactly */
   if (type == OM_T_DOUBLE) {
-    k->layernorm_f64(exact, end - begin, n, (const double*)x + begin * n, scale, bias, epsilon,
+    k->layernorm_f64(exact, end - begin, n, (const double*)x + begin * n, scale, bias, (double)eps,
                      (double*)y + begin * n, mean ? (double*)mean + begin : NULL,
                      inv_std ? (double*)inv_std + begin : NULL);
     return 0;
   }
-  float eps = (float)epsilon;
   if (type == OM_T_FLOAT) {
     k->layernorm_f32(exact, end - begin, n, (const float*)x + begin * n, scale, bias, eps, (float*)y + begin * n,
                      mean ? (float*)mean + begin : NULL, inv_std ? (float*)inv_std + begin : NULL);

@@ -84,7 +84,7 @@ int om_softmax(int path, int type, int mode, int log, size_t outer, size_t n, si
 
 /* LayerNormalization of rows [begin, end) of x[rows, n]: scale[n] (required), bias[n] (NULL: none), all of
  * x's type; mean and inv_std (NULL: not wanted) of the stash type (f32 for f32/f16/bf16, f64 for f64), one
- * per row. epsilon is converted to the stash type. */
+ * per row. epsilon is rounded to f32 (the ONNX attribute's type), then widened exactly to the stash type. */
 int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* scale,
                  const void* bias, double epsilon, void* y, void* mean, void* inv_std);
 
