@@ -12,6 +12,7 @@ with onemodel_ep.session_options(). Checks (spec, "Verification"):
 from __future__ import annotations
 
 import base64
+import os
 import re
 from functools import lru_cache
 
@@ -41,9 +42,14 @@ def _doc() -> dict:
     return load(OUT)
 
 
+# ONEMODEL_ORACLE_EVERY=N runs every Nth case only (tools/arm64_check.sh: the whole set does not fit in its
+# time under emulation); the default runs them all.
+EVERY = int(os.environ.get("ONEMODEL_ORACLE_EVERY", "1"))
+
+
 def _cases() -> list:
     params = []
-    for c in _doc()["cases"]:
+    for c in _doc()["cases"][::EVERY]:
         marks = [
             pytest.mark.xfail(strict=True, reason=r)
             for pat, r in KNOWN_BUGS.items()

@@ -638,6 +638,22 @@ static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
   om_job_range(j, s, e);
   if (saved != OM_IEEE_MXCSR) _mm_setcsr(saved);
 }
+#elif defined(__aarch64__)
+/* FPCR: all zero is the IEEE default (RMode 23:22 round to nearest, FZ 24 and FZ16 19 no flush to zero, DN 25
+ * NaN operands propagate, AHP 26 IEEE half precision, exception traps 8-12 and 15 off, and FEAT_AFP's FIZ 0,
+ * AH 1, NEP 2 off). Written with a plain MSR, as glibc's fesetenv does. */
+static uint64_t om_fpcr_get(void) {
+  uint64_t v;
+  __asm__ __volatile__("mrs %0, fpcr" : "=r"(v));
+  return v;
+}
+static void om_fpcr_set(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"(v) : "memory"); }
+static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
+  uint64_t saved = om_fpcr_get();
+  if (saved != 0) om_fpcr_set(0);
+  om_job_range(j, s, e);
+  if (saved != 0) om_fpcr_set(saved);
+}
 #else
 #include <fenv.h>
 static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {

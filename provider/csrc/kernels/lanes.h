@@ -10,6 +10,26 @@
 
 #include <string.h>
 
+/* The instruction set under a vector path: x86 (the 512, 256 and 128 paths, each under its `#pragma GCC target`)
+ * or AArch64 Advanced SIMD (the 128 path; part of the base ISA, so no pragma). Code that reaches for intrinsics
+ * tests these, never the compiler's target macros alone: a vector path on another ISA is then a build error
+ * (an intrinsic left undeclared), not a silent fallback. Everything that is plain GCC vector extensions needs
+ * neither. */
+#if defined(__x86_64__) || defined(__i386__)
+#define OM_ARCH_X86 1
+#define OM_ARCH_NEON 0
+#elif defined(__aarch64__)
+#define OM_ARCH_X86 0
+#define OM_ARCH_NEON 1
+#else
+#define OM_ARCH_X86 0
+#define OM_ARCH_NEON 0
+#endif
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the kernels assume little-endian lanes (x86-64, AArch64 Linux and macOS)"
+#endif
+
 /* Lanes of a vector of element type T on this path. */
 #define OM_LANES(T) (OM_VB ? OM_VB / sizeof(T) : 1)
 /* Declare V, a vector of T with `lanes` lanes, and M, the integer mask type GCC gives its comparisons. */
@@ -67,8 +87,10 @@
  * Zero-extend `lanes` bytes at p to lanes of `width` bytes (2, 4 or 8) at out: GCC 12 scalarises
  * __builtin_convertvector from 8-bit lanes, so the vector paths use the PMOVZX instructions. Reads exactly
  * `lanes` bytes. */
-#if OM_VB != 0
+#if OM_VB != 0 && OM_ARCH_X86
 #include <immintrin.h>
+#elif OM_VB != 0 && OM_ARCH_NEON
+#include <arm_neon.h>
 #endif
 static inline __attribute__((always_inline)) void OM_FN(widen_u8)(const uint8_t* p, void* out, int width) {
 #if OM_VB == 64
@@ -102,6 +124,22 @@ static inline __attribute__((always_inline)) void OM_FN(widen_u8)(const uint8_t*
     memcpy(&w, p, 4);
     __m256i r = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(w));
     memcpy(out, &r, 32);
+  }
+#elif OM_VB == 16 && OM_ARCH_NEON
+  /* UXTL (vmovl) doubles the lane width once per step, from the low half of the vector. */
+  if (width == 2) {
+    uint16x8_t r = vmovl_u8(vld1_u8(p));
+    memcpy(out, &r, 16);
+  } else if (width == 4) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    uint32x4_t r = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(w)))));
+    memcpy(out, &r, 16);
+  } else {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    uint64x2_t r = vmovl_u32(vget_low_u32(vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u16(vdup_n_u16(h)))))));
+    memcpy(out, &r, 16);
   }
 #elif OM_VB == 16
   if (width == 2) {

@@ -5,9 +5,10 @@
  * and the exhaustively measured errors (a few ulp; exact mode is untouched and still correctly rounded).
  *
  * Included by transcendental.inc once per kernel path (om_vf/om_vi/om_vu, OM_FN and OM_VB set). The 512 and
- * 256 paths use FMA (om_fx_fma is one fused multiply-add there); the 128 and one-lane paths run the same body
- * with a multiply and an add instead (and Dekker's product where an exact product is needed), so 128 and scalar
- * agree bit for bit, and 512 and 256 do except in Exp (the 512 path has its own table-based body) and in the
+ * 256 paths and AArch64's 128 path use FMA (om_fx_fma is one fused multiply-add there: VFMADD, FMLA); x86's 128
+ * path and the one-lane path run the same body with a multiply and an add instead (and Dekker's product where an
+ * exact product is needed), so those two agree bit for bit, AArch64's 128 path runs the 256 path's body (its
+ * table lookups as per-lane selects of the same constants), and 512 and 256 agree except in Exp (the 512 path has its own table-based body) and in the
  * divisions of Tanh, Sigmoid and both Gelu forms, where the 512 path uses VRCP14PS with FMA corrections
  * instead of a division (docs/exact-transcendentals.md, "Fast mode"). Fast mode promises a bound in ulps, not
  * the same bits across paths.
@@ -32,10 +33,13 @@
 #define om_fx_copysign(a, s) ((om_vf)(((om_vu)(a) & 0x7fffffffu) | ((om_vu)(s) & 0x80000000u)))
 #endif
 
-#if OM_VB == 64 || OM_VB == 32
+#if OM_VB == 64 || OM_VB == 32 || (OM_VB == 16 && OM_ARCH_NEON)
 #define OM_FX_FMA 1
 #else
 #define OM_FX_FMA 0
+#endif
+#if OM_VB == 16 && OM_ARCH_NEON /* FMLA: a*b + c rounded once, as VFMADD */
+#define OM_FX_NEON_FMA(a, b, c) ((om_vf)vfmaq_f32((float32x4_t)(c), (float32x4_t)(a), (float32x4_t)(b)))
 #endif
 
 /* a*b + c: one fused operation on the FMA paths, a product and a sum (two roundings) on the others. */
@@ -44,6 +48,8 @@ OM_FX_AI om_vf om_fx_fma(om_vf a, om_vf b, om_vf c) {
   return (om_vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif OM_VB == 32
   return (om_vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif OM_FX_FMA
+  return OM_FX_NEON_FMA(a, b, c);
 #else
   return a * b + c;
 #endif
@@ -57,6 +63,8 @@ OM_FX_AI om_vf om_fx_fnma(om_vf a, om_vf b, om_vf c) {
   return (om_vf)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif OM_VB == 32
   return (om_vf)_mm256_fnmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif OM_FX_FMA
+  return (om_vf)vfmsq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b); /* FMLS: c - a*b, one rounding */
 #else
   return c - a * b;
 #endif
@@ -66,6 +74,8 @@ OM_FX_AI om_vf om_fx_fnms(om_vf a, om_vf b, om_vf c) {
   return (om_vf)_mm512_fnmsub_ps((__m512)a, (__m512)b, (__m512)c);
 #elif OM_VB == 32
   return (om_vf)_mm256_fnmsub_ps((__m256)a, (__m256)b, (__m256)c);
+#elif OM_FX_FMA
+  return (om_vf)vfmsq_f32(-(float32x4_t)c, (float32x4_t)a, (float32x4_t)b); /* -c - a*b, as VFNMSUB */
 #else
   return -(a * b) - c;
 #endif
@@ -75,6 +85,8 @@ OM_FX_AI om_vf om_fx_fms(om_vf a, om_vf b, om_vf c) {
   return (om_vf)_mm512_fmsub_ps((__m512)a, (__m512)b, (__m512)c);
 #elif OM_VB == 32
   return (om_vf)_mm256_fmsub_ps((__m256)a, (__m256)b, (__m256)c);
+#elif OM_FX_FMA
+  return OM_FX_NEON_FMA(a, b, -c);
 #else
   return a * b - c;
 #endif

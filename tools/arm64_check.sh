@@ -1,0 +1,114 @@
+#!/bin/bash
+# arm64_check.sh - this checkout built and tested as AArch64 under qemu-user 10, and its outputs compared with
+# this (x86-64) machine's bit for bit. See docs/exact-mode.md, "ARM64", for what it runs and the last results.
+#
+#   tools/arm64_check.sh                 # everything below
+#   ARM64_STEPS="build tests" tools/arm64_check.sh
+#   ARM64_TESTS="tests/test_platform_rules.py" ARM64_STEPS="build tests" tools/arm64_check.sh
+#
+# Steps (ARM64_STEPS, in this order):
+#   build   copy the checkout (tracked and untracked, not ignored, files) to the root's /build/src and
+#           `pip install -e .` it there with ONEMODEL_WERROR=1; check kernel_paths() is ['128', 'scalar']
+#   tests   python -m pytest on ARM64_TESTS (default: the subset below) inside the root
+#   digests tools/cross_cpu_check.py in exact and fast mode inside the root and natively, then compared: exact
+#           mode every path of both machines; fast mode the f32 transcendentals of AArch64's 128 path against
+#           x86's 256 path (the same FMA bodies)
+#   sample  tools/tr_digest.sh on every ARM64_STRIDE-th f32 input (default 1021) of every f32 transcendental,
+#           AArch64 128 against x86 512, exact mode, and fast mode against x86 256; compared with diff
+# Results and logs go to ARM64_OUT (default tools/cr_state/arm64, ignored by git); the script exits non-zero at
+# the first failing step.
+#
+# Needs: the arm64 root of shared/tools/arm64 (its setup.sh makes it; ARM64_DIR as there, default
+# ${TMPDIR:-/tmp}/arm64; ARM64_TOOLS the folder of setup.sh and nsrun.sh, default ../shared/tools/arm64 beside
+# this checkout, else /work/shared/tools/arm64), and the native venv .venv of this checkout with the library
+# built (X86_PY to use another python). The test wheels the root lacks (gmpy2, hypothesis, from
+# requirements-test.txt) are fetched once with pip download for manylinux aarch64.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+TOOLS=${ARM64_TOOLS:-$REPO/../shared/tools/arm64}
+[ -x "$TOOLS/nsrun.sh" ] || TOOLS=/work/shared/tools/arm64
+export ARM64_DIR=${ARM64_DIR:-${TMPDIR:-/tmp}/arm64}
+ROOT=$ARM64_DIR/root
+OUT=${ARM64_OUT:-$REPO/tools/cr_state/arm64}
+X86_PY=${X86_PY:-$REPO/.venv/bin/python}
+STEPS=${ARM64_STEPS:-build tests digests sample}
+STRIDE=${ARM64_STRIDE:-1021}
+# The subset that fits in about 30 minutes emulated (docs/exact-mode.md, "ARM64", has the measured times).
+TESTS=${ARM64_TESTS:-tests/test_platform_rules.py tests/test_fpenv.py tests/test_transcendentals.py
+  tests/test_transcendentals_fast.py tests/test_transcendentals_16.py tests/test_cast_matrix.py tests/test_fuzz.py
+  tests/test_pow.py tests/test_oracle_cases.py}
+mkdir -p "$OUT" tools/cr_state && echo "*" > tools/cr_state/.gitignore
+
+[ -x "$ROOT/opt/venv/bin/python" ] || "$TOOLS/setup.sh"
+in_root() { "$TOOLS/nsrun.sh" chroot "$ROOT" /bin/sh -c "$1"; }
+stamp() { date -u +%H:%M:%S; }
+has() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# gmpy2 and hypothesis at the versions the tests pin.
+if ! in_root '/opt/venv/bin/python -c "import gmpy2, hypothesis"' 2>/dev/null; then
+  mkdir -p "$ROOT/wheels-test"
+  pins=$(grep -E '^(gmpy2|hypothesis)==' requirements-test.txt | tr '\n' ' ')
+  pip download -q --platform manylinux2014_aarch64 --platform manylinux_2_17_aarch64 \
+    --platform manylinux_2_28_aarch64 --only-binary=:all: --python-version 3.11 -d "$ROOT/wheels-test" $pins
+  in_root "/opt/venv/bin/pip install -q --no-index --find-links /wheels-test --find-links /wheels $pins"
+fi
+
+if has build; then
+  echo "[$(stamp)] build: copying the checkout to $ROOT/build/src"
+  rm -rf "$ROOT/build/src" && mkdir -p "$ROOT/build/src"
+  git ls-files -z --cached --others --exclude-standard \
+    | tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$ROOT/build/src"
+  t0=$(date +%s)
+  in_root 'cd /build/src && ONEMODEL_WERROR=1 /opt/venv/bin/pip install -q --no-build-isolation --no-index \
+    --find-links /wheels -e . >/build/pip.log 2>&1 || { cat /build/pip.log; exit 1; }'
+  echo "[$(stamp)] build: $(( $(date +%s) - t0 )) s emulated"
+  paths=$(in_root 'cd /build/src && /opt/venv/bin/python -c "import onemodel_ep; print(onemodel_ep.kernel_paths())"')
+  echo "[$(stamp)] kernel_paths() on aarch64: $paths"
+  [ "$paths" = "['128', 'scalar']" ] || { echo "expected ['128', 'scalar']"; exit 1; }
+fi
+
+if has tests; then
+  echo "[$(stamp)] tests: $(echo $TESTS)"
+  t0=$(date +%s)
+  set +e
+  in_root "cd /build/src && /opt/venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 $(echo $TESTS)" \
+    > "$OUT/tests.log" 2>&1
+  rc=$?
+  set -e
+  tail -40 "$OUT/tests.log"
+  echo "[$(stamp)] tests: $(( $(date +%s) - t0 )) s emulated, exit $rc"
+  [ "$rc" = 0 ] || exit 1
+fi
+
+if has digests; then
+  t0=$(date +%s)
+  for mode in exact fast; do
+    in_root "cd /build/src && /opt/venv/bin/python tools/cross_cpu_check.py --mode $mode --out /build/arm64_$mode.json"
+    cp "$ROOT/build/arm64_$mode.json" "$OUT/arm64_$mode.json"
+    "$X86_PY" tools/cross_cpu_check.py --mode $mode --out "$OUT/x86_$mode.json"
+  done
+  echo "[$(stamp)] digests: $(( $(date +%s) - t0 )) s (both machines)"
+  "$X86_PY" tools/cross_cpu_check.py --compare "$OUT/x86_exact.json" "$OUT/arm64_exact.json" | tee "$OUT/digests_exact.txt"
+  "$X86_PY" tools/cross_cpu_check.py --keys '^(Exp|Log|Tanh|Sigmoid|Erf|Gelu)\(1\)' \
+    --compare "$OUT/x86_fast.json:256" "$OUT/arm64_fast.json:128" | tee "$OUT/digests_fast.txt"
+fi
+
+if has sample; then
+  FUNCS="exp log tanh sigmoid erf gelu_erf gelu_tanh"
+  for mode in exact fast; do
+    flag=; x86path=512
+    [ $mode = fast ] && flag=-f && x86path=256
+    t0=$(date +%s)
+    in_root "cd /build/src && tools/tr_digest.sh -p 128 -j 2 $flag -t $STRIDE $FUNCS" > "$OUT/sample_arm64_$mode.txt"
+    echo "[$(stamp)] sample $mode: $(( $(date +%s) - t0 )) s emulated"
+    tools/tr_digest.sh -p $x86path -j 2 $flag -t "$STRIDE" $FUNCS > "$OUT/sample_x86_$mode.txt"
+    if diff "$OUT/sample_x86_$mode.txt" "$OUT/sample_arm64_$mode.txt" > "$OUT/sample_$mode.diff"; then
+      echo "sample $mode: every ${STRIDE}th f32 input, $FUNCS: the same digests (aarch64 128 = x86 $x86path)"
+    else
+      echo "sample $mode: DIFFER (see $OUT/sample_$mode.diff)"
+      exit 1
+    fi
+  done
+fi
+echo "[$(stamp)] arm64_check: done"
