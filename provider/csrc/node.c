@@ -625,44 +625,14 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
   }
 }
 
-/* The floating-point environment is part of the result: a host that set flush-to-zero, denormals-are-zero
- * or another rounding mode on a thread (ORT can, with session.set_denormal_as_zero) would change our bits.
- * Every range runs under the IEEE default (round to nearest even, no FTZ/DAZ, exceptions masked) and the
- * caller's setting is restored afterwards. */
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#define OM_IEEE_MXCSR 0x1f80u
+/* Every range runs under the IEEE default floating-point environment (om_fpenv.h). */
+#include "om_fpenv.h"
+
 static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
-  unsigned saved = _mm_getcsr();
-  if (saved != OM_IEEE_MXCSR) _mm_setcsr(OM_IEEE_MXCSR);
+  om_fpenv saved = om_fpenv_enter();
   om_job_range(j, s, e);
-  if (saved != OM_IEEE_MXCSR) _mm_setcsr(saved);
+  om_fpenv_leave(saved);
 }
-#elif defined(__aarch64__)
-/* FPCR: all zero is the IEEE default (RMode 23:22 round to nearest, FZ 24 and FZ16 19 no flush to zero, DN 25
- * NaN operands propagate, AHP 26 IEEE half precision, exception traps 8-12 and 15 off, and FEAT_AFP's FIZ 0,
- * AH 1, NEP 2 off). Written with a plain MSR, as glibc's fesetenv does. */
-static uint64_t om_fpcr_get(void) {
-  uint64_t v;
-  __asm__ __volatile__("mrs %0, fpcr" : "=r"(v));
-  return v;
-}
-static void om_fpcr_set(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"(v) : "memory"); }
-static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
-  uint64_t saved = om_fpcr_get();
-  if (saved != 0) om_fpcr_set(0);
-  om_job_range(j, s, e);
-  if (saved != 0) om_fpcr_set(saved);
-}
-#else
-#include <fenv.h>
-static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
-  int saved = fegetround();
-  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
-  om_job_range(j, s, e);
-  if (saved != FE_TONEAREST) fesetround(saved);
-}
-#endif
 
 typedef struct om_ieee_task {
   void (*fn)(void*, size_t);
@@ -671,17 +641,9 @@ typedef struct om_ieee_task {
 
 static void om_ieee_chunk(void* vtask, size_t i) {
   const om_ieee_task* t = vtask;
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned saved = _mm_getcsr();
-  if (saved != OM_IEEE_MXCSR) _mm_setcsr(OM_IEEE_MXCSR);
+  om_fpenv saved = om_fpenv_enter();
   t->fn(t->ctx, i);
-  if (saved != OM_IEEE_MXCSR) _mm_setcsr(saved);
-#else
-  int saved = fegetround();
-  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
-  t->fn(t->ctx, i);
-  if (saved != FE_TONEAREST) fesetround(saved);
-#endif
+  om_fpenv_leave(saved);
 }
 
 void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),

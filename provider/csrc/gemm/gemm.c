@@ -16,14 +16,23 @@ extern const om_gemm_kern om_gemm_kern_f32_256, om_gemm_kern_f64_256;
 extern const om_gemm_kern om_gemm_kern_f32_128, om_gemm_kern_f64_128;
 #else
 #define OM_GEMM_X86 0
-#include <fenv.h>
 #endif
+#if defined(__aarch64__)
+#define OM_GEMM_NEON 1
+extern const om_gemm_kern om_gemm_kern_f32_128, om_gemm_kern_f64_128;
+#else
+#define OM_GEMM_NEON 0
+#endif
+#include "../om_fpenv.h"
 
 const om_gemm_kern* om_gemm_kern_get(int path, int acc64) {
   switch (path) {
 #if OM_GEMM_X86
     case OM_PATH_512: return acc64 ? &om_gemm_kern_f64_512 : &om_gemm_kern_f32_512;
     case OM_PATH_256: return acc64 ? &om_gemm_kern_f64_256 : &om_gemm_kern_f32_256;
+    case OM_PATH_128: return acc64 ? &om_gemm_kern_f64_128 : &om_gemm_kern_f32_128;
+#endif
+#if OM_GEMM_NEON
     case OM_PATH_128: return acc64 ? &om_gemm_kern_f64_128 : &om_gemm_kern_f32_128;
 #endif
     case OM_PATH_SCALAR: return acc64 ? &om_gemm_kern_f64_scalar : &om_gemm_kern_f32_scalar;
@@ -142,10 +151,6 @@ __attribute__((destructor)) static void om_gemm_scratch_unload(void) {
 #endif
 
 /* ---- tasks ------------------------------------------------------------------------------------------------ */
-#if OM_GEMM_X86
-#define OM_GEMM_IEEE_MXCSR 0x1f80u /* round to nearest, all exceptions masked, no FTZ/DAZ */
-#endif
-
 static void om_gemm_run_task(void* ctx, size_t t) {
   om_gemm_plan* pl = ctx;
   void* s = om_gemm_scratch_get(pl->scratch);
@@ -153,17 +158,9 @@ static void om_gemm_run_task(void* ctx, size_t t) {
     __atomic_store_n(&pl->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-#if OM_GEMM_X86
-  unsigned saved = _mm_getcsr();
-  if (saved != OM_GEMM_IEEE_MXCSR) _mm_setcsr(OM_GEMM_IEEE_MXCSR);
+  om_fpenv env = om_fpenv_enter();
   pl->kern->task(pl, t, s);
-  if (saved != OM_GEMM_IEEE_MXCSR) _mm_setcsr(saved);
-#else
-  int saved = fegetround();
-  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
-  pl->kern->task(pl, t, s);
-  if (saved != FE_TONEAREST) fesetround(saved);
-#endif
+  om_fpenv_leave(env);
   om_gemm_scratch_put(s);
 }
 

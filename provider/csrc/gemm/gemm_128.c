@@ -49,4 +49,15 @@ static inline __m128 om_gemm_fma_ps_128(__m128 a, __m128 b, __m128 c) {
 #undef OM_G64
 #define OM_G64 1
 #include "gemm_body.inc"
+#elif defined(__aarch64__) /* NEON: hardware FMLA for f32 and f64 (gemm_simd.h) */
+#include <arm_neon.h>
+
+#include "gemm_internal.h"
+#define OM_VB 16
+#define OM_GPATH 128
+#define OM_G64 0
+#include "gemm_body.inc"
+#undef OM_G64
+#define OM_G64 1
+#include "gemm_body.inc"
 #endif

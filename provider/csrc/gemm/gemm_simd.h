@@ -3,8 +3,9 @@
  * Included (no include guard) with OM_VB (vector bytes: 64, 32, 16, 0 for one lane) and OM_G64 (0: f32,
  * 1: f64) set. Defines GV (vector type), GVL (lanes), GMR x GNV (tile: rows x vectors), GKC (K block) and
  * GZERO, GLD, GST, GBC (broadcast), GFMA (fused a*b+c, one rounding), GMUL, GADD, GCANON (NaN -> the canonical
- * quiet NaN). GFMA is the hardware FMA on the 512 and 256 paths, an exact emulation on the 128 path's f32
- * (gemm_128.c) and libm's fmaf/fma (IEEE-exact) for the 128 path's f64 and the one-lane path.
+ * quiet NaN). GFMA is the hardware FMA on the 512 and 256 paths and on AArch64's 128 path (FMLA, f32 and f64),
+ * an exact emulation on x86's 128 path's f32 (gemm_128.c) and libm's fmaf/fma (IEEE-exact) for x86's 128 path's
+ * f64 and the one-lane path: the same correctly rounded fma everywhere, so the same bits.
  */
 #if OM_VB == 64 && !OM_G64
 #define GV __m512
@@ -66,6 +67,34 @@
 #define GMUL(a, b) _mm256_mul_pd(a, b)
 #define GADD(a, b) _mm256_add_pd(a, b)
 #define GCANON(v) _mm256_blendv_pd(v, _mm256_set1_pd(__builtin_nan("")), _mm256_cmp_pd(v, v, _CMP_UNORD_Q))
+#elif OM_VB == 16 && defined(__aarch64__) && !OM_G64 /* NEON: FMLA is the IEEE fused a*b+c */
+#define GV float32x4_t
+#define GVL 4
+#define GMR 4
+#define GNV 2
+#define GKC 256
+#define GZERO() vdupq_n_f32(0.0f)
+#define GLD(p) vld1q_f32(p)
+#define GST(p, v) vst1q_f32(p, v)
+#define GBC(s) vdupq_n_f32(s)
+#define GFMA(a, b, c) vfmaq_f32(c, a, b)
+#define GMUL(a, b) vmulq_f32(a, b)
+#define GADD(a, b) vaddq_f32(a, b)
+#define GCANON(v) vbslq_f32(vceqq_f32(v, v), v, vdupq_n_f32(__builtin_nanf("")))
+#elif OM_VB == 16 && defined(__aarch64__) && OM_G64
+#define GV float64x2_t
+#define GVL 2
+#define GMR 4
+#define GNV 2
+#define GKC 256
+#define GZERO() vdupq_n_f64(0.0)
+#define GLD(p) vld1q_f64(p)
+#define GST(p, v) vst1q_f64(p, v)
+#define GBC(s) vdupq_n_f64(s)
+#define GFMA(a, b, c) vfmaq_f64(c, a, b)
+#define GMUL(a, b) vmulq_f64(a, b)
+#define GADD(a, b) vaddq_f64(a, b)
+#define GCANON(v) vbslq_f64(vceqq_f64(v, v), v, vdupq_n_f64(__builtin_nan("")))
 #elif OM_VB == 16 && !OM_G64
 #define GV __m128
 #define GVL 4
