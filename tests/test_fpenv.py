@@ -4,11 +4,29 @@ ORT's `session.set_denormal_as_zero` turns on flush-to-zero and denormals-are-ze
 kernel then flushes subnormals, ours must not (every range runs under the IEEE default environment).
 """
 
+import ctypes
+import ctypes.util
+
 import numpy as np
 import onnxruntime as ort
+import pytest
 from onnx import TensorProto, helper
 
 import onemodel_ep
+
+
+@pytest.fixture(autouse=True)
+def _restore_fp_environment():
+    """ORT's denormal-as-zero session sets FTZ/DAZ on the thread that runs it (this one, at one thread) and
+    leaves it set: put the environment back, so later tests in this process run under the IEEE default."""
+    name = ctypes.util.find_library("m")
+    libm = ctypes.CDLL(name) if name else None
+    saved = ctypes.create_string_buffer(64)
+    if libm is not None:
+        libm.fegetenv(saved)
+    yield
+    if libm is not None:
+        libm.fesetenv(saved)
 
 
 def _model(op):
