@@ -23,8 +23,8 @@ SOURCES = sorted(str(p.relative_to(ROOT)) for p in CSRC.rglob("*.c"))
 
 # Exact mode is a promise: no contraction into FMA, no fast-math, warnings on and clean. -ffp-contract=off
 # matters most on AArch64, where GCC's default is to fuse a*b + c (x86-64's base ISA has no FMA to fuse into).
-# No -march on either ISA: x86's wider paths are chosen at run time (CPUID) under their own target pragmas, and
-# AArch64's 128 path needs only Advanced SIMD, part of the base ISA.
+# No -march on either ISA: x86's wider paths are chosen at run time (CPUID) under their own target pragmas,
+# and AArch64's 128 path needs only Advanced SIMD, part of the base ISA.
 CFLAGS = [
     "-std=c11",
     "-O3",

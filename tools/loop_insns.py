@@ -1,22 +1,22 @@
 """Instructions in the hot loop of 128-path kernels, from the compiled object (static count, objdump).
 
     python tools/loop_insns.py [--json F] [KERNEL ...]      # default: the set in DEFAULT below
+    python tools/loop_insns.py --cc aarch64-linux-gnu-gcc --objdump aarch64-linux-gnu-objdump   # AArch64
 
 Compiles provider/csrc/kernels/kernels_128.c with the library's flags (provider/build_ffi.py's CFLAGS, gcc -c)
-for this machine (x86-64: SSE4.2; AArch64: Advanced SIMD), disassembles it with objdump and, for each kernel
-function om_KERNEL_128, finds its innermost loops (a backward branch whose range holds no other backward
-branch) and reports the largest: the instructions in its address range per iteration and per element (the
-elements an iteration handles: 4 f32 lanes, 8 f16 lanes, ...; given in DEFAULT). Blocks the compiler places
-inside that range but off the hot path (rare-lane fix-ups) are counted too, so this is an upper bound on the
-hot path's count; the same method on both ISAs. Run natively on x86 and inside the arm64 root
-(tools/arm64_check.sh does not; see docs/performance.md, "ARM64").
+for this machine or for the cross compiler given (x86-64: SSE4.2; AArch64: Advanced SIMD), disassembles it
+with objdump and, for each kernel function om_KERNEL_128, finds its innermost loops (a backward branch whose
+range holds no other backward branch) and reports the largest: the instructions in its address range per
+iteration and per element (the elements an iteration handles: 4 f32 lanes, 8 f16 lanes, ...; given in
+DEFAULT). Blocks the compiler places inside that range but off the hot path (rare-lane fix-ups) are counted
+too, so this is an upper bound on the hot path's count; the same method on both ISAs (see docs/performance.md,
+"ARM64").
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import re
 import subprocess
 import sys
@@ -48,12 +48,12 @@ def _cflags() -> list[str]:
     return re.findall(r'"(-[^"]+)"', m.group(1))
 
 
-def _disassemble() -> str:
+def _disassemble(cc: str, objdump: str) -> str:
     with tempfile.TemporaryDirectory() as d:
         obj = Path(d) / "k128.o"
-        subprocess.run(["gcc", *_cflags(), "-I", str(ROOT / "provider" / "csrc"), "-c", "-o", str(obj),
+        subprocess.run([cc, *_cflags(), "-I", str(ROOT / "provider" / "csrc"), "-c", "-o", str(obj),
                         str(ROOT / "provider" / "csrc" / "kernels" / "kernels_128.c")], check=True)
-        return subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)], check=True,
+        return subprocess.run([objdump, "-d", "--no-show-raw-insn", str(obj)], check=True,
                               capture_output=True, text=True).stdout
 
 
@@ -71,9 +71,8 @@ def _functions(text: str) -> dict[str, list[tuple[int, str, str]]]:
     return funcs
 
 
-def _loops(insns: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
+def _loops(insns: list[tuple[int, str, str]], arm: bool) -> list[tuple[int, int]]:
     """(start, end) address ranges of the backward branches."""
-    arm = platform.machine().lower() in ("aarch64", "arm64")
     br = BRANCH_ARM if arm else BRANCH_X86
     lo, hi = insns[0][0], insns[-1][0]
     out = []
@@ -87,8 +86,10 @@ def _loops(insns: list[tuple[int, str, str]]) -> list[tuple[int, int]]:
     return out
 
 
-def measure(names: dict[str, int]) -> dict[str, dict[str, float]]:
-    funcs = _functions(_disassemble())
+def measure(names: dict[str, int], cc: str = "gcc", objdump: str = "objdump") -> dict[str, dict[str, float]]:
+    text = _disassemble(cc, objdump)
+    arm = "aarch64" in text[:2000]
+    funcs = _functions(text)
     res = {}
     for name, elems in names.items():
         fn = next((f for f in funcs if re.fullmatch(rf"om_{name}_128(\.constprop\.\d+)?", f)), None)
@@ -96,7 +97,7 @@ def measure(names: dict[str, int]) -> dict[str, dict[str, float]]:
         if not insns:
             print(f"{name}: no function om_{name}_128 in the object", file=sys.stderr)
             continue
-        loops = _loops(insns)
+        loops = _loops(insns, arm)
         inner = [(s, e) for s, e in loops
                  if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in loops)]
         if not inner:
@@ -112,14 +113,16 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("kernels", nargs="*")
     p.add_argument("--json")
+    p.add_argument("--cc", default="gcc")
+    p.add_argument("--objdump", default="objdump")
     a = p.parse_args(argv)
     names = {k: DEFAULT.get(k, 4) for k in a.kernels} if a.kernels else DEFAULT
-    res = measure(names)
+    res = measure(names, a.cc, a.objdump)
     for k, v in res.items():
         print(f"{k:16s} {v['insns_per_iter']:4d} insns / {v['elems_per_iter']} elements "
               f"= {v['insns_per_elem']:6.2f}")
     if a.json:
-        Path(a.json).write_text(json.dumps({"arch": platform.machine(), "kernels": res}, indent=1))
+        Path(a.json).write_text(json.dumps({"cc": a.cc, "kernels": res}, indent=1))
     return 0
 
 
