@@ -683,10 +683,25 @@ def _kernel_params() -> list[object]:
     return params
 
 
+CANONICAL_NAN = {2: 0x7E00, 4: 0x7FC00000, 8: 0x7FF8000000000000}  # positive quiet NaN, no payload
+
+
+def assert_canonical_nans(what: str, got: list[np.ndarray]) -> None:
+    """Exact mode's NaN is the canonical quiet NaN (docs/exact-linalg.md)."""
+    for i, g in enumerate(got):
+        if g.dtype.kind != "f":
+            continue
+        nan = np.isnan(g)
+        bits = g.view(f"u{g.dtype.itemsize}")[nan]
+        assert np.all(bits == CANONICAL_NAN[g.dtype.itemsize]), f"{what} output {i}: a non-canonical NaN"
+
+
 @pytest.mark.parametrize("build", _kernel_params())
 def test_kernel_matches_reference(build: Callable[[], Case]) -> None:
     case = build()
     outs = run_every_path(case)
+    for path, got in outs.items():
+        assert_canonical_nans(f"{case.op} path {path}", got)
     first_path, first = next(iter(outs.items()))
     if case.bound is None:
         for path, got in outs.items():
