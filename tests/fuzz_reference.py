@@ -19,7 +19,7 @@ F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FLOATS = (F16, F32, F64)
 BOOL = np.dtype(np.bool_)
 CANON = {F16: 0x7E00, F32: 0x7FC00000, F64: 0x7FF8000000000000}
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos"})
+TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish"})
 # The sign of a zero produced by a clamp is not specified (clamp(-0, 0, 1)).
 ZERO_SIGN_OPEN = frozenset({"HardSigmoid"})
 # Spec: Pow is "not exact" (platform pow).
@@ -233,6 +233,10 @@ def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray
             r = np.array([math.erf(v) for v in x64.ravel().tolist()]).reshape(x.shape)
         elif op in ("Sin", "Cos"):
             r = np.sin(x64) if op == "Sin" else np.cos(x64)
+        elif op == "Softplus":
+            r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
+        elif op == "Mish":
+            r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
         else:
             approx = attrs.get("approximate", "none")
             if approx == "tanh":

@@ -73,7 +73,7 @@ FLOAT_FORMATS = {
     F32: (24, -126, float(np.finfo(np.float32).max)),
     F64: (53, -1022, float(np.finfo(np.float64).max)),
 }
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos"})
+TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish"})
 
 
 class Unsupported(ValueError):
@@ -276,6 +276,10 @@ def _transcendental(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.nd
             r = _erf(x64)
         elif op in ("Sin", "Cos"):
             r = np.sin(x64) if op == "Sin" else np.cos(x64)
+        elif op == "Softplus":  # max(x, 0) + log1p(e^-|x|)
+            r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
+        elif op == "Mish":  # x tanh(log1p(e^x)); the limit -0 at -inf
+            r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
         else:
             approx = attributes.get("approximate", "none")
             if isinstance(approx, bytes):

@@ -37,6 +37,8 @@ FAST_ULP = {
     "erf": (1.5, 2.0),
     "gelu_erf": (3.0, 3.5),
     "gelu_tanh": (3.0, 3.5),
+    "softplus": (0.5, 0.5),  # fast mode runs the exact kernel
+    "mish": (0.5, 0.5),
 }
 FAST_FMA_PATHS = ("512", "256")
 
@@ -53,6 +55,8 @@ FUNCS = [
     ("Erf", {}, "erf"),
     ("Gelu", {"approximate": "none"}, "gelu_erf"),
     ("Gelu", {"approximate": "tanh"}, "gelu_tanh"),
+    ("Softplus", {}, "softplus"),
+    ("Mish", {}, "mish"),
 ]
 IDS = [f[2] for f in FUNCS]
 
@@ -87,6 +91,10 @@ def _ref64(name, x):
         if name == "gelu_tanh":
             v = x * (_K1 + _K1 * 0.044715 * x * x)
             return x / (1.0 + np.exp(-v))
+        if name == "softplus":
+            return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
+        if name == "mish":
+            return np.where(np.isneginf(x), -0.0, x * np.tanh(np.log1p(np.exp(x))))
     raise ValueError(name)
 
 
@@ -112,6 +120,10 @@ def _mpfr_value(name, xf):
         elif name == "gelu_tanh":  # x/2 (1 + tanh u) = x sigma(2u), no cancellation in the tail
             v = 2 * gmpy2.sqrt(2 / gmpy2.const_pi()) * (x + mpfr("0.044715") * x * x * x)
             y = x / (1 + gmpy2.exp(-v))
+        elif name == "softplus":  # no overflow of e^x
+            y = max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
+        elif name == "mish":
+            y = x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
         else:
             raise ValueError(name)
     return y
@@ -126,7 +138,7 @@ def mpfr_f32(name, xf):
     """RN_f32(f(x)) from MPFR at 256 bits."""
     if math.isnan(xf):
         return np.float32("nan")
-    if math.isinf(xf) and name.startswith("gelu"):  # the limits: x Phi(x) -> -0 at -inf, +inf at +inf
+    if math.isinf(xf) and (name.startswith("gelu") or name == "mish"):  # the limits: -0 at -inf, +inf at +inf
         return np.float32(xf if xf > 0 else -0.0)
     return _round32(_mpfr_value(name, float(xf)))
 

@@ -179,7 +179,11 @@ def test_fast_tails_and_bodies_agree(op, attrs, name):
             assert (tt._bits(_fast(op, attrs, x[k:], path)) == full[k:]).all(), (name, path, k)
 
 
-@pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
+# Softplus and Mish run their exact kernel in fast mode too (tt.FAST_ULP gives them 0.5 ulp).
+FAST_KERNELS = [f for f in FUNCS if f[2] not in ("softplus", "mish")]
+
+
+@pytest.mark.parametrize("op,attrs,name", FAST_KERNELS, ids=[f[2] for f in FAST_KERNELS])
 def test_fast_mode_is_the_f32_kernel(op, attrs, name):
     """Fast mode is not exact mode under another name: on a sample some results differ from the correctly
     rounded ones (a fast kernel that fell back to the exact one would make the bounds above meaningless)."""

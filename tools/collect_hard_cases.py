@@ -7,6 +7,7 @@ closest among |x| >= 2^-60 (so the list is not only the tiny inputs of Gelu, whe
 midpoint). Also up to 32 inputs per function whose lane took the kernel's double-double fallback.
 
     python tools/collect_hard_cases.py            # all functions
+    python tools/collect_hard_cases.py softplus   # only these; the file's other functions are kept
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"]
+FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "softplus", "mish"]
 LINE = re.compile(r"^\s*HARD (\w+) (0x[0-9a-f]{8}) (0x[0-9a-f]{8}) (\S+)", re.M)
 FB = re.compile(r"^\s*FALLBACK (\w+) (0x[0-9a-f]{8})", re.M)
 
@@ -53,8 +54,12 @@ def collect(func: str) -> tuple[str, list[list[str]], list[str]]:
     return source, [[r[0], r[1], f"{r[2]:.3e}"] for r in keep], fallback
 
 
-def main() -> None:
-    data = {
+def main(argv: list[str]) -> None:
+    funcs = argv or FUNCS
+    if any(f not in FUNCS for f in funcs):
+        sys.exit(f"unknown function; choose from {' '.join(FUNCS)}")
+    path = ROOT / "tests" / "data" / "transcendental_hard_cases.json"
+    data = json.loads(path.read_text()) if argv and path.exists() else {
         "about": "f32 inputs (bits) whose exact f(x) lies closest to an f32 rounding boundary, with the "
         "correctly rounded result (bits) and the distance to the boundary in units of the f32 spacing; "
         "written by tools/collect_hard_cases.py from tools/cr_verify.c (MPFR at 512 bits)",
@@ -64,15 +69,14 @@ def main() -> None:
         "cases": {},
         "fallback_inputs": {},
     }
-    for f in FUNCS:
+    for f in funcs:
         src, cases, fallback = collect(f)
         data["sources"][f] = src
         data["cases"][f] = cases
         data["fallback_inputs"][f] = fallback
         print(f, len(cases), "cases,", len(fallback), "fallback inputs, from", src, file=sys.stderr)
-    path = ROOT / "tests" / "data" / "transcendental_hard_cases.json"
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -9,8 +9,8 @@
  *   tools/cr_verify.sh -r 0x3f800000 0x3f900000 log    # a bit range only (no state files)
  *   tools/cr_verify.sh -r 0 0x100000000 -t 4099 erf     # every 4099th input: a quick scan
  *
- * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos (tools/cr_verify.sh also takes a comma-separated
- * list, run one after the other: sin,cos). Exact mode unless -f (fast mode: reports the
+ * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish (tools/cr_verify.sh also takes a
+ * comma-separated list, run one after the other: sin,cos). Exact mode unless -f (fast mode: reports the
  * largest error in ulps, measured against the reference R below, instead of requiring correct rounding; the
  * count of results that are not correctly rounded is then indicative only: where R cannot settle the rounding
  * it takes RN_f32(R) instead of asking MPFR).
@@ -53,12 +53,12 @@
 #include "kernels/kernels.h"
 #include "verify_common.h"
 
-enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_SIN, F_COS, F_COUNT };
+enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_SIN, F_COS, F_SOFTPLUS, F_MISH, F_COUNT };
 static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh",
-                                             "sin", "cos"};
+                                             "sin", "cos", "softplus", "mish"};
 static const int fkernel[F_COUNT] = {OM_K_EXP,     OM_K_LOG,      OM_K_TANH,     OM_K_SIGMOID,
                                      OM_K_ERF,     OM_K_GELU_ERF, OM_K_GELU_TANH, OM_K_SIN,
-                                     OM_K_COS};
+                                     OM_K_COS,     OM_K_SOFTPLUS, OM_K_MISH};
 
 #define NSHARDS 256u
 #define SHARD_SIZE (1u << 24)
@@ -76,6 +76,7 @@ static long double ref_filter(float xf) {
   long double xl = xf;
   if (isinf(xf) && (g_func == F_GELU_ERF || g_func == F_GELU_TANH))
     return xf > 0 ? xl : -0.0L; /* the limits of x Phi(x): the formulas below give inf * 0 there */
+  if (isinf(xf) && g_func == F_MISH) return xf > 0 ? xl : -0.0L; /* the limits; the formula: -inf * 0 */
   switch (g_func) {
     case F_EXP: return exp(x);
     case F_LOG: return log(x);
@@ -89,6 +90,8 @@ static long double ref_filter(float xf) {
       long double v = xl * (K1L + K1L * 0.044715L * xl * xl);
       return xl / (1.0L + expl(-v));
     }
+    case F_SOFTPLUS: return xl > 0 ? xl + log1pl(expl(-xl)) : log1pl(expl(xl));
+    case F_MISH: return xl * tanhl(log1pl(expl(xl)));
   }
   return NAN;
 }
@@ -137,6 +140,20 @@ static float ref_mpfr_prec(float xf, mpfr_prec_t prec) {
       mpfr_exp(u, u, MPFR_RNDN);
       mpfr_add_ui(u, u, 1, MPFR_RNDN);
       mpfr_div(y, x, u, MPFR_RNDN);
+      break;
+    case F_SOFTPLUS: /* max(x, 0) + log1p(e^-|x|): no overflow of e^x */
+      mpfr_abs(t, x, MPFR_RNDN);
+      mpfr_neg(t, t, MPFR_RNDN);
+      mpfr_exp(t, t, MPFR_RNDN);
+      mpfr_log1p(t, t, MPFR_RNDN);
+      if (mpfr_sgn(x) > 0) mpfr_add(y, t, x, MPFR_RNDN);
+      else mpfr_set(y, t, MPFR_RNDN);
+      break;
+    case F_MISH: /* x tanh(log1p(e^x)) */
+      mpfr_exp(t, x, MPFR_RNDN);
+      mpfr_log1p(t, t, MPFR_RNDN);
+      mpfr_tanh(t, t, MPFR_RNDN);
+      mpfr_mul(y, t, x, MPFR_RNDN);
       break;
   }
   float f = mpfr_round_f32(y); /* RN_f32, subnormals and overflow included */
@@ -426,7 +443,7 @@ static void merge(shard_result* tot, const shard_result* s) {
 static void usage(void) {
   fprintf(stderr,
           "usage: cr_verify [-j jobs] [-p paths] [-s statedir] [-f] [-r lo hi] [-t stride] [-k hardest] FUNC\n"
-          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos\n");
+          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish\n");
   exit(2);
 }
 

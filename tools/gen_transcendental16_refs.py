@@ -1,6 +1,6 @@
-"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh), and for
-Sin and Cos: all 65,536 inputs of each type, from MPFR (gmpy2), written to testdata/transcendental16_refs.npz
-(Sin and Cos to testdata/trig16_refs.npz, `--set trig`).
+"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh), Softplus
+and Mish, and for Sin and Cos: all 65,536 inputs of each type, from MPFR (gmpy2), written to
+testdata/transcendental16_refs.npz (Sin and Cos to testdata/trig16_refs.npz, `--set trig`).
 
 Method: each 16-bit input is decoded exactly; the function is evaluated in MPFR at 200 bits (the compound
 formulas with a handful of correctly rounded operations: relative error well below 2^-190); the result is
@@ -32,7 +32,7 @@ from gmpy2 import mpfr
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "testdata" / "transcendental16_refs.npz"
-FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"]
+FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "softplus", "mish"]
 # Each set of functions and its file (MPFR's sin and cos reduce any argument exactly, at any precision).
 SETS = {"main": (FUNCS, OUT), "trig": (["sin", "cos"], ROOT / "testdata" / "trig16_refs.npz")}
 FMTS = ["f16", "bf16"]
@@ -95,6 +95,10 @@ def value(name: str, x: mpfr) -> mpfr:
         return gmpy2.sin(x)
     if name == "cos":
         return gmpy2.cos(x)
+    if name == "softplus":  # max(x, 0) + log1p(e^-|x|): no overflow of e^x
+        return max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
+    if name == "mish":  # x tanh(log1p(e^x)); e^x overflowing to inf gives tanh(inf) = 1, the limit
+        return x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
     raise ValueError(name)
 
 
@@ -103,8 +107,8 @@ def ref(name: str, fmt: str, b: int, prec: int = 200) -> int:
     d = decode(fmt, b)
     if d == "nan":
         return NAN[fmt]
-    if d == "-inf" and name in ("gelu_erf", "gelu_tanh"):
-        return 0x8000  # the limit of x Phi(x): -0 (MPFR would give -inf * 0 = NaN)
+    if d == "-inf" and name in ("gelu_erf", "gelu_tanh", "mish"):
+        return 0x8000  # the limits of x Phi(x) and of Mish: -0 (MPFR would give -inf * 0 = NaN)
     with gmpy2.context(precision=prec, emin=-16384, emax=16384):  # beyond: 0 or inf in both formats
         if isinstance(d, str):
             x = mpfr(d)
@@ -144,8 +148,13 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="compare with the committed file instead of writing")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--set", choices=sorted(SETS), default="main", help="which functions (and file)")
+    ap.add_argument("--funcs", help="a comma-separated subset: recompute only these, keep the others")
     args = ap.parse_args()
     funcs, out = SETS[args.set]
+    if args.funcs:
+        if any(f not in funcs for f in args.funcs.split(",")):
+            ap.error(f"--funcs: choose from {', '.join(funcs)}")
+        funcs = args.funcs.split(",")
     t0 = time.time()
     refs = compute_all(args.jobs, funcs)
     print(f"computed {len(refs)} x 65536 references in {time.time() - t0:.1f} s")
@@ -154,6 +163,9 @@ def main() -> int:
         bad = [k for k in refs if not np.array_equal(old[k], refs[k])]
         print("differs: " + ", ".join(bad) if bad else f"{out.name}: identical")
         return 1 if bad else 0
+    if args.funcs and out.exists():
+        with np.load(out) as old:
+            refs = {**{k: old[k] for k in old.files}, **refs}
     np.savez_compressed(out, **refs)
     print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size} bytes)")
     return 0

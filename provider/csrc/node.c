@@ -91,6 +91,7 @@ static int om_type_since(int id, int t) {
     case OM_OP_PRELU: return is_int ? 9 : 0;
     case OM_OP_IS_NAN: return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_IS_INF: return t == OM_T_BFLOAT16 || t == OM_T_FLOAT16 ? 20 : 0;
+    case OM_OP_SOFTPLUS: case OM_OP_MISH: return t == OM_T_BFLOAT16 ? 22 : 0;
     default: return 0;
   }
 }
@@ -231,6 +232,8 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
       om_param_round_down(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 1.0f);
       break;
     case OM_OP_RELU: node->kernel = OM_K_RELU; break;
+    case OM_OP_SOFTPLUS: node->kernel = OM_K_SOFTPLUS; break;
+    case OM_OP_MISH: node->kernel = OM_K_MISH; break;
     case OM_OP_SOFTSIGN: node->kernel = OM_K_SOFTSIGN; break;
     case OM_OP_IS_NAN: node->kernel = OM_K_ISNAN; node->out_type = OM_T_BOOL; break;
     case OM_OP_IS_INF: {
@@ -343,7 +346,8 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
       (node->kind == OM_KIND_UNARY && (node->type == OM_T_FLOAT || node->type == OM_T_DOUBLE) &&
        (node->kernel == OM_K_EXP || node->kernel == OM_K_LOG || node->kernel == OM_K_TANH ||
         node->kernel == OM_K_SIGMOID || node->kernel == OM_K_ERF || node->kernel == OM_K_GELU_ERF ||
-        node->kernel == OM_K_GELU_TANH || node->kernel == OM_K_SIN || node->kernel == OM_K_COS)))
+        node->kernel == OM_K_GELU_TANH || node->kernel == OM_K_SIN || node->kernel == OM_K_COS ||
+        node->kernel == OM_K_SOFTPLUS || node->kernel == OM_K_MISH)))
     node->chunk = node->kind != OM_KIND_POW && node->type == OM_T_FLOAT && !(node->kflags & OM_FL_EXACT)
                       ? OM_CHUNK_FAST_TR
                       : OM_CHUNK_COSTLY;

@@ -27,6 +27,7 @@
 #endif
 #include "math/om_dd.h"
 #include "math/om_dd_trig.h"
+#include "math/om_dd_act.h"
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
@@ -127,6 +128,16 @@ uint16_t om_tr16_eval(int fn, int fmt, uint16_t bits) {
       if (a == __builtin_inf()) return om_tr16_nan[fmt];
       r = om_dd_sincos(x, fn == OM_TR16_COS);
       break;
+    case OM_TR16_SOFTPLUS: /* x > 20: x + e^-x rounds to x; x < -120: below 2^-173 */
+      if (x > 20.0) return bits;
+      if (x < -120.0) return 0;
+      r = om_dd_softplus(x);
+      break;
+    case OM_TR16_MISH: /* x > 20: within 2e^-40 relative of x; x < -120: |x| e^x < 2^-160 */
+      if (x == 0 || x > 20.0) return bits; /* mish(+-0) = +-0 */
+      if (x < -120.0) return 0x8000u;
+      r = om_dd_mish(x);
+      break;
     default: return om_tr16_nan[fmt];
   }
   return om_tr16_round(r, fmt);
@@ -177,3 +188,5 @@ OM_TR16_DEF(gelu_erf, OM_TR16_GELU_ERF)
 OM_TR16_DEF(gelu_tanh, OM_TR16_GELU_TANH)
 OM_TR16_DEF(sin, OM_TR16_SIN)
 OM_TR16_DEF(cos, OM_TR16_COS)
+OM_TR16_DEF(softplus, OM_TR16_SOFTPLUS)
+OM_TR16_DEF(mish, OM_TR16_MISH)

@@ -1,4 +1,5 @@
-/* tr16.h - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), Sin, Cos: correctly rounded by table lookup.
+/* tr16.h - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), Sin, Cos, Softplus, Mish: correctly
+ * rounded by table lookup.
  *
  * Each (function, type) has a 65,536-entry table of results, built at first use from the function's
  * double-double evaluation (math/om_dd.h) rounded once to the 16-bit format (never through f32). The kernels
@@ -11,7 +12,7 @@
 #include <stdint.h>
 
 enum { OM_TR16_EXP, OM_TR16_LOG, OM_TR16_TANH, OM_TR16_SIGMOID, OM_TR16_ERF, OM_TR16_GELU_ERF, OM_TR16_GELU_TANH,
-       OM_TR16_SIN, OM_TR16_COS, OM_TR16_COUNT };
+       OM_TR16_SIN, OM_TR16_COS, OM_TR16_SOFTPLUS, OM_TR16_MISH, OM_TR16_COUNT };
 enum { OM_TR16_F16, OM_TR16_BF16 };
 
 /* The correctly rounded result of function fn (OM_TR16_*) at the 16-bit input bits (format OM_TR16_F16 or
@@ -30,6 +31,8 @@ OM_TR16_DECL(gelu_erf)
 OM_TR16_DECL(gelu_tanh)
 OM_TR16_DECL(sin)
 OM_TR16_DECL(cos)
+OM_TR16_DECL(softplus)
+OM_TR16_DECL(mish)
 #undef OM_TR16_DECL
 
 /* Designated initializers for a path's om_kernel_table (used in kernels/transcendental.inc): the same
@@ -46,6 +49,8 @@ OM_TR16_DECL(cos)
   OM_REG_TR16_ONE(OM_K_GELU_ERF, gelu_erf)           \
   OM_REG_TR16_ONE(OM_K_GELU_TANH, gelu_tanh)         \
   OM_REG_TR16_ONE(OM_K_SIN, sin)                     \
-  OM_REG_TR16_ONE(OM_K_COS, cos)
+  OM_REG_TR16_ONE(OM_K_COS, cos)                     \
+  OM_REG_TR16_ONE(OM_K_SOFTPLUS, softplus)           \
+  OM_REG_TR16_ONE(OM_K_MISH, mish)
 
 #endif

@@ -79,6 +79,8 @@ enum {
   OM_K_GELU_TANH, /* Gelu, approximate="tanh" */
   OM_K_SIN,       /* sincos_f32.h: correctly rounded in both modes */
   OM_K_COS,
+  OM_K_SOFTPLUS,  /* correctly rounded in both modes */
+  OM_K_MISH,
   OM_K_UN_COUNT
 };
 
