@@ -668,9 +668,7 @@ def assert_bits(what: str, got: list[np.ndarray], want: list[np.ndarray]) -> Non
 
 
 # Differences from the reference found by this file and not fixed yet: strict xfails, so they flip when fixed.
-KNOWN_KERNEL_BUGS = {
-    "Gemm-": ("()", "Gemm ignores a rank-0 C: ours = alpha*A*B, as if C were absent (stock ORT adds it)"),
-}
+KNOWN_KERNEL_BUGS: dict[str, tuple[str, str]] = {}
 
 
 def _kernel_params() -> list[object]:

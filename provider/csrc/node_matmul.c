@@ -140,7 +140,7 @@ static int om_mm_shapes(const om_node* node, size_t n_inputs, const void* const*
   om_mm_dims d;
   if (om_mm_dims_of(node, shapes, ranks, &d, err, errlen) != 0) return -1;
   if (m->gemm) {
-    if (n_inputs > 2 && shapes[2]) { /* C must broadcast unidirectionally to [M, N] */
+    if (n_inputs > 2 && shapes[2] && ranks[2] > 0) { /* C must broadcast unidirectionally to [M, N] */
       int ok = ranks[2] <= 2;
       int64_t want[2] = {d.M, d.N};
       for (size_t k = 0; ok && k < ranks[2]; k++) {
@@ -234,7 +234,7 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
     g.csa = m->trans_a ? (ptrdiff_t)d.M : 1;
     g.rsb = m->trans_b ? 1 : (ptrdiff_t)d.N;
     g.csb = m->trans_b ? (ptrdiff_t)d.K : 1;
-    if (n_inputs > 2 && shapes[2]) {
+    if (n_inputs > 2 && data[2]) { /* present (a rank-0 C may come with no dims pointer) */
       size_t rc = ranks[2];
       int64_t c0 = rc == 2 ? shapes[2][0] : 1, c1 = rc >= 1 ? shapes[2][rc - 1] : 1;
       g.Cin = data[2];
