@@ -22,6 +22,8 @@ extern const om_red_path om_red_path_scalar;
 extern const om_red_path om_red_path_512;
 extern const om_red_path om_red_path_256;
 extern const om_red_path om_red_path_128;
+#elif defined(__aarch64__)
+extern const om_red_path om_red_path_128;
 #endif
 
 const om_red_path* om_red_path_get(int path) {
@@ -29,6 +31,8 @@ const om_red_path* om_red_path_get(int path) {
 #if defined(__x86_64__) || defined(__i386__)
     case OM_PATH_512: return &om_red_path_512;
     case OM_PATH_256: return &om_red_path_256;
+    case OM_PATH_128: return &om_red_path_128;
+#elif defined(__aarch64__)
     case OM_PATH_128: return &om_red_path_128;
 #endif
     default: return &om_red_path_scalar;
