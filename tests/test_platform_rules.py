@@ -247,3 +247,19 @@ def test_library_uses_no_long_double():
             if re.search(LONG_DOUBLE, code):
                 hits.append(str(p.relative_to(CSRC)))
     assert not hits
+
+
+@pytest.mark.parametrize("to", sorted(INT_TYPES), ids=lambda t: np.dtype(INT_TYPES[t]).name)
+@pytest.mark.parametrize("path", PATHS)
+def test_floor_mod_takes_the_divisor_sign(to, path):
+    """GCC 12 for AArch64 turned the one-lane int64 mask (r ^ y) < 0 into 1 instead of -1 (the scalar path's
+    floor Mod then added 1, not y); the mask is now an arithmetic shift."""
+    dt = INT_TYPES[to]
+    info = np.iinfo(dt)
+    x = np.array([-7, 7, -7, 7, info.min + 1, info.max, 1, -1] * 5, dtype=object)
+    y = np.array([3, -3, -3, 3, info.max, info.min + 1, -2, 2] * 5, dtype=object)
+    if not info.min:
+        x, y = np.abs(x) % info.max, np.abs(y) % info.max + 1
+    want = np.array([int(a) - int(b) * (int(a) // int(b)) for a, b in zip(x, y)], dtype=dt)
+    got = Node("Mod", [to, to], attributes={"fmod": 0}, kernel_path=path).run(x.astype(dt), y.astype(dt))
+    assert np.array_equal(got, want), (path, got, want)
