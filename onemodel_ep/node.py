@@ -126,9 +126,8 @@ class Node:
         self.n_inputs = len(input_types)
         self.output_type = int(lib.om_node_output_type(self._ptr))
 
-    def run(self, *inputs: np.ndarray | None, out: np.ndarray | None = None) -> np.ndarray:
-        """The node's output for `inputs` (None for an absent optional input), written into `out` when given
-        (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
+    def _marshal(self, inputs: Sequence[np.ndarray | None]) -> tuple[int, Any, Any, Any, list[Any]]:
+        """The inputs as the library's data, shapes and ranks arrays, and the objects that keep them alive."""
         if len(inputs) != self.n_inputs:
             raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
         # np.asarray(order="C"), not np.ascontiguousarray: that one turns a rank-0 array into shape (1,).
@@ -150,6 +149,12 @@ class Node:
             ranks[i] = a.ndim
             # A zero-size array may have no buffer; the library never reads it.
             data[i] = ffi.cast("void*", a.ctypes.data) if a.size else ffi.cast("void*", 1)
+        return n, data, shapes, ranks, keep + arrays
+
+    def run(self, *inputs: np.ndarray | None, out: np.ndarray | None = None) -> np.ndarray:
+        """The node's output for `inputs` (None for an absent optional input), written into `out` when given
+        (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
+        n, data, shapes, ranks, _keep = self._marshal(inputs)
         err = ffi.new("char[]", _ERR_LEN)
         out_shape = ffi.new("int64_t[]", 64)
         out_rank = ffi.new("size_t*")
@@ -188,23 +193,8 @@ class Node:
     def run_outputs(self, *inputs: np.ndarray | None, n_outputs: int | None = None) -> list[np.ndarray]:
         """Every output of the node (the first `n_outputs`, by default all it can have) for `inputs`, through
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
-        if len(inputs) != self.n_inputs:
-            raise ValueError(f"{self.op}: {len(inputs)} inputs given, node has {self.n_inputs}")
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
-        arrays = [None if x is None else np.asarray(x, order="C") for x in inputs]
-        n = len(arrays)
-        keep: list[Any] = []
-        data = ffi.new("void*[]", max(n, 1))
-        shapes = ffi.new("int64_t*[]", max(n, 1))
-        ranks = ffi.new("size_t[]", max(n, 1))
-        for i, a in enumerate(arrays):
-            if a is None:
-                data[i], shapes[i], ranks[i] = ffi.NULL, ffi.NULL, 0
-                continue
-            shp = ffi.new("int64_t[]", list(a.shape) or [0])
-            keep.append(shp)
-            shapes[i], ranks[i] = shp, a.ndim
-            data[i] = ffi.cast("void*", a.ctypes.data) if a.size else ffi.cast("void*", 1)
+        n, data, shapes, ranks, _keep = self._marshal(inputs)
         err = ffi.new("char[]", _ERR_LEN)
         out_shapes = ffi.new("int64_t[]", 64 * max(count, 1))
         out_ranks = ffi.new("size_t[]", max(count, 1))
