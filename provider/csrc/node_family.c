@@ -6,6 +6,16 @@ const om_family* om_family_of(int op) {
   switch (op) {
     case OM_OP_MATMUL:
     case OM_OP_GEMM: return &om_family_matmul;
+    case OM_OP_REDUCE_SUM:
+    case OM_OP_REDUCE_MEAN:
+    case OM_OP_REDUCE_MAX:
+    case OM_OP_REDUCE_MIN:
+    case OM_OP_REDUCE_PROD:
+    case OM_OP_REDUCE_SUM_SQUARE:
+    case OM_OP_REDUCE_L1:
+    case OM_OP_REDUCE_L2:
+    case OM_OP_REDUCE_LOG_SUM:
+    case OM_OP_REDUCE_LOG_SUM_EXP: return &om_family_reduce;
     default: return NULL;
   }
 }

@@ -69,6 +69,7 @@ const om_family* om_family_of(int op);
  * structured op once per input-0 type with these output types). */
 int om_struct_output_type(int op, int type0, size_t k);
 extern const om_family om_family_matmul; /* node_matmul.c: MatMul, Gemm */
+extern const om_family om_family_reduce; /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 
 /* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL), each call under
  * the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the caller's restored

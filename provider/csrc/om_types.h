@@ -42,6 +42,12 @@ enum {
 /* the transcendentals: f32 kernels, f16/bf16 tables (tr16.c) */
 #define OM_TS_TRANSC (OM_TB(OM_T_FLOAT) | OM_TB(OM_T_FLOAT16) | OM_TB(OM_T_BFLOAT16))
 
+/* the Reduce ops: ONNX's float types (bfloat16 from opset 13) and its integer types (int8 and uint8 for ReduceMax
+ * and ReduceMin from opset 12) */
+#define OM_TS_RED_FLOAT (OM_TS_FLOAT | OM_TB(OM_T_BFLOAT16))
+#define OM_TS_RED_INT (OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64) | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
+#define OM_TS_RED_MAXMIN (OM_TS_RED_FLOAT | OM_TS_RED_INT | OM_TB(OM_T_INT8) | OM_TB(OM_T_UINT8))
+
 /* Size in bytes of one element, 0 for a type we do not store. */
 size_t om_type_size(int type);
 /* ONNX name of a type ("float", "bfloat16", ...), or "unknown(N)" written into a static buffer. */

@@ -1,0 +1,297 @@
+/* node_reduce.c - the Reduce nodes (ReduceSum ... ReduceLogSumExp): attributes, axes, ONNX shapes, onto the
+ * exact kernels of reduce/reduce.h.
+ *
+ * Axes: the attribute `axes` before opset 13 (ReduceSum) or 18 (the others), the optional int64 input 1 from
+ * then on. A constant axes input (an initializer) is read once (om_node_set_constant_input); any other is read
+ * at run time, and the output shape depends on its data. Negative axes count from the end; an axis out of
+ * [-rank, rank - 1] or named twice is an error. No axes (absent or empty): every axis is reduced, or, with
+ * noop_with_empty_axes = 1, the output is the input. keepdims (default 1) keeps each reduced axis as size 1.
+ *
+ * The dimensions are coalesced (size-1 ones dropped, neighbours of the same kind merged) before planning, so
+ * any rank whose reduced and kept runs number at most OM_RED_MAX_RANK is served. The work is split over the
+ * output elements in fixed chunks (om_parallel_ieee); the kernels' results never depend on the chunking.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadcast.h"
+#include "node_family.h"
+#include "om_ops.h"
+#include "reduce/reduce.h"
+
+/* Input elements per parallel chunk (at least one output each): enough work to amortise the hand-off. */
+#define OM_RED_CHUNK_ELEMS ((size_t)1 << 15)
+
+typedef struct om_reduce_node {
+  int red;          /* OM_RED_* */
+  int keepdims;
+  int noop;         /* noop_with_empty_axes */
+  int axes_input;   /* 1: axes come from input 1; 0: from the attribute */
+  int axes_known;   /* the attribute, or a constant input 1: axes[0 .. n_axes) */
+  size_t n_axes;
+  int64_t axes[OM_MAX_RANK];
+} om_reduce_node;
+
+static const char* om_rd_name(const om_node* node) { return om_op_row(node->op)->name; }
+
+/* The opset from which axes is input 1. */
+static int om_rd_axes_input_since(int red) { return red == OM_RED_SUM ? 13 : 18; }
+
+/* The opset from which element type t is served (0: every opset). */
+static int om_rd_type_since(int red, int t) {
+  if (t == OM_T_BFLOAT16) return 13;
+  if ((t == OM_T_INT8 || t == OM_T_UINT8) && (red == OM_RED_MAX || red == OM_RED_MIN)) return 12;
+  return 0;
+}
+
+static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
+                        size_t errlen) {
+  const char* opn = om_rd_name(node);
+  om_reduce_node* r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    return -1;
+  }
+  node->impl = r;
+  r->red = om_reduce_op_from_name(opn);
+  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) {
+    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, opn,
+             om_type_name(node->type));
+    return -1;
+  }
+  int since = om_rd_type_since(r->red, node->type);
+  if (node->opset > 0 && node->opset < since) {
+    snprintf(err, errlen, "node '%s' (op %s): element type %s needs opset %d or later (opset %d)", node->name, opn,
+             om_type_name(node->type), since, node->opset);
+    return -1;
+  }
+  r->keepdims = a->has_keepdims ? (int)a->keepdims : 1;
+  if (a->has_keepdims && a->keepdims != 0 && a->keepdims != 1) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute keepdims must be 0 or 1, got %lld", node->name, opn,
+             (long long)a->keepdims);
+    return -1;
+  }
+  if (a->has_noop_with_empty_axes && a->noop_with_empty_axes != 0 && a->noop_with_empty_axes != 1) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes must be 0 or 1, got %lld", node->name,
+             opn, (long long)a->noop_with_empty_axes);
+    return -1;
+  }
+  r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
+  int in_since = om_rd_axes_input_since(r->red);
+  int has_input1 = n_inputs > 1 && types[1] != 0;
+  /* The form: from the opset when known, else from the node itself (the EP path, direct calls). */
+  r->axes_input = node->opset > 0 ? node->opset >= in_since : !a->has_axes;
+  if (r->axes_input && a->has_axes) {
+    snprintf(err, errlen,
+             "node '%s' (op %s): attribute axes is not defined from opset %d on (opset %d): axes is input 1",
+             node->name, opn, in_since, node->opset);
+    return -1;
+  }
+  if (!r->axes_input && has_input1) {
+    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) is defined from opset %d on (opset %d): before it, "
+             "axes is an attribute", node->name, opn, in_since, node->opset);
+    return -1;
+  }
+  if (!r->axes_input && a->has_noop_with_empty_axes) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes is defined from opset %d on (opset %d)",
+             node->name, opn, in_since, node->opset);
+    return -1;
+  }
+  if (!r->axes_input) {
+    r->axes_known = 1;
+    r->n_axes = a->has_axes ? a->n_axes : 0;
+    if (r->n_axes > OM_MAX_RANK) {
+      snprintf(err, errlen, "node '%s' (op %s): attribute axes has %zu entries, more than the maximum rank (%d)",
+               node->name, opn, r->n_axes, OM_MAX_RANK);
+      return -1;
+    }
+    memcpy(r->axes, a->axes, r->n_axes * sizeof(int64_t));
+  } else if (!has_input1) {
+    r->axes_known = 1; /* no axes input: no axes */
+  }
+  for (size_t i = 0; r->axes_known && i < r->n_axes; i++)
+    for (size_t j = 0; j < i; j++)
+      if (r->axes[i] == r->axes[j]) {
+        snprintf(err, errlen, "node '%s' (op %s): axis %lld appears twice in attribute axes", node->name, opn,
+                 (long long)r->axes[i]);
+        return -1;
+      }
+  return 0;
+}
+
+/* The axes of input 1 (a 1-D int64 tensor) into axes; 0, or -1 with a message. */
+static int om_rd_read_axes(const om_node* node, const void* data, const int64_t* shape, size_t rank, int64_t* axes,
+                           size_t* n_axes, char* err, size_t errlen) {
+  const char* opn = om_rd_name(node);
+  if (rank != 1) {
+    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) must be 1-D, it has rank %zu", node->name, opn, rank);
+    return -1;
+  }
+  if (shape[0] > OM_MAX_RANK) {
+    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) has %lld entries, more than the maximum rank (%d)",
+             node->name, opn, (long long)shape[0], OM_MAX_RANK);
+    return -1;
+  }
+  *n_axes = (size_t)shape[0];
+  if (*n_axes) memcpy(axes, data, *n_axes * sizeof(int64_t));
+  for (size_t i = 0; i < *n_axes; i++)
+    for (size_t j = 0; j < i; j++)
+      if (axes[i] == axes[j]) {
+        snprintf(err, errlen, "node '%s' (op %s): axis %lld appears twice in input 1 (axes)", node->name, opn,
+                 (long long)axes[i]);
+        return -1;
+      }
+  return 0;
+}
+
+static int om_rd_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
+                              char* err, size_t errlen) {
+  om_reduce_node* r = node->impl;
+  if (k != 1 || !r->axes_input) return 0;
+  if (om_rd_read_axes(node, data, shape, rank, r->axes, &r->n_axes, err, errlen) != 0) return -1;
+  r->axes_known = 1;
+  return 0;
+}
+
+static int om_rd_shape_input(const om_node* node, size_t k) {
+  const om_reduce_node* r = node->impl;
+  return k == 1 && !r->axes_known;
+}
+
+/* What one run reduces: mask[d] for the input's axes, or identity (noop_with_empty_axes, no axes). */
+typedef struct om_rd_axes {
+  int identity;
+  uint8_t mask[OM_MAX_RANK];
+} om_rd_axes;
+
+static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const* data,
+                         const int64_t* const* shapes, const size_t* ranks, om_rd_axes* out, char* err,
+                         size_t errlen) {
+  const om_reduce_node* r = node->impl;
+  const char* opn = om_rd_name(node);
+  int64_t buf[OM_MAX_RANK];
+  const int64_t* axes = r->axes;
+  size_t n_axes = r->n_axes;
+  if (!r->axes_known && n_inputs > 1 && shapes[1]) {
+    if (!data || !data[1]) {
+      snprintf(err, errlen, "node '%s' (op %s): the output shape needs input 1 (axes)'s data", node->name, opn);
+      return -1;
+    }
+    if (om_rd_read_axes(node, data[1], shapes[1], ranks[1], buf, &n_axes, err, errlen) != 0) return -1;
+    axes = buf;
+  } else if (!r->axes_known) {
+    n_axes = 0; /* input 1 absent at run time */
+  }
+  size_t rank = ranks[0];
+  memset(out, 0, sizeof *out);
+  if (n_axes == 0) {
+    if (r->noop && r->axes_input) out->identity = 1;
+    else memset(out->mask, 1, rank);
+    return 0;
+  }
+  for (size_t i = 0; i < n_axes; i++) {
+    int64_t a = axes[i];
+    if (a < -(int64_t)rank || a >= (int64_t)rank) {
+      snprintf(err, errlen, "node '%s' (op %s): axis %lld is out of range for input 0 of rank %zu (allowed: %lld to %lld)",
+               node->name, opn, (long long)a, rank, -(long long)rank, (long long)rank - 1);
+      return -1;
+    }
+    size_t d = (size_t)(a < 0 ? a + (int64_t)rank : a);
+    if (out->mask[d]) {
+      snprintf(err, errlen, "node '%s' (op %s): axes name dimension %zu of input 0 twice", node->name, opn, d);
+      return -1;
+    }
+    out->mask[d] = 1;
+  }
+  return 0;
+}
+
+static int om_rd_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
+                        size_t errlen) {
+  (void)n_outputs;
+  const om_reduce_node* r = node->impl;
+  om_rd_axes ax;
+  if (om_rd_resolve(node, n_inputs, data, shapes, ranks, &ax, err, errlen) != 0) return -1;
+  size_t o = 0;
+  for (size_t d = 0; d < ranks[0]; d++) {
+    if (ax.identity || !ax.mask[d]) out_shapes[o++] = shapes[0][d];
+    else if (r->keepdims) out_shapes[o++] = 1;
+  }
+  out_ranks[0] = o;
+  return 0;
+}
+
+typedef struct om_rd_task {
+  const om_reduce_plan* plan;
+  int path, red, type, mode;
+  size_t units, per_chunk;
+  const void* x;
+  void* y;
+  int failed;
+} om_rd_task;
+
+static void om_rd_chunk(void* vt, size_t i) {
+  om_rd_task* t = vt;
+  size_t b = i * t->per_chunk, e = b + t->per_chunk;
+  if (e > t->units) e = t->units;
+  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
+    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
+}
+
+static int om_rd_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
+                     size_t errlen) {
+  (void)n_outputs;
+  (void)out_shapes;
+  (void)out_ranks;
+  const om_reduce_node* r = node->impl;
+  const char* opn = om_rd_name(node);
+  om_rd_axes ax;
+  if (om_rd_resolve(node, n_inputs, data, shapes, ranks, &ax, err, errlen) != 0) return -1;
+  size_t rank = ranks[0];
+  size_t count = om_shape_count(shapes[0], rank);
+  if (ax.identity) {
+    if (count) memcpy(outs[0], data[0], count * om_type_size(node->type));
+    return 0;
+  }
+  /* coalesce: drop size-1 dimensions, merge neighbours of the same kind */
+  int64_t dims[OM_RED_MAX_RANK];
+  uint8_t mask[OM_RED_MAX_RANK];
+  size_t c = 0;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t e = shapes[0][d];
+    if (e == 1) continue;
+    if (c && mask[c - 1] == ax.mask[d]) {
+      dims[c - 1] *= e;
+      continue;
+    }
+    if (c == OM_RED_MAX_RANK) {
+      snprintf(err, errlen, "node '%s' (op %s): the reduced and kept dimensions of input 0 alternate more than %d "
+               "times", node->name, opn, OM_RED_MAX_RANK);
+      return -1;
+    }
+    dims[c] = e;
+    mask[c++] = ax.mask[d];
+  }
+  om_reduce_plan plan;
+  if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
+    snprintf(err, errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
+    return -1;
+  }
+  if (plan.units == 0) return 0;
+  size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
+  if (per == 0) per = 1;
+  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, per, data[0], outs[0], 0};
+  om_parallel_ieee(parallel_for, host_ctx, (plan.units + per - 1) / per, om_rd_chunk, &t);
+  if (t.failed) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    return -1;
+  }
+  return 0;
+}
+
+const om_family om_family_reduce = {om_rd_create, om_rd_shapes, om_rd_run, om_rd_set_constant, om_rd_shape_input,
+                                    NULL};
