@@ -127,7 +127,7 @@ if [ -n "${SANITIZE_TESTS:-}" ]; then
   read -r -a tests <<<"$SANITIZE_TESTS"
 else
   tests=()
-  for t in tests/test_fuzz.py tests/test_ops_direct.py tests/test_cast_matrix.py tests/test_oracle_cases.py \
+  for t in tests/test_fuzz.py tests/test_fuzz_linalg.py tests/test_ops_direct.py tests/test_cast_matrix.py tests/test_oracle_cases.py \
            tests/test_hostile.py tests/test_concurrency.py tests/test_ep.py; do
     [ -f "$t" ] && tests+=("$t")
   done
