@@ -87,7 +87,7 @@ def _values(rng: np.random.Generator, dt: np.dtype, shape: tuple[int, ...], edge
     if dt.kind in "iu":
         info = np.iinfo(dt)
         lo, hi = (int(info.min), int(info.max)) if rng.random() < 0.3 else (-20 if dt.kind == "i" else 0, 20)
-        x = rng.integers(lo, hi, size=n, endpoint=True).astype(dt)
+        x = rng.integers(lo, hi, size=n, endpoint=True, dtype=dt)
     else:
         scale = 10.0 ** float(rng.integers(-2, 3))
         with np.errstate(all="ignore"):
@@ -209,8 +209,9 @@ def _reduce(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
     r = len(shape)
     axes = sorted(draw(st.sets(st.integers(0, r - 1), max_size=r))) if r else []
     axes = [a - r if draw(st.booleans()) else a for a in axes]
-    as_input = draw(st.booleans())
-    opset = (13 if op == "ReduceSum" else 18) if as_input else 11
+    # axes as an input from opset 13 (ReduceSum) or 18; as an attribute before (bf16 needs opset 13)
+    as_input = draw(st.booleans()) or (op == "ReduceSum" and t == BF16)
+    opset = (13 if op == "ReduceSum" else 18) if as_input else (11 if op == "ReduceSum" else 13)
     attrs: dict[str, Any] = {"keepdims": draw(st.integers(0, 1))}
     noop = 0
     if as_input and draw(st.booleans()):
