@@ -21,6 +21,11 @@ from onnx.external_data_helper import uses_external_data
 _SKELETON_BYTES = 1 << 20
 # Above this, a model cannot be serialised for in-memory shape inference (protobuf's limit is 2 GiB).
 SERIALISABLE_BYTES = (1 << 31) - (1 << 24)
+# A skeleton for shape inference keeps initializers up to this size (the shape tensors that Reshape, Expand or
+# Slice read) and leaves out the data of larger ones (weights), so inference never copies them.
+SHAPE_BYTES = 1 << 16
+_FOUR_BIT = {getattr(onnx.TensorProto, n) for n in ("INT4", "UINT4", "FLOAT4E2M1")
+             if hasattr(onnx.TensorProto, n)}
 
 
 def _graph_tensors(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
@@ -85,6 +90,21 @@ def place_beside(model: onnx.ModelProto, src_dir: PathArg, dst_dir: PathArg) -> 
 Message = Union[onnx.ModelProto, onnx.GraphProto]
 
 
+def _tensor_bytes(t: onnx.TensorProto) -> int:
+    """A tensor's serialised size, from its dims and type where it holds raw data (TensorProto.ByteSize and
+    len(t.raw_data) would each copy the data first)."""
+    if t.HasField("raw_data") and t.data_type != onnx.TensorProto.STRING:
+        n = 1
+        for d in t.dims:
+            n *= d
+        if t.data_type in _FOUR_BIT:
+            bits = 4
+        else:
+            bits = 8 * onnx.helper.tensor_dtype_to_np_dtype(t.data_type).itemsize
+        return (n * bits + 7) // 8 + 64
+    return t.ByteSize()
+
+
 def _copy_fields(dst: Message, src: Message, skip: str) -> None:
     for f, v in src.ListFields():
         if f.name == skip:
@@ -97,14 +117,14 @@ def _copy_fields(dst: Message, src: Message, skip: str) -> None:
             setattr(dst, f.name, v)
 
 
-def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
-    """A copy of `model` without the data of its large main-graph initializers (their names, types and dims
-    stay): what shape inference needs, small enough to serialise whatever the model's size."""
+def skeleton(model: onnx.ModelProto, keep_bytes: int = _SKELETON_BYTES) -> onnx.ModelProto:
+    """A copy of `model` without the data of its main-graph initializers over `keep_bytes` (their names, types
+    and dims stay): what shape inference needs, small enough to serialise whatever the model's size."""
     out = onnx.ModelProto()
     _copy_fields(out, model, "graph")
     _copy_fields(out.graph, model.graph, "initializer")
     for t in model.graph.initializer:
-        if t.ByteSize() > _SKELETON_BYTES:
+        if _tensor_bytes(t) > keep_bytes:
             out.graph.initializer.add(name=t.name, data_type=t.data_type, dims=t.dims)
         else:
             out.graph.initializer.add().CopyFrom(t)
@@ -116,3 +136,30 @@ def save_beside(model: onnx.ModelProto, src: PathArg, dst: PathArg) -> None:
     available beside it (place_beside)."""
     place_beside(model, os.path.dirname(os.path.abspath(src)), os.path.dirname(os.path.abspath(dst)))
     onnx.save(model, os.fspath(dst))
+
+
+def inline_bytes(model: onnx.ModelProto) -> int:
+    """Bytes of the main graph's initializers held in the model itself (ModelProto.ByteSize would serialise
+    the whole model to find out)."""
+    return sum(_tensor_bytes(t) for t in model.graph.initializer if not uses_external_data(t))
+
+
+def offload(model: onnx.ModelProto, folder: PathArg, location: str, min_bytes: int = 1024) -> None:
+    """Move the raw data of the main graph's initializers of at least `min_bytes` into the file `location`
+    under `folder`, one tensor at a time, each tensor then naming its place in that file: the model shrinks
+    to its graph without a second copy of its weights ever existing (onnx.save_model's external-data path
+    holds more)."""
+    path = Path(folder) / _checked(location)
+    with open(path, "wb") as f:
+        for t in model.graph.initializer:
+            if uses_external_data(t) or not t.HasField("raw_data") or len(t.raw_data) < min_bytes:
+                continue
+            data = t.raw_data
+            offset = f.tell()
+            f.write(data)
+            t.ClearField("raw_data")
+            del data
+            t.data_location = onnx.TensorProto.EXTERNAL
+            del t.external_data[:]
+            for k, v in (("location", location), ("offset", str(offset)), ("length", str(f.tell() - offset))):
+                t.external_data.add(key=k, value=v)

@@ -91,7 +91,7 @@ def _collect_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = No
     """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
     `inferred`: the model after inference, when the caller has it already."""
     if inferred is None:
-        inferred = _infer(model)
+        inferred = _infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
     types: dict[str, int] = {}
 
     def visit(graph: onnx.GraphProto) -> None:
@@ -233,8 +233,10 @@ def rewrite(
     kernel_path: str | None = None,
     *,
     report: RewriteReport | None = None,
+    in_place: bool = False,
 ) -> onnx.ModelProto:
-    """Return a copy of `model` whose supported nodes run on OneModel EP kernels.
+    """Return a copy of `model` whose supported nodes run on OneModel EP kernels (with in_place=True,
+    `model` itself, changed, with no copy of its weights).
 
     Every node of the default domain that the library serves (op, opset, element types, attributes) moves to
     the `ai.onemodel` domain, in the main graph and every subgraph, carrying `mode`, the ONNX opset it came
@@ -247,12 +249,15 @@ def rewrite(
         raise ValueError(f"kernel_path must be one of {PATH_NAMES} or None, got {kernel_path!r}")
     if not isinstance(model, onnx.ModelProto):
         raise TypeError(f"rewrite() takes an onnx.ModelProto, got {type(model).__name__}")
-    out = onnx.ModelProto()
-    out.CopyFrom(model)
+    if in_place:
+        out = model
+    else:
+        out = onnx.ModelProto()
+        out.CopyFrom(model)
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
     opset = _default_opset(out)
-    inferred = _infer(out)
+    inferred = _infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = _collect_types(out, inferred)
     moved_any = False
 

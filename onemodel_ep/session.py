@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -17,6 +18,8 @@ from onemodel_ep.rewriter import RewriteReport, rewrite
 _REGISTERED_KEY = "onemodel.registered"
 ModelLike = Union[str, "os.PathLike[str]", bytes, onnx.ModelProto]
 VIAS = ("ep", "rewrite")
+# A rewritten model larger than this (inline weights) goes to ORT as a temporary file, not as bytes.
+_SPILL_BYTES = 16 << 20
 
 
 def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOptions:
@@ -74,9 +77,10 @@ class InferenceSession(ort.InferenceSession):
 
     via="ep" (the default where ONNX Runtime supports it, 1.24+): the unmodified model, with OneModel's
     plugin execution provider in front of ORT's CPU EP (`onemodel_ep.ep_session_options`). via="rewrite":
-    the model rewritten to the ai.onemodel custom-op domain (`rewritten_model`; for a model file with
-    external data its graph alone, whose tensors still name their data files, which ORT reads from the
-    model's folder: the weights are never loaded into Python). `report` (also
+    the model rewritten to the ai.onemodel custom-op domain (`rewritten_model`: its graph, initializers over
+    64 KiB with their names, types and dims but not their data, which only ORT holds; `onemodel_ep.rewrite`
+    gives the whole model. For a model file with external data, the tensors still name their data files,
+    which ORT reads from the model's folder: the weights are never loaded into Python). `report` (also
     `rewrite_report`) says which nodes run on OneModel EP kernels and why the others stayed with stock ORT.
     With via="ep", `sess_options` (if given) gets the EP added and `providers` must be left out.
     """
@@ -101,21 +105,48 @@ class InferenceSession(ort.InferenceSession):
             if providers is not None:
                 raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path)
-            source = os.fspath(model) if isinstance(model, (str, os.PathLike)) else proto.SerializeToString()
+            source: str | bytes
+            if isinstance(model, (str, os.PathLike)):
+                source = os.fspath(model)
+            elif isinstance(model, (bytes, bytearray)):
+                source = bytes(model)
+            else:
+                source = proto.SerializeToString()
+            # The report needs the graph, not the weights: keep a weight-free skeleton and drop the full
+            # ModelProto before ORT loads its own copy, so the weights are held once, by ORT.
+            graph_only = external_data.skeleton(proto, external_data.SHAPE_BYTES)
+            del proto
             kwargs.setdefault("enable_fallback", 0)  # an EP error is an error, not a silent run on stock ORT
             super().__init__(source, sess_options=so, **kwargs)
-            self.report: RewriteReport = ep_report(proto, self, mode, kernel_path)
+            del source
+            self.report: RewriteReport = ep_report(graph_only, self, mode, kernel_path)
         else:
             self.report = RewriteReport(mode, kernel_path)
-            rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report)
-            self.rewritten_model = rewritten
+            owned = not isinstance(model, onnx.ModelProto)  # loaded here: rewritten in place, no copy
+            rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report, in_place=owned)
+            del proto
+            # Kept for inspection without the weights (ORT holds those): one copy of them, not two.
+            self.rewritten_model = external_data.skeleton(rewritten, external_data.SHAPE_BYTES)
             so = session_options(sess_options)
             if data_folder is not None:
                 so.add_session_config_entry(_EXTERNAL_FOLDER_KEY, data_folder)
-            super().__init__(
-                rewritten.SerializeToString(),
-                sess_options=so,
-                providers=list(providers) if providers is not None else ["CPUExecutionProvider"],
-                **kwargs,
-            )
+            providers = list(providers) if providers is not None else ["CPUExecutionProvider"]
+            if data_folder is None and external_data.inline_bytes(rewritten) > _SPILL_BYTES:
+                # Inline weights: serialised, they would be a second copy beside the model (and ORT keeps
+                # bytes it is given for the session's life). Written tensor by tensor to a data file
+                # (external_data.offload), they are held once at a time: by this model, then by ORT.
+                with tempfile.TemporaryDirectory(prefix="onemodel-") as tmp:
+                    path = os.path.join(tmp, "rewritten.onnx")
+                    if not owned:
+                        copy = onnx.ModelProto()
+                        copy.CopyFrom(rewritten)
+                        rewritten = copy
+                    external_data.offload(rewritten, tmp, "weights.bin")
+                    onnx.save_model(rewritten, path)
+                    del rewritten
+                    super().__init__(path, sess_options=so, providers=providers, **kwargs)
+            else:
+                serialized = rewritten.SerializeToString()
+                del rewritten
+                super().__init__(serialized, sess_options=so, providers=providers, **kwargs)
         self.rewrite_report = self.report
