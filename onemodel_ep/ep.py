@@ -106,8 +106,14 @@ def _config(so: ort.SessionOptions, key: str) -> str:
         return ""
 
 
+DISPATCHES = ("registry", "compile")
+
+
 def ep_session_options(
-    base: ort.SessionOptions | None = None, mode: str = "exact", kernel_path: str | None = None
+    base: ort.SessionOptions | None = None,
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    dispatch: str = "registry",
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -122,6 +128,8 @@ def ep_session_options(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if dispatch not in DISPATCHES:
+        raise ValueError(f"dispatch must be one of {DISPATCHES}, got {dispatch!r}")
     if kernel_path is not None:
         if kernel_path not in PATH_NAMES:
             raise ValueError(f"kernel_path must be one of {PATH_NAMES} or None, got {kernel_path!r}")
@@ -132,6 +140,8 @@ def ep_session_options(
     if so.has_providers():
         raise ValueError("these SessionOptions already have an execution provider added; pass fresh ones")
     options = {"mode": mode}
+    if dispatch != "registry":
+        options["dispatch"] = dispatch
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)

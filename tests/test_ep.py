@@ -78,13 +78,15 @@ def _quiet(so: ort.SessionOptions) -> ort.SessionOptions:
     return so
 
 
-def _ep_session(model, mode="exact", kernel_path=None, threads=1, level=LEVELS[-1]) -> ort.InferenceSession:
+def _ep_session(
+    model, mode="exact", kernel_path=None, threads=1, level=LEVELS[-1], dispatch="registry"
+) -> ort.InferenceSession:
     so = _quiet(ort.SessionOptions())
     so.intra_op_num_threads = threads
     so.graph_optimization_level = level
     # enable_fallback=0: ORT's Python session would otherwise retry on the CPU EP alone after an EP error
     return ort.InferenceSession(
-        model.SerializeToString(), ep.ep_session_options(so, mode, kernel_path), enable_fallback=0
+        model.SerializeToString(), ep.ep_session_options(so, mode, kernel_path, dispatch), enable_fallback=0
     )
 
 
@@ -105,14 +107,15 @@ def test_ep_device_is_listed_on_the_cpu():
     assert d.device.type == ort.OrtHardwareDeviceType.CPU
 
 
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
 @pytest.mark.parametrize("mode", ["exact", "fast"])
-def test_same_bits_as_rewrite_on_every_path_thread_count_and_level(mode):
+def test_same_bits_as_rewrite_on_every_path_thread_count_and_level(mode, dispatch):
     model, feeds = mixed_model(), _inputs()
     for path in onemodel_ep.kernel_paths():
         want = _bits(_rewrite_session(model, mode, path).run(None, feeds))
         for threads in (1, 3):
             for level in LEVELS:
-                got = _bits(_ep_session(model, mode, path, threads, level).run(None, feeds))
+                got = _bits(_ep_session(model, mode, path, threads, level, dispatch).run(None, feeds))
                 assert got == want, (mode, path, threads, level)
 
 
@@ -204,7 +207,8 @@ def test_nodes_inside_subgraphs_are_claimed():
         assert _bits(sess.run(None, feeds)) == _bits(_rewrite_session(model).run(None, feeds))
 
 
-def test_bad_attribute_on_a_claimed_node_is_a_clear_session_error():
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_bad_attribute_on_a_claimed_node_is_a_clear_session_error(dispatch):
     # A bad value is ours to report; a wrong attribute type ORT's own model check reports first.
     for attrs, ours in (({"approximate": "cubic"}, True), ({"approximate": 3}, False)):
         model = _model(
@@ -214,7 +218,7 @@ def test_bad_attribute_on_a_claimed_node_is_a_clear_session_error():
             opset=20,
         )
         with pytest.raises(Exception) as e:
-            _ep_session(model)
+            _ep_session(model, dispatch=dispatch)
         msg = str(e.value)
         assert "bad_gelu" in msg and "Gelu" in msg and "approximate" in msg, msg
         assert ("OneModel EP" in msg) == ours, msg
@@ -222,13 +226,14 @@ def test_bad_attribute_on_a_claimed_node_is_a_clear_session_error():
             onemodel_ep.InferenceSession(model, _quiet(ort.SessionOptions()))
 
 
-def test_run_time_shape_error_is_a_clear_run_error():
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_run_time_shape_error_is_a_clear_run_error(dispatch):
     model = _model(
         [helper.make_node("Add", ["a", "b"], ["y"], name="add_dyn")],
         [_f32("a", ["n"]), _f32("b", ["m"])],
         [_f32("y", ["k"])],
     )
-    sess = _ep_session(model)
+    sess = _ep_session(model, dispatch=dispatch)
     with pytest.raises(Exception) as e:
         sess.run(None, {"a": np.zeros(3, np.float32), "b": np.zeros(4, np.float32)})
     assert "add_dyn" in str(e.value) or "broadcast" in str(e.value).lower(), str(e.value)
@@ -239,6 +244,8 @@ def test_run_time_shape_error_is_a_clear_run_error():
 def test_bad_ep_options_are_refused():
     with pytest.raises(ValueError):
         ep.ep_session_options(mode="exactish")
+    with pytest.raises(ValueError, match="dispatch"):
+        ep.ep_session_options(dispatch="fused")
     with pytest.raises(ValueError):
         ep.ep_session_options(kernel_path="1024")
     so = _quiet(ort.SessionOptions())
@@ -246,6 +253,31 @@ def test_bad_ep_options_are_refused():
     model = _model([helper.make_node("Exp", ["x"], ["y"], name="e")], [_f32("x", [4])], [_f32("y", [4])])
     with pytest.raises(Exception, match="'mode' must be"):
         ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+    so = _quiet(ort.SessionOptions())
+    so.add_provider_for_devices(ep.ep_devices(), {"dispatch": "fused"})
+    with pytest.raises(Exception, match="'dispatch' must be"):
+        ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+
+
+def test_compiled_nodes_map_repeated_and_absent_inputs():
+    """A compiled node's inputs are the node's distinct present inputs: Add(x, x), Clip(x, "", hi), Where with
+    one input twice, and MatMul with a constant B (packed at compile time) give the registry's bits."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((8, 5)).astype(np.float32), "w")
+    hi = numpy_helper.from_array(np.array(0.5, np.float32), "hi")
+    nodes = [
+        helper.make_node("Add", ["x", "x"], ["xx"], name="add_self"),
+        helper.make_node("Clip", ["xx", "", "hi"], ["c"], name="clip_no_min"),
+        helper.make_node("Greater", ["c", "x"], ["g"], name="gt"),
+        helper.make_node("Where", ["g", "c", "c"], ["wh"], name="where_twice"),
+        helper.make_node("MatMul", ["wh", "w"], ["y"], name="matmul_const"),
+    ]
+    model = _model(nodes, [_f32("x", [3, 8])], [_f32("y", [3, 5]), _f32("xx", [3, 8])], [w, hi])
+    feeds = {"x": rng.standard_normal((3, 8)).astype(np.float32)}
+    want = _bits(_ep_session(model).run(None, feeds))
+    sess = _ep_session(model, dispatch="compile")
+    assert ep.claimed_names(ep.assignments(sess)) == {n.name for n in nodes}
+    assert _bits(sess.run(None, feeds)) == want
 
 
 def test_user_disabled_optimizers_are_kept():
@@ -338,8 +370,9 @@ def test_register_twice_and_unregister_after_sessions_closed():
 MODELS = Path(__file__).resolve().parent.parent / "testdata" / "models"
 
 
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
 @pytest.mark.parametrize("name", ["bert_tiny", "llama_tiny"])
-def test_test_models_give_the_rewrite_paths_bits(name):
+def test_test_models_give_the_rewrite_paths_bits(name, dispatch):
     model = onnx.load(str(MODELS / f"{name}.onnx"))
     rng = np.random.default_rng(7)
     feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
@@ -349,7 +382,7 @@ def test_test_models_give_the_rewrite_paths_bits(name):
     path = onemodel_ep.kernel_paths()[0]
     want = _bits(_rewrite_session(model, kernel_path=path).run(None, feeds))
     for threads, level in ((1, LEVELS[0]), (2, LEVELS[-1])):
-        sess = _ep_session(model, kernel_path=path, threads=threads, level=level)
+        sess = _ep_session(model, kernel_path=path, threads=threads, level=level, dispatch=dispatch)
         assert _bits(sess.run(None, feeds)) == want, (threads, level)
     on_ep = {a.op for a in ep.assignments(sess) if a.ep == ep.EP_NAME}
     assert {"Add", "Mul"} <= on_ep
@@ -427,7 +460,8 @@ def _one_node(row) -> tuple[onnx.ModelProto, dict[str, np.ndarray]] | None:
     return _model([node], vis, [out], opset=20), feeds
 
 
-def test_every_row_of_the_op_table_gives_the_rewrite_paths_bits():
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_every_row_of_the_op_table_gives_the_rewrite_paths_bits(dispatch):
     from onemodel_ep._lib import op_table
 
     checked = []
@@ -440,14 +474,15 @@ def test_every_row_of_the_op_table_gives_the_rewrite_paths_bits():
             want = _bits(_rewrite_session(model).run(None, feeds))
         except Exception:  # noqa: BLE001 - an op/type ONNX itself refuses at opset 20: nothing to compare
             continue
-        sess = _ep_session(model)
+        sess = _ep_session(model, dispatch=dispatch)
         assert ep.claimed_names(ep.assignments(sess)) == {f"n_{row.name}"}, row.name
         assert _bits(sess.run(None, feeds)) == want, row.name
         checked.append(row.name)
     assert len(checked) >= 48 and {"MatMul", "Gemm"} <= set(checked), checked
 
 
-def test_hostile_nodes_are_left_or_served_never_crash():
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_hostile_nodes_are_left_or_served_never_crash(dispatch):
     # an absent optional input (Clip's min given as ""), a Sum past the library's 4096 inputs, an empty tensor
     names = [f"x{k}" for k in range(4100)]
     nodes = [
@@ -460,7 +495,7 @@ def test_hostile_nodes_are_left_or_served_never_crash():
     model = _model(nodes, inputs, [_f32("c", [4]), _f32("s", [1]), _f32("ee", [0])], [hi])
     feeds = {"x": np.array([-3, 0, 1, 9], np.float32), "e": np.zeros(0, np.float32)}
     feeds.update({n: np.ones(1, np.float32) for n in names})
-    sess = _ep_session(model)
+    sess = _ep_session(model, dispatch=dispatch)
     claimed = ep.claimed_names(ep.assignments(sess))
     assert "clip_no_min" in claimed and "exp_empty" in claimed and "sum_4100" not in claimed
     c, s, e = sess.run(None, feeds)

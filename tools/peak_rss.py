@@ -8,8 +8,10 @@ OneModel EP (through the execution provider or the rewrite), each in a fresh chi
       input_ids=r.integers(100, 30000, (2, 64)), attention_mask=np.ones((2, 64), np.int64),
       token_type_ids=np.zeros((2, 64), np.int64))")
 
-Prints one line per variant: ru_maxrss of the child (KiB, Linux) and the difference from stock ORT. The
-packed constant B of every MatMul/Gemm is OneModel's only extra memory by design.
+Prints one line per variant (stock ORT; onemodel_ep.InferenceSession via the EP and via the rewrite, which
+read the model into Python for their report; plain onnxruntime.InferenceSession with ep_session_options, the
+EP's kernel registry and its `dispatch=compile`): ru_maxrss of the child (KiB, Linux) and the difference from
+stock ORT. The packed constant B of every MatMul/Gemm is OneModel's only extra memory by design.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ so = ort.SessionOptions()
 so.intra_op_num_threads = 1
 if variant == "stock":
     sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+elif variant in ("ort+ep", "ort+ep-compile"):  # a plain ORT session with the EP (no model in Python)
+    from onemodel_ep.ep import ep_session_options
+    dispatch = "compile" if variant.endswith("compile") else "registry"
+    sess = ort.InferenceSession(model, ep_session_options(so, dispatch=dispatch), enable_fallback=0)
 else:
     sess = onemodel_ep.InferenceSession(model, so, via=variant)
 for _ in range(runs):
@@ -44,7 +50,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--runs", type=int, default=3)
     a = p.parse_args(argv)
     base = None
-    for variant in ("stock", "ep", "rewrite"):
+    for variant in ("stock", "ep", "rewrite", "ort+ep", "ort+ep-compile"):
         out = subprocess.run([sys.executable, "-c", CHILD, a.model, a.inputs, variant, str(a.runs)],
                              capture_output=True, text=True)
         if out.returncode != 0:
@@ -55,7 +61,7 @@ def main(argv: list[str]) -> int:
         extra = ""
         if base is not None and variant != "stock":
             extra = f" ({(kib - base) / 1024:+.1f} MiB against stock)"
-        print(f"{variant:8s} peak RSS {kib / 1024:.1f} MiB{extra}")
+        print(f"{variant:14s} peak RSS {kib / 1024:.1f} MiB{extra}")
     return 0
 
 

@@ -31,6 +31,7 @@ typedef struct om_ep {
   const OrtEpApi* ep_api;
   int mode; /* OM_MODE_EXACT or OM_MODE_FAST, from the session option `mode` */
   int path; /* kernel path index, or -1 for the widest, from `kernel_path` */
+  int compile; /* session option `dispatch`: 0 "registry" (kernels), 1 "compile" (each node a compiled node) */
   OrtKernelRegistry* registry;
   om_ep_kernel_state states[OM_OP_COUNT];
 } om_ep;
@@ -42,5 +43,14 @@ OrtStatus* om_ep_registry_create(om_ep* ep);
 
 /* ep_capability.c: OrtEp::GetCapability. */
 OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info);
+/* The om_node for `node` as GetCapability sees it (opset: the graph's default-domain opset, 0 for the node's
+ * since-version): NULL with a message naming node, op and problem in err. */
+om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen);
+int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph);
+
+/* ep_compile.c: OrtEp::Compile and ReleaseNodeComputeInfos (dispatch=compile). */
+OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const OrtNode** fused_nodes,
+                                     size_t count, OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes);
+void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo** infos, size_t count);
 
 #endif

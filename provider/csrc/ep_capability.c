@@ -1,6 +1,7 @@
 /* ep_capability.c - which nodes of a graph the execution provider claims: exactly those om_node_create accepts
  * (op, opset, input element types and attributes: the function the rewriter asks), each claimed alone so ORT's
- * own shape inference and memory planning stay in charge. ORT calls this once per graph, subgraphs included.
+ * own shape inference and memory planning stay in charge: for a registered kernel, or (dispatch=compile) as a
+ * compiled node of its own. ORT calls this once per graph, subgraphs included.
  * Knows nothing of math. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,21 +134,25 @@ static int om_value_type(const OrtApi* api, const OrtValueInfo* v) {
   return et == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED ? -1 : (int)et;
 }
 
-/* 1 when the EP claims the node, 0 when it leaves it to the next provider. A node whose attributes cannot be read
- * (wrong type, bad value) is claimed: creating its kernel then fails with the node, op and attribute named. */
-static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
+/* Build the om_node of `node`: 1 with *out set (the EP claims it); 0 when its attributes cannot be read (wrong
+ * type, bad value), err naming node, op and attribute (claimed too: creating its kernel then fails with that
+ * message instead of the node silently running on stock ORT); -1 when the EP leaves it to the next provider
+ * (err says why where om_node_create did). */
+static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node** out, char* err, size_t errlen) {
   const OrtApi* api = ep->api;
+  *out = NULL;
+  err[0] = '\0';
   const char *domain = NULL, *op = NULL, *name = NULL;
   OrtStatus* st = api->Node_GetDomain(node, &domain);
   if (!st) st = api->Node_GetOperatorType(node, &op);
   if (!st) st = api->Node_GetName(node, &name);
   if (st) {
     api->ReleaseStatus(st);
-    return 0;
+    return -1;
   }
-  if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return 0;
+  if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return -1;
   int row = om_op_find(op);
-  if (row < 0) return 0;
+  if (row < 0) return -1;
   if (opset <= 0) {
     int since = 0;
     st = api->Node_GetSinceVersion(node, &since);
@@ -158,14 +163,14 @@ static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
   st = api->Node_GetNumInputs(node, &n);
   if (st) {
     api->ReleaseStatus(st);
-    return 0;
+    return -1;
   }
-  if (n > 4096) return 0;
+  if (n > 4096) return -1;
   const OrtValueInfo* vs_small[8];
   int types_small[8];
   const OrtValueInfo** vs = n <= 8 ? vs_small : malloc(n * sizeof *vs);
   int* types = n <= 8 ? types_small : malloc(n * sizeof *types);
-  int claim = 0;
+  int result = -1;
   if (!vs || !types) goto done;
   st = n ? api->Node_GetInputs(node, vs, n) : NULL;
   if (st) {
@@ -181,21 +186,35 @@ static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
   attrs.onnx_opset = opset;
   om_node_attr_ctx actx = {api, node};
   om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints};
-  char err[512];
-  if (om_attrs_read(&src, om_op_row(row), 0, &attrs, err, sizeof err) != 0) {
-    claim = 1;
+  char why[512];
+  if (om_attrs_read(&src, om_op_row(row), 0, &attrs, why, sizeof why) != 0) {
+    snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);
+    result = 0;
   } else {
-    om_node* probe = om_node_create(name ? name : "", op, n, types, &attrs, err, sizeof err);
-    claim = probe != NULL;
-    om_node_destroy(probe);
+    *out = om_node_create(name ? name : "", op, n, types, &attrs, err, errlen);
+    result = *out ? 1 : -1;
   }
 done:
   if (vs != vs_small) free((void*)vs);
   if (types != types_small) free(types);
-  return claim;
+  return result;
 }
 
-static int om_graph_default_opset(const OrtApi* api, const OrtGraph* graph) {
+static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
+  om_node* probe = NULL;
+  char err[512];
+  int r = om_ep_build(ep, node, opset, &probe, err, sizeof err);
+  om_node_destroy(probe);
+  return r >= 0;
+}
+
+om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen) {
+  om_node* out = NULL;
+  if (om_ep_build(ep, node, opset, &out, err, errlen) < 0 && !err[0]) snprintf(err, errlen, "node not served");
+  return out;
+}
+
+int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph) {
   size_t n = 0;
   OrtStatus* st = api->Graph_GetNumOperatorSets(graph, &n);
   if (st) {
@@ -229,9 +248,13 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   const OrtNode** nodes = malloc(n * sizeof *nodes);
   if (!nodes) return om_ep_error(api, ORT_FAIL, "out of memory");
   st = api->Graph_GetNodes(graph, nodes, n);
-  int opset = st ? 0 : om_graph_default_opset(api, graph);
+  int opset = st ? 0 : om_ep_graph_opset(api, graph);
   for (size_t i = 0; !st && i < n; i++) {
     if (!om_ep_claims(ep, nodes[i], opset)) continue;
+    if (ep->compile) { /* one compiled node per claimed node: ORT still plans its inputs and outputs */
+      st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
+      continue;
+    }
     const OrtKernelDef* def = NULL;
     st = ep->ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
     if (!st && def) st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);

@@ -1,7 +1,7 @@
 /* ep_factory.c - the library as an ONNX Runtime plugin execution-provider library: CreateEpFactories /
  * ReleaseEpFactory, one factory offering the EP `OneModelExecutionProvider` on the CPU device, and the EP itself
- * (its options `mode` and `kernel_path`, its kernel registry). ORT 1.24 or newer (kernel registries); an older
- * runtime is told so when it loads the library. Knows nothing of math. */
+ * (its options `mode`, `kernel_path` and `dispatch`: its kernel registry, or compiled nodes, ep_compile.c).
+ * ORT 1.24 or newer (kernel registries); an older runtime is told so when it loads the library. Knows nothing of math. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +54,22 @@ static int om_ep_option(const OrtApi* api, const OrtSessionOptions* so, const ch
   return 1;
 }
 
-static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path) {
+static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
+                                     int* compile) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
+  *compile = 0;
+  int d = so ? om_ep_option(api, so, "dispatch", val, sizeof val) : 1;
+  if (d < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'dispatch' is too long");
+  if (d == 0) {
+    if (strcmp(val, "compile") == 0) *compile = 1;
+    else if (strcmp(val, "registry") != 0) {
+      snprintf(msg, sizeof msg, "%s option 'dispatch' must be \"registry\" or \"compile\", got \"%s\"", OM_EP_NAME,
+               val);
+      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+    }
+  }
   int r = so ? om_ep_option(api, so, "mode", val, sizeof val) : 1;
   if (r < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'mode' is too long");
   if (r == 0 && om_attrs_mode(val, mode, err, sizeof err) != 0) {
@@ -133,20 +145,26 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path);
+  int mode, path, compile;
+  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
   ep->base.ort_version_supported = OM_EP_ORT_VERSION;
   ep->base.GetName = om_ep_get_name;
   ep->base.GetCapability = om_ep_get_capability;
-  ep->base.GetKernelRegistry = om_ep_get_registry;
+  if (compile) { /* each claimed node a compiled node; no kernel registry (ORT then calls Compile) */
+    ep->base.Compile = om_ep_compile;
+    ep->base.ReleaseNodeComputeInfos = om_ep_release_compute_infos;
+  } else {
+    ep->base.GetKernelRegistry = om_ep_get_registry;
+  }
   ep->api = f->api;
   ep->ep_api = f->ep_api;
   ep->mode = mode;
   ep->path = path;
-  st = om_ep_registry_create(ep);
+  ep->compile = compile;
+  st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
     free(ep);
     return st;

@@ -12,6 +12,7 @@
 #ifndef OM_ORT_API_H
 #define OM_ORT_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -404,7 +405,11 @@ typedef struct OrtApi {
   /* 307 */ OrtHardwareDeviceType(OM_ORT_CALL* HardwareDevice_Type)(const OrtHardwareDevice* device);
   /* 308-316 */ void* unused_308_316[9];
   /* 317 */ const struct OrtEpApi*(OM_ORT_CALL* GetEpApi)(void);
-  /* 318-335 */ void* unused_318_335[18];
+  /* 318-325 */ void* unused_318_325[8];
+  /* 326 */ OrtStatus*(OM_ORT_CALL* ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info, const OrtValue** initializer_value);
+  /* 327-330 */ void* unused_327_330[4];
+  /* 331 */ OrtStatus*(OM_ORT_CALL* ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info, bool* is_constant_initializer);
+  /* 332-335 */ void* unused_332_335[4];
   /* 336 */ OrtStatus*(OM_ORT_CALL* Graph_GetNumOperatorSets)(const OrtGraph* graph, size_t* num_operator_sets);
   /* 337 */ OrtStatus*(OM_ORT_CALL* Graph_GetOperatorSets)(const OrtGraph* graph, const char** domains, int64_t* opset_versions, size_t num_operator_sets);
   /* 338-343 */ void* unused_338_343[6];
@@ -419,7 +424,8 @@ typedef struct OrtApi {
   /* 353 */ OrtStatus*(OM_ORT_CALL* Node_GetNumInputs)(const OrtNode* node, size_t* num_inputs);
   /* 354 */ OrtStatus*(OM_ORT_CALL* Node_GetInputs)(const OrtNode* node, const OrtValueInfo** inputs, size_t num_inputs);
   /* 355 */ OrtStatus*(OM_ORT_CALL* Node_GetNumOutputs)(const OrtNode* node, size_t* num_outputs);
-  /* 356-360 */ void* unused_356_360[5];
+  /* 356 */ OrtStatus*(OM_ORT_CALL* Node_GetOutputs)(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs);
+  /* 357-360 */ void* unused_357_360[4];
   /* 361 */ OrtStatus*(OM_ORT_CALL* Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute);
   /* 362 */ void* unused_362;
   /* 363 */ OrtStatus*(OM_ORT_CALL* OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
@@ -430,6 +436,8 @@ typedef struct OrtApi {
 /* Each named member sits at the index its comment gives (a wrong placeholder count fails the build). */
 _Static_assert(offsetof(OrtApi, ReadOpAttr) == 272 * sizeof(void*), "OrtApi layout: ReadOpAttr is member 272");
 _Static_assert(offsetof(OrtApi, GetEpApi) == 317 * sizeof(void*), "OrtApi layout: GetEpApi is member 317");
+_Static_assert(offsetof(OrtApi, ValueInfo_IsConstantInitializer) == 331 * sizeof(void*), "OrtApi: member 331");
+_Static_assert(offsetof(OrtApi, Node_GetOutputs) == 356 * sizeof(void*), "OrtApi: member 356");
 _Static_assert(offsetof(OrtApi, OpAttr_GetType) == 363 * sizeof(void*), "OrtApi layout: OpAttr_GetType is member 363");
 _Static_assert(offsetof(OrtApi, GetTensorElementTypeAndShapeDataReference) == 414 * sizeof(void*),
                "OrtApi layout: GetTensorElementTypeAndShapeDataReference is member 414");

@@ -9,6 +9,9 @@
  *     a NULL optional member as "not implemented". Members after those we implement are kept NULL, with room
  *     for more (a runtime that read one past our struct would otherwise read our own fields as a function).
  *   - OrtKernelImpl (version 24) is one kernel instance; ORT calls Compute per run and Release at the end.
+ *   - OrtNodeComputeInfo (version 23) is one compiled node (the EP's `dispatch=compile`, ep_compile.c):
+ *     OrtEp::Compile fills one per fused node, OrtEpApi member 2 (EpGraphSupportInfo_AddNodesToFuse, with
+ *     no fusion options) claims the nodes for it.
  * Layout taken from ORT's header of API version 30 (whose members 0-41 and struct prefixes are those of 24) and
  * checked against ORT 1.31.1 by tools/ort_api_slot_check.py (OrtEpApi members 18-37 and 40 called and their
  * results read back) and by tests/test_ep.py (every member the EP uses, end to end).
@@ -47,6 +50,19 @@ struct OrtKernelImpl {
   void* later[16]; /* later optional members (weight pre-packing, ...): NULL */
 };
 
+/* The compute functions of one compiled (fused) node, as of version 23; ORT calls CreateState once, Compute per
+ * run, ReleaseState at the end, and OrtEp::ReleaseNodeComputeInfos to free the struct. */
+typedef struct OrtNodeComputeContext OrtNodeComputeContext;
+typedef struct OrtNodeComputeInfo OrtNodeComputeInfo;
+struct OrtNodeComputeInfo {
+  uint32_t ort_version_supported;
+  OrtStatus*(OM_ORT_CALL* CreateState)(OrtNodeComputeInfo* this_ptr, OrtNodeComputeContext* compute_context,
+                                       void** compute_state);
+  OrtStatus*(OM_ORT_CALL* Compute)(OrtNodeComputeInfo* this_ptr, void* compute_state,
+                                   OrtKernelContext* kernel_context);
+  void(OM_ORT_CALL* ReleaseState)(OrtNodeComputeInfo* this_ptr, void* compute_state);
+};
+
 typedef OrtStatus*(OM_ORT_CALL* OrtKernelCreateFunc)(void* kernel_create_func_state, const OrtKernelInfo* info,
                                                      OrtKernelImpl** kernel_out);
 
@@ -55,7 +71,9 @@ typedef struct OrtEpApi {
                                                   const OrtKeyValuePairs* ep_metadata,
                                                   const OrtKeyValuePairs* ep_options, OrtEpDevice** ep_device);
   /*  1 */ void(OM_ORT_CALL* ReleaseEpDevice)(OrtEpDevice* input);
-  /*  2 */ void* unused_2; /* EpGraphSupportInfo_AddNodesToFuse */
+  /*  2 */ OrtStatus*(OM_ORT_CALL* EpGraphSupportInfo_AddNodesToFuse)(OrtEpGraphSupportInfo* graph_support_info,
+                                                                     const OrtNode* const* nodes, size_t num_nodes,
+                                                                     const void* node_fusion_options);
   /*  3 */ OrtStatus*(OM_ORT_CALL* EpGraphSupportInfo_AddSingleNode)(OrtEpGraphSupportInfo* graph_support_info,
                                                                     const OrtNode* node);
   /*  4-17 */ void* unused_4_17[14]; /* NodeComputeContext_NodeName ... ReleaseHardwareDevice */
@@ -93,6 +111,7 @@ typedef struct OrtEpApi {
                                                                    const OrtKernelDef** out_kernel_def);
 } OrtEpApi;
 
+_Static_assert(offsetof(OrtEpApi, EpGraphSupportInfo_AddNodesToFuse) == 2 * sizeof(void*), "OrtEpApi: member 2");
 _Static_assert(offsetof(OrtEpApi, CreateKernelRegistry) == 18 * sizeof(void*), "OrtEpApi: member 18");
 _Static_assert(offsetof(OrtEpApi, EpGraphSupportInfo_LookUpKernel) == 41 * sizeof(void*), "OrtEpApi: member 41");
 
@@ -101,8 +120,12 @@ struct OrtEp {
   uint32_t ort_version_supported;
   const char*(OM_ORT_CALL* GetName)(const OrtEp* this_ptr);
   OrtStatus*(OM_ORT_CALL* GetCapability)(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info);
-  void* Compile;                          /* optional since 24 for an EP with a kernel registry */
-  void* ReleaseNodeComputeInfos;          /* optional since 24 */
+  /* Compile and ReleaseNodeComputeInfos: optional since 24 for an EP with a kernel registry (NULL there) */
+  OrtStatus*(OM_ORT_CALL* Compile)(OrtEp* this_ptr, const OrtGraph** graphs, const OrtNode** fused_nodes,
+                                   size_t count, OrtNodeComputeInfo** node_compute_infos,
+                                   OrtNode** ep_context_nodes);
+  void(OM_ORT_CALL* ReleaseNodeComputeInfos)(OrtEp* this_ptr, OrtNodeComputeInfo** node_compute_infos,
+                                             size_t num_node_compute_infos);
   void* GetPreferredDataLayout;           /* optional */
   void* ShouldConvertDataLayoutForOp;     /* optional */
   void* SetDynamicOptions;                /* optional */

@@ -30,6 +30,11 @@ struct om_kernel {
   om_node* node;
   /* the runtime's GetTensorElementTypeAndShapeDataReference, or NULL where its API version is below 24 */
   OrtStatus*(OM_ORT_CALL* shape_ref)(const OrtValue*, ONNXTensorElementDataType*, const int64_t**, size_t*);
+  /* A compiled node's (om_kernel_wrap): node input i is the context's input in_map[i] (-1: absent), node
+   * output o its output out_map[o] (-1: not wanted); NULL: the same index. */
+  int* in_map;
+  int* out_map;
+  size_t n_in, n_out;
 };
 
 /* Whether the runtime that registered our ops has API version OM_ORT_API_SHAPE_REF_VERSION or newer, from
@@ -292,9 +297,26 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
     om_node_destroy(node);
     return om_error(api, "out of memory");
   }
-  k->api = api;
-  k->node = node;
-  k->shape_ref = shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL;
+  *k = (om_kernel){api, node, shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL, NULL, NULL, 0, 0};
+  *out = k;
+  return NULL;
+}
+
+OrtStatus* om_kernel_wrap(const OrtApi* api, om_node* node, int shape_ref, const int* in_map, size_t n_in,
+                          const int* out_map, size_t n_out, om_kernel** out) {
+  *out = NULL;
+  om_kernel* k = calloc(1, sizeof *k);
+  int* maps = calloc(n_in + n_out + 1, sizeof(int));
+  if (!k || !maps) {
+    free(k);
+    free(maps);
+    om_node_destroy(node);
+    return om_error(api, "out of memory");
+  }
+  for (size_t i = 0; i < n_in; i++) maps[i] = in_map[i];
+  for (size_t o = 0; o < n_out; o++) maps[n_in + o] = out_map[o];
+  *k = (om_kernel){api, node, shape_ref ? api->GetTensorElementTypeAndShapeDataReference : NULL, maps, maps + n_in,
+                   n_in, n_out};
   *out = k;
   return NULL;
 }
@@ -312,6 +334,7 @@ void OM_ORT_CALL om_kernel_destroy(void* kernel) {
   om_kernel* k = kernel;
   if (!k) return;
   om_node_destroy(k->node);
+  free(k->in_map); /* one block with out_map */
   free(k);
 }
 
@@ -376,8 +399,8 @@ int om_ort_glue_shape_ref(void) { return om_runtime_has_shape_ref; }
 static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t n, const void* const* data,
                                      const int64_t* const* shapes, const size_t* ranks) {
   const OrtApi* api = k->api;
-  size_t n_out = 0;
-  OrtStatus* st = api->KernelContext_GetOutputCount(ctx, &n_out);
+  size_t n_out = k->n_out;
+  OrtStatus* st = k->out_map ? NULL : api->KernelContext_GetOutputCount(ctx, &n_out);
   if (st) return st;
   if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
   int64_t out_shapes[OM_MAX_OUTPUTS * OM_MAX_RANK];
@@ -388,7 +411,9 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
     return om_error(api, err);
   for (size_t o = 0; o < n_out; o++) {
     OrtValue* out = NULL;
-    st = api->KernelContext_GetOutput(ctx, o, out_shapes + o * OM_MAX_RANK, out_ranks[o], &out);
+    int co = k->out_map ? k->out_map[o] : (int)o;
+    st = co < 0 ? NULL
+                : api->KernelContext_GetOutput(ctx, (size_t)co, out_shapes + o * OM_MAX_RANK, out_ranks[o], &out);
     if (st) return st;
     if (!out) continue; /* an optional output the node does not produce */
     st = api->GetTensorMutableData(out, &outs[o]);
@@ -408,8 +433,8 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
   om_kernel* k = kernel;
   const OrtApi* api = k->api;
   OrtStatus* status = NULL;
-  size_t n = 0;
-  OrtStatus* st = api->KernelContext_GetInputCount(ctx, &n);
+  size_t n = k->n_in;
+  OrtStatus* st = k->in_map ? NULL : api->KernelContext_GetInputCount(ctx, &n);
   if (st) return st;
   enum { SMALL = 4 };
   const void* data_s[SMALL];
@@ -435,7 +460,9 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
   for (size_t i = 0; i < n; i++) {
     if (om_node_input_type_only(k->node, i)) continue; /* a type carrier: its shape and data are not used */
     const OrtValue* v = NULL;
-    OM_CHECK(api->KernelContext_GetInput(ctx, i, &v));
+    int ci = k->in_map ? k->in_map[i] : (int)i;
+    if (ci < 0) continue; /* absent optional input (a compiled node has no input for it) */
+    OM_CHECK(api->KernelContext_GetInput(ctx, (size_t)ci, &v));
     if (!v) continue; /* absent optional input */
     const int64_t* dims = NULL;
     size_t rank = 0;
@@ -460,7 +487,8 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
       goto done;
     }
     OrtValue* out = NULL;
-    OM_CHECK(api->KernelContext_GetOutput(ctx, 0, out_shape, out_rank, &out));
+    if (k->out_map && k->out_map[0] < 0) goto done; /* a compiled node whose output nobody reads */
+    OM_CHECK(api->KernelContext_GetOutput(ctx, k->out_map ? (size_t)k->out_map[0] : 0, out_shape, out_rank, &out));
     void* odata = NULL;
     OM_CHECK(api->GetTensorMutableData(out, &odata));
     size_t total = 1;

@@ -15,6 +15,11 @@ typedef struct om_kernel om_kernel;
  * the node, the op and the problem. */
 OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
                             const om_attrs* preset, int shape_ref, om_kernel** out);
+/* A kernel over `node` (owned from here on, destroyed on error too) whose inputs and outputs ORT passes in
+ * another order: node input i is the context's input in_map[i] (-1: absent), node output o the context's
+ * output out_map[o] (-1: not wanted). The execution provider's compiled nodes (ep_compile.c). */
+OrtStatus* om_kernel_wrap(const OrtApi* api, om_node* node, int shape_ref, const int* in_map, size_t n_in,
+                          const int* out_map, size_t n_out, om_kernel** out);
 OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx);
 void OM_ORT_CALL om_kernel_destroy(void* kernel);
 

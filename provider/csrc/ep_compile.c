@@ -1,0 +1,194 @@
+/* ep_compile.c - the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
+ * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
+ * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
+ * om_node is built from the OrtNode (attributes and input types as GetCapability read them); the constant inputs
+ * of a structured node (MatMul's B) come from the graph's initializers. A fused node's inputs are the node's
+ * distinct present inputs, so the kernel maps them back by name. Knows nothing of math. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadcast.h"
+#include "ep.h"
+#include "ort_kernel.h"
+
+typedef struct om_ep_compiled {
+  OrtNodeComputeInfo base; /* first member */
+  om_kernel* kernel;
+} om_ep_compiled;
+
+static OrtStatus* OM_ORT_CALL om_compiled_create_state(OrtNodeComputeInfo* this_ptr, OrtNodeComputeContext* cc,
+                                                       void** state) {
+  (void)cc;
+  *state = ((om_ep_compiled*)this_ptr)->kernel;
+  return NULL;
+}
+
+static OrtStatus* OM_ORT_CALL om_compiled_compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelContext* ctx) {
+  (void)this_ptr;
+  return om_kernel_compute(state, ctx);
+}
+
+static void OM_ORT_CALL om_compiled_release_state(OrtNodeComputeInfo* this_ptr, void* state) {
+  (void)this_ptr;
+  (void)state; /* the kernel belongs to the compute info */
+}
+
+/* Names of a node's inputs (outputs: want_outputs) into names[0..n): NULL for an absent one. */
+static OrtStatus* om_value_names(const OrtApi* api, const OrtNode* node, int want_outputs, const char** names,
+                                 const OrtValueInfo** vs, size_t n) {
+  OrtStatus* st = n == 0 ? NULL : want_outputs ? api->Node_GetOutputs(node, vs, n) : api->Node_GetInputs(node, vs, n);
+  for (size_t i = 0; !st && i < n; i++) {
+    names[i] = NULL;
+    if (vs[i]) st = api->GetValueInfoName(vs[i], &names[i]);
+  }
+  return st;
+}
+
+static OrtStatus* om_count(const OrtApi* api, const OrtNode* node, int outputs, size_t* n) {
+  OrtStatus* st = outputs ? api->Node_GetNumOutputs(node, n) : api->Node_GetNumInputs(node, n);
+  if (!st && *n > 4096) return om_ep_error(api, ORT_FAIL, "a node with more than 4096 inputs or outputs");
+  return st;
+}
+
+/* map[i]: the index in fused's inputs (outputs) of the node's input (output) i, -1 for an absent one. Inputs
+ * must all be found; an output the fused node lacks (nobody reads it) maps to -1. */
+static OrtStatus* om_io_map(const OrtApi* api, const OrtNode* node, const OrtNode* fused, int outputs, int** map,
+                            size_t* n_out) {
+  size_t n = 0, m = 0;
+  OrtStatus* st = om_count(api, node, outputs, &n);
+  if (!st) st = om_count(api, fused, outputs, &m);
+  if (st) return st;
+  const char** names = calloc(n + m + 1, sizeof *names);
+  const OrtValueInfo** vs = calloc(n + m + 1, sizeof *vs);
+  *map = calloc(n + 1, sizeof **map);
+  if (!names || !vs || !*map) st = om_ep_error(api, ORT_FAIL, "out of memory");
+  if (!st) st = om_value_names(api, node, outputs, names, vs, n);
+  if (!st) st = om_value_names(api, fused, outputs, names + n, vs + n, m);
+  for (size_t i = 0; !st && i < n; i++) {
+    (*map)[i] = -1;
+    if (!names[i] || !names[i][0]) continue;
+    for (size_t j = 0; j < m; j++)
+      if (names[n + j] && strcmp(names[i], names[n + j]) == 0) {
+        (*map)[i] = (int)j;
+        break;
+      }
+    if ((*map)[i] < 0 && !outputs) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "compiled node has no input '%s'", names[i]);
+      st = om_ep_error(api, ORT_FAIL, msg);
+    }
+  }
+  free(names);
+  free((void*)vs);
+  if (st) {
+    free(*map);
+    *map = NULL;
+  }
+  *n_out = n;
+  return st;
+}
+
+/* Hand the node its constant inputs (initializers), as the registry path's om_kernel_create does. */
+static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtNode* node, om_node* on) {
+  size_t n = 0;
+  OrtStatus* st = om_count(api, node, 0, &n);
+  if (st || n == 0) return st;
+  const OrtValueInfo** vs = calloc(n, sizeof *vs);
+  if (!vs) return om_ep_error(api, ORT_FAIL, "out of memory");
+  st = api->Node_GetInputs(node, vs, n);
+  for (size_t i = 0; !st && i < n; i++) {
+    bool is_const = false;
+    if (!vs[i]) continue;
+    const OrtValue* v = NULL;
+    st = api->ValueInfo_IsConstantInitializer(vs[i], &is_const);
+    if (!st && is_const) st = api->ValueInfo_GetInitializerValue(vs[i], &v);
+    if (st) { /* not a constant this runtime can hand out: the node reads it per run */
+      api->ReleaseStatus(st);
+      st = NULL;
+    }
+    if (!v) continue;
+    OrtTensorTypeAndShapeInfo* tsi = NULL;
+    size_t rank = 0;
+    int64_t dims[OM_MAX_RANK];
+    void* p = NULL;
+    st = api->GetTensorTypeAndShape(v, &tsi);
+    if (!st) st = api->GetDimensionsCount(tsi, &rank);
+    if (!st && rank > OM_MAX_RANK) st = om_ep_error(api, ORT_FAIL, "input rank exceeds the supported maximum of 64");
+    if (!st) st = api->GetDimensions(tsi, dims, rank);
+    if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
+    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
+    char err[512];
+    if (!st && om_node_set_constant_input(on, i, p, dims, rank, err, sizeof err) != 0)
+      st = om_ep_error(api, ORT_FAIL, err);
+  }
+  free((void*)vs);
+  return st;
+}
+
+static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const OrtNode* fused, om_kernel** out) {
+  const OrtApi* api = ep->api;
+  size_t n = 0;
+  OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
+  if (st) return st;
+  if (n != 1) return om_ep_error(api, ORT_FAIL, "a compiled node must hold exactly one node");
+  const OrtNode* node = NULL;
+  st = api->Graph_GetNodes(graph, &node, 1);
+  if (st) return st;
+  char err[512];
+  om_node* on = om_ep_node_create(ep, node, om_ep_graph_opset(api, graph), err, sizeof err);
+  if (!on) return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
+  const char* op = NULL;
+  st = api->Node_GetOperatorType(node, &op);
+  int row = st ? -1 : om_op_find(op);
+  if (!st && row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT)) st = om_constant_inputs(api, node, on);
+  int *in_map = NULL, *out_map = NULL;
+  size_t n_in = 0, n_out = 0;
+  if (!st) st = om_io_map(api, node, fused, 0, &in_map, &n_in);
+  if (!st) st = om_io_map(api, node, fused, 1, &out_map, &n_out);
+  if (st) om_node_destroy(on);
+  else st = om_kernel_wrap(api, on, 1, in_map, n_in, out_map, n_out, out);
+  free(in_map);
+  free(out_map);
+  return st;
+}
+
+void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo** infos, size_t count) {
+  (void)this_ptr;
+  for (size_t i = 0; infos && i < count; i++) {
+    om_ep_compiled* c = (om_ep_compiled*)infos[i];
+    if (!c) continue;
+    om_kernel_destroy(c->kernel);
+    free(c);
+  }
+}
+
+OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const OrtNode** fused_nodes,
+                                     size_t count, OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes) {
+  (void)ep_context_nodes; /* no EPContext models: the nodes are compiled anew at each session */
+  const om_ep* ep = (const om_ep*)this_ptr;
+  OrtStatus* st = NULL;
+  for (size_t i = 0; i < count; i++) infos[i] = NULL;
+  for (size_t i = 0; !st && i < count; i++) {
+    om_ep_compiled* c = calloc(1, sizeof *c);
+    if (!c) {
+      st = om_ep_error(ep->api, ORT_FAIL, "out of memory");
+      break;
+    }
+    st = om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    if (st) {
+      free(c);
+      break;
+    }
+    c->base.ort_version_supported = OM_EP_ORT_VERSION;
+    c->base.CreateState = om_compiled_create_state;
+    c->base.Compute = om_compiled_compute;
+    c->base.ReleaseState = om_compiled_release_state;
+    infos[i] = &c->base;
+  }
+  if (st) {
+    om_ep_release_compute_infos(this_ptr, infos, count);
+    for (size_t i = 0; i < count; i++) infos[i] = NULL;
+  }
+  return st;
+}
