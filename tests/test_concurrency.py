@@ -1,6 +1,8 @@
 """Concurrency and leaks: several sessions sharing the library, run from several Python threads at once, give
 exactly the single-threaded results; ORT's intra-op thread pool (KernelContext_ParallelFor over the library's
-fixed chunks) gives the same bits as one thread; creating and destroying sessions leaks no memory.
+fixed chunks) gives the same bits as one thread; creating and destroying sessions leaks no memory. Each holds
+for the rewrite path and for the execution provider (its kernel registry and its compiled nodes); the EP's
+leak check also registers and unregisters the library every cycle.
 
 The leak figures are measured in a child process (RSS from /proc/self/statm) and printed; run
 `python -m pytest tests/test_concurrency.py -s -k leak` to see them. Under the sanitizer build
@@ -25,6 +27,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import onemodel_ep
+from onemodel_ep.ep import EP_NAME, assignments, ep_session_options, ep_supported
 
 SANITIZE = bool(os.environ.get("ONEMODEL_SANITIZE"))
 TESTS = Path(__file__).resolve().parent
@@ -83,13 +86,24 @@ def inputs(n: int = N, seed: int = 0) -> dict[str, np.ndarray]:
     return {"x": x, "y": y, "b": np.array([0.25], np.float32)}
 
 
+# The rewrite path, and the execution provider with its kernel registry and with compiled nodes.
+VIAS = ["rewrite"] + (["ep", "ep-compile"] if ep_supported() else [])
+
+
 def session(
-    model: onnx.ModelProto, threads: int, mode: str = "exact", path: str | None = None
+    model: onnx.ModelProto, threads: int, mode: str = "exact", path: str | None = None, via: str = "rewrite"
 ) -> ort.InferenceSession:
-    so = onemodel_ep.session_options()
+    so = ort.SessionOptions() if via != "rewrite" else onemodel_ep.session_options()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
+    if via != "rewrite":
+        dispatch = "compile" if via == "ep-compile" else "registry"
+        ep_session_options(so, mode=mode, kernel_path=path, dispatch=dispatch)
+        s = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+        placed = {a.name for a in assignments(s) if a.ep == EP_NAME}
+        assert placed == {n.name for n in model.graph.node}, placed  # every node on the library
+        return s
     rep = onemodel_ep.RewriteReport(mode, path)
     m = onemodel_ep.rewrite(model, mode=mode, kernel_path=path, report=rep)
     assert not rep.stayed, rep.summary()  # every node must run on the library
@@ -100,21 +114,23 @@ def _bits(outs: list[np.ndarray]) -> list[bytes]:
     return [np.ascontiguousarray(o).tobytes() for o in outs]
 
 
-def test_thread_pool_gives_the_same_bits_as_one_thread():
+@pytest.mark.parametrize("via", VIAS)
+def test_thread_pool_gives_the_same_bits_as_one_thread(via):
     feeds = inputs()
     model = chain_model()
     for mode in ("exact", "fast"):
-        want = _bits(session(model, 1, mode).run(None, feeds))
-        for threads in (2, 4, 7):
-            got = _bits(session(model, threads, mode).run(None, feeds))
-            assert got == want, f"{mode}: intra_op_num_threads={threads} differs from 1 thread"
+        want = _bits(session(model, 1, mode).run(None, feeds))  # the rewrite path, one thread
+        for threads in (1, 2, 4, 7) if via != "rewrite" else (2, 4, 7):
+            got = _bits(session(model, threads, mode, via=via).run(None, feeds))
+            assert got == want, f"{via} {mode}: intra_op_num_threads={threads} differs from 1 thread"
 
 
-def test_sessions_shared_across_python_threads():
+@pytest.mark.parametrize("via", VIAS)
+def test_sessions_shared_across_python_threads(via):
     model = chain_model()
     feed_sets = [inputs(N - 17 * k, seed=k) for k in range(3)]
     configs = [(1, "exact", None), (4, "exact", None), (2, "exact", "scalar"), (3, "fast", None)]
-    sessions = [session(model, t, m, p) for t, m, p in configs]
+    sessions = [session(model, t, m, p, via) for t, m, p in configs]
     # Single-threaded references: one per (mode, feed set); every path and thread count must match exact ones.
     ref_exact = [_bits(session(model, 1, "exact").run(None, f)) for f in feed_sets]
     ref_fast = [_bits(session(model, 1, "fast").run(None, f)) for f in feed_sets]
@@ -173,20 +189,30 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def child_session_cycles(warmup: int, cycles: int) -> dict[str, float]:
-    """In a child: create / run / destroy sessions; RSS after warm-up and after the cycles."""
+def child_session_cycles(warmup: int, cycles: int, via: str = "rewrite") -> dict[str, float]:
+    """In a child: create / run / destroy sessions (`via` as VIAS; "ep-register" also registers and
+    unregisters the EP library each cycle); RSS after warm-up and after the cycles."""
     import gc
+
+    from onemodel_ep import ep
 
     model = chain_model().SerializeToString()
     feeds = inputs(4096)
 
     def cycle() -> None:
-        so = onemodel_ep.session_options()
+        so = ort.SessionOptions()
         so.log_severity_level = 3
         so.intra_op_num_threads = 2
-        s = onemodel_ep.InferenceSession(model, so)
+        if via == "rewrite":
+            s = onemodel_ep.InferenceSession(model, so, via="rewrite")
+        else:
+            dispatch = "compile" if via == "ep-compile" else "registry"
+            s = ort.InferenceSession(model, ep.ep_session_options(so, dispatch=dispatch), enable_fallback=0)
         s.run(None, feeds)
         del s, so
+        if via == "ep-register":
+            gc.collect()
+            ep.unregister_library()
 
     for _ in range(warmup):
         cycle()
@@ -246,7 +272,7 @@ def child_node_cycles(warmup: int, cycles: int) -> dict[str, float]:
     }
 
 
-def _child(fn: str, *args: int) -> dict[str, float]:
+def _child(fn: str, *args: int | str) -> dict[str, float]:
     code = f"import json, test_concurrency as t; print('RESULT=' + json.dumps(t.{fn}(*{list(args)!r})))"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
@@ -260,11 +286,13 @@ def _child(fn: str, *args: int) -> dict[str, float]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="RSS from /proc (Linux)")
-def test_session_create_destroy_does_not_leak():
+@pytest.mark.parametrize("via", VIAS + (["ep-register"] if ep_supported() else []))
+def test_session_create_destroy_does_not_leak(via):
     # 300 cycles after 30 of warm-up. A leak of one copy of the model's kernels per session would be a few KB
-    # per cycle; of the 4096-element inputs/outputs, ~100 KB per cycle (30 MB). Bound: 8 MB over 300 cycles.
-    r = _child("child_session_cycles", 5 if SANITIZE else 30, 20 if SANITIZE else 300)
-    print(f"\nsession create/run/destroy: {json.dumps(r)}")
+    # per cycle; of the 4096-element inputs/outputs, ~100 KB per cycle (30 MB); of an EP, its factory or its
+    # kernel registry (one kernel definition per op row) per cycle, some KB. Bound: 8 MB over 300 cycles.
+    r = _child("child_session_cycles", 5 if SANITIZE else 30, 20 if SANITIZE else 300, via)
+    print(f"\nsession create/run/destroy via {via}: {json.dumps(r)}")
     if not SANITIZE:
         assert r["growth_mb"] < 8.0, r
 
