@@ -25,3 +25,8 @@ int om_struct_output_type(int op, int type0, size_t k) {
   (void)k;
   return type0;
 }
+
+int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  if (!node->family || !node->family->check_ranks) return 0;
+  return node->family->check_ranks(node, n_inputs, ranks, err, errlen);
+}

@@ -61,7 +61,15 @@ struct om_family {
   int (*shape_input)(const om_node* node, size_t k);
   /* May be NULL: impl needs no more than free(). */
   void (*destroy)(om_node* node);
+  /* May be NULL. At creation, the input ranks the graph declares (OM_RANK_UNKNOWN where it does not), after
+   * the constant inputs: 0, or -1 with a message for what no input of these ranks can run (an axis out of
+   * range), so that the error comes at session creation rather than at the first run. */
+  int (*check_ranks)(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 };
+
+#define OM_RANK_UNKNOWN ((size_t)-1)
+/* The family's check_ranks, or 0 when it has none (and for element-wise nodes). */
+int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 
 /* The family of a structured op id (om_ops.h), NULL for an element-wise op. */
 const om_family* om_family_of(int op);

@@ -300,4 +300,5 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
   return 0;
 }
 
-const om_family om_family_matmul = {om_mm_create, om_mm_shapes, om_mm_run, om_mm_set_constant, NULL, om_mm_destroy};
+const om_family om_family_matmul = {om_mm_create, om_mm_shapes, om_mm_run, om_mm_set_constant, NULL, om_mm_destroy,
+                                    NULL};

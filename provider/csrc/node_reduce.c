@@ -207,6 +207,13 @@ static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const
   return 0;
 }
 
+static int om_rd_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  const om_reduce_node* r = node->impl;
+  if (!r->axes_known || n_inputs == 0 || ranks[0] == OM_RANK_UNKNOWN) return 0;
+  om_rd_axes ax;
+  return om_rd_resolve(node, n_inputs, NULL, NULL, ranks, &ax, err, errlen);
+}
+
 static int om_rd_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
                         const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
                         size_t errlen) {
@@ -293,5 +300,5 @@ static int om_rd_run(const om_node* node, size_t n_inputs, const void* const* da
   return 0;
 }
 
-const om_family om_family_reduce = {om_rd_create, om_rd_shapes, om_rd_run, om_rd_set_constant, om_rd_shape_input,
-                                    NULL};
+const om_family om_family_reduce = {om_rd_create,       om_rd_shapes, om_rd_run, om_rd_set_constant,
+                                    om_rd_shape_input, NULL,         om_rd_check_ranks};

@@ -246,6 +246,41 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtKernelInfo* inf
   return NULL;
 }
 
+/* The rank of input i as the graph declares it: OM_RANK_UNKNOWN when it declares no shape (ORT then reports
+ * rank 0, so a declared rank 0 counts as unknown too) or the input is absent. */
+static size_t om_info_input_rank(const OrtApi* api, const OrtKernelInfo* info, size_t i) {
+  OrtTypeInfo* ti = NULL;
+  size_t rank = 0;
+  OrtStatus* st = api->KernelInfo_GetInputTypeInfo(info, i, &ti);
+  if (st) {
+    api->ReleaseStatus(st);
+    return OM_RANK_UNKNOWN;
+  }
+  if (!ti) return OM_RANK_UNKNOWN;
+  const OrtTensorTypeAndShapeInfo* tsi = NULL;
+  st = api->CastTypeInfoToTensorInfo(ti, &tsi);
+  if (!st && tsi) st = api->GetDimensionsCount(tsi, &rank);
+  else rank = 0;
+  if (st) {
+    api->ReleaseStatus(st);
+    rank = 0;
+  }
+  api->ReleaseTypeInfo(ti);
+  return rank == 0 ? OM_RANK_UNKNOWN : rank;
+}
+
+/* What a structured node can check before its first run from the input ranks the graph declares. */
+static OrtStatus* om_check_ranks(const OrtApi* api, const OrtKernelInfo* info, const om_node* node, size_t n) {
+  size_t ranks_s[8];
+  size_t* ranks = n <= 8 ? ranks_s : malloc(n * sizeof *ranks);
+  if (!ranks) return om_error(api, "out of memory");
+  for (size_t i = 0; i < n; i++) ranks[i] = om_info_input_rank(api, info, i);
+  char err[512];
+  int rc = om_node_check_ranks(node, n, ranks, err, sizeof err);
+  if (ranks != ranks_s) free(ranks);
+  return rc != 0 ? om_error(api, err) : NULL;
+}
+
 OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
                             const om_attrs* preset, int shape_ref, om_kernel** out) {
   const om_op_info* row = om_op_row(op);
@@ -288,7 +323,8 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
   om_node* node = om_node_create(name, row->name, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
-  if ((row->flags & OM_F_STRUCT) && (st = om_constant_inputs(api, info, node, n)) != NULL) {
+  if ((row->flags & OM_F_STRUCT) &&
+      ((st = om_constant_inputs(api, info, node, n)) != NULL || (st = om_check_ranks(api, info, node, n)) != NULL)) {
     om_node_destroy(node);
     return st;
   }
