@@ -149,6 +149,7 @@ def _models(out: dict[str, Any]) -> None:
             for path in kernel_paths():
                 so = ort.SessionOptions()
                 so.intra_op_num_threads = threads
+                so.log_severity_level = 3  # no "nodes not assigned" warning per session
                 sess = onemodel_ep.InferenceSession(str(model_file), so, kernel_path=path)
                 h = hashlib.sha256()
                 for y in sess.run(None, feeds):
