@@ -18,6 +18,7 @@ import reference_linalg as R
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
+from onemodel_ep import ep
 from onemodel_ep._lib import ffi, lib
 from onemodel_ep.node import Node, NodeError
 
@@ -348,6 +349,15 @@ def test_ort_matches_reference_both_ways_threads_paths(op: str, form: str) -> No
                     first = got
                 for g, f in zip(got, first):
                     assert g.tobytes() == f.tobytes(), where
+    if "ep" in VIAS:  # the EP's other dispatch: each claimed node compiled on its own
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        so.intra_op_num_threads = 2
+        options = ep.ep_session_options(so, "exact", PATHS[0], "compile")
+        sess = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0)
+        got = sess.run(None, feeds)
+        for k, (g, f) in enumerate(zip(got, first or [])):
+            assert g.tobytes() == f.tobytes(), f"{op} {form} dispatch=compile case {cases[k][:4]}"
 
 
 def _stock_session(model: onnx.ModelProto) -> ort.InferenceSession | None:
