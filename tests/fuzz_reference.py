@@ -19,7 +19,9 @@ F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FLOATS = (F16, F32, F64)
 BOOL = np.dtype(np.bool_)
 CANON = {F16: 0x7E00, F32: 0x7FC00000, F64: 0x7FF8000000000000}
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish"})
+TRANSCENDENTAL = frozenset(
+    {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish", "Elu", "Selu", "Celu"}
+)
 # The sign of a zero produced by a clamp is not specified (clamp(-0, 0, 1)).
 ZERO_SIGN_OPEN = frozenset({"HardSigmoid"})
 # Spec: Pow is "not exact" (platform pow).
@@ -237,6 +239,12 @@ def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray
             r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
         elif op == "Mish":
             r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
+        elif op in ("Elu", "Selu", "Celu"):  # the spec's formulas; Selu and Celu give +0 at +-0
+            alpha = float(_f32(attrs.get("alpha", 1.67326319217681884765625 if op == "Selu" else 1.0)))
+            gamma = float(_f32(attrs.get("gamma", 1.05070102214813232421875))) if op == "Selu" else 1.0
+            neg = gamma * alpha * np.expm1(x64 / (alpha if op == "Celu" else 1.0))
+            zero = x64 if op == "Elu" else np.zeros_like(x64)
+            r = np.where(x64 > 0, gamma * x64, np.where(x64 == 0, zero, np.where(np.isnan(x64), np.nan, neg)))
         else:
             approx = attrs.get("approximate", "none")
             if approx == "tanh":

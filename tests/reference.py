@@ -73,7 +73,50 @@ FLOAT_FORMATS = {
     F32: (24, -126, float(np.finfo(np.float32).max)),
     F64: (53, -1022, float(np.finfo(np.float64).max)),
 }
-TRANSCENDENTAL = frozenset({"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish"})
+TRANSCENDENTAL = frozenset(
+    {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Sin", "Cos", "Softplus", "Mish", "Elu", "Selu", "Celu"}
+)
+SELU_ALPHA, SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875  # ONNX's defaults (f32 values)
+
+
+def act_params(op: str, attributes: dict[str, Any]) -> tuple[float, float]:
+    """Elu's, Selu's or Celu's (alpha, gamma) as the f32 values the node holds (gamma: Selu only)."""
+    alpha = attributes.get("alpha", SELU_ALPHA if op == "Selu" else 1.0)
+    return float(np.float32(alpha)), float(np.float32(attributes.get("gamma", SELU_GAMMA)))
+
+
+def _act64(op: str, x64: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    """Elu: x for x >= 0 (-0 stays), alpha expm1(x) below; Selu: gamma x for x > 0, +0 at +-0, gamma alpha
+    expm1(x) below; Celu: x for x > 0, +0 at +-0, alpha expm1(x/alpha) below (any sign of alpha)."""
+    alpha, gamma = act_params(op, attributes)
+    p = gamma if op == "Selu" else 1.0
+    a = gamma * alpha if op == "Selu" else alpha
+    neg = a * np.expm1(x64 / (alpha if op == "Celu" else 1.0))
+    zero = x64 if op == "Elu" else np.zeros_like(x64)
+    return np.where(x64 > 0, p * x64, np.where(x64 == 0, zero, np.where(np.isnan(x64), np.nan, neg)))
+
+
+def _act16_mpfr(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
+    """Elu and Selu on f16/bf16 with other than the default parameters: MPFR at 200 bits, rounded once to the
+    16-bit format (a gmpy2 context of its precision and exponent range, subnormals included)."""
+    alpha, gamma = act_params(op, attributes)
+    p = gamma if op == "Selu" else 1.0
+    a = gamma * alpha if op == "Selu" else alpha  # exact in double (24 x 24 bits)
+    f16 = x.dtype == np.float16
+    ctx = gmpy2.ieee(16) if f16 else gmpy2.context(precision=8, emin=-132, emax=128, subnormalize=True)
+    out = np.empty(x.shape, np.float64)
+    with np.errstate(invalid="ignore"):  # bf16 NaN to float64
+        x64 = np.asarray(x).astype(np.float64)
+    for i, v in enumerate(x64.ravel().tolist()):
+        if math.isnan(v) or v == 0:
+            out.flat[i] = v if op == "Elu" or math.isnan(v) else 0.0
+            continue
+        with gmpy2.context(precision=200):
+            em1 = gmpy2.expm1(gmpy2.mpfr(v)) if math.isfinite(v) else gmpy2.mpfr(-1 if v < 0 else v)
+            y = gmpy2.mpfr(p) * gmpy2.mpfr(v) if v > 0 else gmpy2.mpfr(a) * em1
+        with gmpy2.context(ctx) as c:
+            out.flat[i] = float(c.plus(y))
+    return out.astype(x.dtype)
 
 
 class Unsupported(ValueError):
@@ -245,7 +288,10 @@ _TR16: dict[str, np.ndarray] = {}
 
 def _transcendental16(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
     """float16 and bfloat16: the correctly rounded result, bit for bit, from the MPFR table of
-    tools/gen_transcendental16_refs.py (testdata/transcendental16_refs.npz, trig16_refs.npz)."""
+    tools/gen_transcendental16_refs.py (testdata/transcendental16_refs.npz, trig16_refs.npz); Elu and Selu
+    with other parameters than the defaults from MPFR directly."""
+    if op in ("Elu", "Selu") and act_params(op, attributes) != act_params(op, {}):
+        return _act16_mpfr(op, x, attributes)
     if not _TR16:
         for name in ("transcendental16_refs.npz", "trig16_refs.npz"):
             with np.load(Path(__file__).resolve().parent.parent / "testdata" / name) as f:
@@ -280,6 +326,8 @@ def _transcendental(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.nd
             r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
         elif op == "Mish":  # x tanh(log1p(e^x)); the limit -0 at -inf
             r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
+        elif op in ("Elu", "Selu", "Celu"):
+            r = _act64(op, x64, attributes)
         else:
             approx = attributes.get("approximate", "none")
             if isinstance(approx, bytes):

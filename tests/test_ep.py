@@ -558,3 +558,27 @@ def test_an_already_rewritten_model_runs_through_the_ep_options():
     sess = onemodel_ep.InferenceSession(rewritten, _quiet(ort.SessionOptions()))
     assert sess.via == "ep" and _bits(sess.run(None, feeds)) == want
     assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["softmax"]
+
+
+def test_elu_selu_celu_parameters_reach_the_kernel():
+    """Non-default alpha (and gamma) go to the kernel as a broadcast operand: the EP claims the nodes, its
+    bits are the rewrite's and the library node's, and within 1e-6 relative plus 3e-7 absolute of stock ORT
+    (whose f32 exp(x) - 1 carries the rounding of exp(x), about 6e-8 absolute, times alpha or gamma alpha)."""
+    from onemodel_ep.node import Node
+
+    cases = [("Elu", {"alpha": 0.3}), ("Selu", {"alpha": 1.5, "gamma": 0.75}), ("Celu", {"alpha": 2.5})]
+    nodes = [helper.make_node(op, ["x"], [f"y{k}"], name=f"n{k}", **a) for k, (op, a) in enumerate(cases)]
+    model = _model(nodes, [_f32("x", [N])], [_f32(f"y{k}", [N]) for k in range(len(cases))], opset=13)
+    x = np.random.default_rng(3).uniform(-12, 4, N).astype(np.float32)
+    x[:6] = [0.0, -0.0, -np.inf, np.inf, -1e-3, -1e-20]
+    feeds = {"x": x}
+    sess = _ep_session(model)
+    assert ep.claimed_names(ep.assignments(sess)) == {"n0", "n1", "n2"}
+    got = sess.run(None, feeds)
+    assert _bits(got) == _bits(_rewrite_session(model).run(None, feeds))
+    stock = ort.InferenceSession(model.SerializeToString(), _quiet(ort.SessionOptions())).run(None, feeds)
+    for (op, a), g, s in zip(cases, got, stock):
+        lib_node = Node(op, [TensorProto.FLOAT], onnx_opset=13, attributes=a)
+        assert _bits([lib_node.run(x)]) == _bits([g]), op
+        assert np.allclose(g, s, rtol=1e-6, atol=3e-7, equal_nan=True), op
+        assert g[4] < 0 and g[5] < 0, (op, g[4:6])  # stock ORT's f32 exp(x) - 1 gives +0 at -1e-20

@@ -65,7 +65,7 @@ def _combos():
 
 
 # Ops whose newest types came with a later opset than 17 (IsInf's f16 and bf16: 20; Softplus's bf16: 22).
-LATE_TYPES_OPSET = {"Gelu": 20, "IsInf": 20, "IsNaN": 20, "Softplus": 22, "Mish": 22}
+LATE_TYPES_OPSET = {"Gelu": 20, "IsInf": 20, "IsNaN": 20, "Softplus": 22, "Mish": 22, "Elu": 22, "Selu": 22}
 
 
 def _opset(op: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from pathlib import Path
 
 import gmpy2
@@ -39,6 +40,9 @@ FAST_ULP = {
     "gelu_tanh": (3.0, 3.5),
     "softplus": (0.5, 0.5),  # fast mode runs the exact kernel
     "mish": (0.5, 0.5),
+    "elu": (0.5, 0.5),
+    "selu": (0.5, 0.5),
+    "celu": (0.5, 0.5),
 }
 FAST_FMA_PATHS = ("512", "256")
 
@@ -57,7 +61,24 @@ FUNCS = [
     ("Gelu", {"approximate": "tanh"}, "gelu_tanh"),
     ("Softplus", {}, "softplus"),
     ("Mish", {}, "mish"),
+    ("Elu", {}, "elu"),
+    ("Selu", {}, "selu"),
+    ("Celu", {}, "celu"),
 ]
+# Elu, Selu, Celu: (alpha, gamma) by name; the names with a suffix are the non-default parameters the
+# sampled test below checks (the exhaustive runs use the defaults).
+SELU_ALPHA, SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875
+ACT_PARAMS = {
+    "elu": (1.0, 1.0),
+    "selu": (SELU_ALPHA, SELU_GAMMA),
+    "celu": (1.0, 1.0),
+    "elu_a": (float(np.float32(0.3)), 1.0),
+    "elu_n": (-2.0, 1.0),
+    "selu_a": (float(np.float32(1.5)), float(np.float32(0.75))),
+    "celu_a": (2.5, 1.0),
+    "celu_s": (float(np.float32(0.2)), 1.0),
+    "celu_n": (float(np.float32(-0.7)), 1.0),
+}
 IDS = [f[2] for f in FUNCS]
 
 
@@ -95,6 +116,13 @@ def _ref64(name, x):
             return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
         if name == "mish":
             return np.where(np.isneginf(x), -0.0, x * np.tanh(np.log1p(np.exp(x))))
+        if name in ACT_PARAMS:  # Elu: x for x >= 0; Selu, Celu: +0 at +-0
+            alpha, gamma = ACT_PARAMS[name]
+            op = name[:4] if name.startswith("selu") or name.startswith("celu") else "elu"
+            p, a = (gamma, gamma * alpha) if op == "selu" else (1.0, alpha)
+            neg = a * np.expm1(x / (alpha if op == "celu" else 1.0))
+            zero = x if op == "elu" else np.zeros_like(x)
+            return np.where(x > 0, p * x, np.where(x == 0, zero, np.where(np.isnan(x), np.nan, neg)))
     raise ValueError(name)
 
 
@@ -124,6 +152,17 @@ def _mpfr_value(name, xf):
             y = max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
         elif name == "mish":
             y = x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
+        elif name in ACT_PARAMS:
+            alpha, gamma = ACT_PARAMS[name]
+            op = name[:4]
+            if x > 0:
+                y = mpfr(gamma) * x if op == "selu" else x
+            elif x == 0:
+                y = x if op.startswith("elu") else mpfr(0)
+            else:
+                t = x / mpfr(alpha) if op == "celu" else x
+                em1 = gmpy2.expm1(t) if gmpy2.is_finite(t) else (mpfr(-1) if t < 0 else t)
+                y = (mpfr(gamma) * mpfr(alpha) if op == "selu" else mpfr(alpha)) * em1
         else:
             raise ValueError(name)
     return y
@@ -446,3 +485,19 @@ def test_second_chance_agrees_across_paths(op, attrs, name, lo, hi):
     for path in PATHS:
         diff = np.nonzero(outs[path] != outs[PATHS[-1]])[0]
         assert diff.size == 0, f"{name}: path {path} differs from {PATHS[-1]} at x = {x[diff[:5]]}"
+
+
+@pytest.mark.parametrize("name", ["elu_a", "elu_n", "selu_a", "celu_a", "celu_s", "celu_n"])
+def test_act_parameters_sample_all_paths(name):
+    """Elu, Selu and Celu with other than the default parameters (alpha reaches the kernel as a broadcast
+    operand): 2^16 sampled inputs, a quarter of them negative with |x| in [2^-30, 128), correctly rounded on
+    every path."""
+    alpha, gamma = ACT_PARAMS[name]
+    op = {"elu": "Elu", "selu": "Selu", "celu": "Celu"}[name.split("_")[0]]
+    attrs = {"alpha": alpha, **({"gamma": gamma} if op == "Selu" else {})}
+    seed = zlib.crc32(name.encode())
+    neg = -np.exp2(np.random.default_rng(seed).uniform(-30, 7, 1 << 14)).astype(np.float32)
+    x = np.concatenate([sample(seed + 1, 3 << 14), neg, _specials()])
+    want = reference(name, x)
+    for path in PATHS:
+        _assert_cr(name, x, _run(op, attrs, x, path=path), want, f"alpha={alpha} gamma={gamma}, path {path}")

@@ -38,6 +38,8 @@ OPS = {
     "gelu_tanh": ("Gelu", {"approximate": "tanh"}),
     "softplus": ("Softplus", {}),
     "mish": ("Mish", {}),
+    "elu": ("Elu", {}),
+    "selu": ("Selu", {}),
 }
 KEYS = [f"{n}_{f}" for n in g16.FUNCS for f in g16.FMTS]
 ALL = np.arange(65536, dtype=np.uint16)
@@ -52,7 +54,7 @@ def refs():
 def _run(name, fmt, x_bits, mode="exact", path=None):
     op, attrs = OPS[name]
     t = F16 if fmt == "f16" else BF16
-    opset = 22 if op in ("Softplus", "Mish") else 20  # their bfloat16 form is opset 22's
+    opset = 22 if op in ("Softplus", "Mish", "Elu", "Selu") else 20  # their bfloat16 form is opset 22's
     node = Node(op, [t], onnx_opset=opset, attributes=attrs, mode=mode, kernel_path=path)
     out = node.run(x_bits.view(np.float16) if t == F16 else x_bits)
     return np.asarray(out).view(np.uint16)

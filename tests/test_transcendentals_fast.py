@@ -179,8 +179,8 @@ def test_fast_tails_and_bodies_agree(op, attrs, name):
             assert (tt._bits(_fast(op, attrs, x[k:], path)) == full[k:]).all(), (name, path, k)
 
 
-# Softplus and Mish run their exact kernel in fast mode too (tt.FAST_ULP gives them 0.5 ulp).
-FAST_KERNELS = [f for f in FUNCS if f[2] not in ("softplus", "mish")]
+# Softplus, Mish, Elu, Selu and Celu run their exact kernel in fast mode too (tt.FAST_ULP gives them 0.5 ulp).
+FAST_KERNELS = [f for f in FUNCS if f[2] not in ("softplus", "mish", "elu", "selu", "celu")]
 
 
 @pytest.mark.parametrize("op,attrs,name", FAST_KERNELS, ids=[f[2] for f in FAST_KERNELS])

@@ -1,10 +1,11 @@
 """Write tests/data/transcendental_hard_cases.json from tools/cr_verify.c.
 
-For each function: when the exhaustive sweep's state is complete (tools/cr_state/<f>_exact_scalar_512, 256
-shards), its aggregated hardest cases; otherwise a scan of every 257th bit pattern (tools/cr_verify.sh -r 0
-0x100000000 -t 257). Kept: the 24 inputs whose f(x) is closest to an f32 rounding boundary, and the 40
-closest among |x| >= 2^-60 (so the list is not only the tiny inputs of Gelu, where f(x) ~ x/2 sits next to a
-midpoint). Also up to 32 inputs per function whose lane took the kernel's double-double fallback.
+For each function: when the exhaustive sweep's state is complete (tools/cr_state/<f>_exact_scalar_512 or
+<f>_exact_512_scalar, 256 shards), its aggregated hardest cases; otherwise a scan of every 257th bit pattern
+(tools/cr_verify.sh -r 0 0x100000000 -t 257). Kept: the 24 inputs whose f(x) is closest to an f32 rounding
+boundary, and the 40 closest among |x| >= 2^-60 (so the list is not only the tiny inputs of Gelu, where f(x)
+~ x/2 sits next to a midpoint). Also up to 32 inputs per function whose lane took the kernel's double-double
+fallback.
 
     python tools/collect_hard_cases.py            # all functions
     python tools/collect_hard_cases.py softplus   # only these; the file's other functions are kept
@@ -21,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "softplus", "mish"]
+FUNCS += ["elu", "selu", "celu"]
 LINE = re.compile(r"^\s*HARD (\w+) (0x[0-9a-f]{8}) (0x[0-9a-f]{8}) (\S+)", re.M)
 FB = re.compile(r"^\s*FALLBACK (\w+) (0x[0-9a-f]{8})", re.M)
 
@@ -30,9 +32,12 @@ def _f32(bits: str) -> float:
 
 
 def collect(func: str) -> tuple[str, list[list[str]], list[str]]:
-    state = ROOT / "tools" / "cr_state" / f"{func}_exact_scalar_512"
-    full = state.is_dir() and len(list(state.glob("shard_[0-9][0-9][0-9]"))) == 256
-    cmd = ["tools/cr_verify.sh", "-k", "2048"]
+    full, cmd = False, ["tools/cr_verify.sh", "-k", "2048"]
+    for paths in ("scalar,512", "512,scalar"):  # a finished exhaustive run's state, either path order
+        state = ROOT / "tools" / "cr_state" / f"{func}_exact_{paths.replace(',', '_')}"
+        if state.is_dir() and len(list(state.glob("shard_[0-9][0-9][0-9]"))) == 256:
+            full, cmd = True, cmd + ["-p", paths]
+            break
     cmd += [func] if full else ["-r", "0", "0x100000000", "-t", "257", func]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     if "misrounded: 0" not in out:

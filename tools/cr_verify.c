@@ -9,7 +9,8 @@
  *   tools/cr_verify.sh -r 0x3f800000 0x3f900000 log    # a bit range only (no state files)
  *   tools/cr_verify.sh -r 0 0x100000000 -t 4099 erf     # every 4099th input: a quick scan
  *
- * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish (tools/cr_verify.sh also takes a
+ * Functions: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish elu selu celu (-a ALPHA, -g GAMMA
+ * set the last three's parameters, ONNX's defaults otherwise; tools/cr_verify.sh also takes a
  * comma-separated list, run one after the other: sin,cos). Exact mode unless -f (fast mode: reports the
  * largest error in ulps, measured against the reference R below, instead of requiring correct rounding; the
  * count of results that are not correctly rounded is then indicative only: where R cannot settle the rounding
@@ -53,12 +54,18 @@
 #include "kernels/kernels.h"
 #include "verify_common.h"
 
-enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_SIN, F_COS, F_SOFTPLUS, F_MISH, F_COUNT };
+enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_SIN, F_COS, F_SOFTPLUS, F_MISH,
+       F_ELU, F_SELU, F_CELU, F_COUNT };
 static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh",
-                                             "sin", "cos", "softplus", "mish"};
+                                             "sin", "cos", "softplus", "mish", "elu", "selu", "celu"};
 static const int fkernel[F_COUNT] = {OM_K_EXP,     OM_K_LOG,      OM_K_TANH,     OM_K_SIGMOID,
                                      OM_K_ERF,     OM_K_GELU_ERF, OM_K_GELU_TANH, OM_K_SIN,
-                                     OM_K_COS,     OM_K_SOFTPLUS, OM_K_MISH};
+                                     OM_K_COS,     OM_K_SOFTPLUS, OM_K_MISH,      OM_K_ELU,
+                                     OM_K_SELU,    OM_K_CELU};
+/* Elu, Selu, Celu: binary kernels whose operand b is {alpha, gamma} (f32, broadcast); -a and -g set them. */
+#define F_IS_ACT(f) ((f) >= F_ELU)
+static float g_prm[2] = {0.0f, 1.05070102214813232421875f};
+static int g_has_alpha, g_alpha_given;
 
 #define NSHARDS 256u
 #define SHARD_SIZE (1u << 24)
@@ -92,6 +99,10 @@ static long double ref_filter(float xf) {
     }
     case F_SOFTPLUS: return xl > 0 ? xl + log1pl(expl(-xl)) : log1pl(expl(xl));
     case F_MISH: return xl * tanhl(log1pl(expl(xl)));
+    case F_ELU: return xl >= 0 ? xl : (long double)g_prm[0] * expm1l(xl);
+    case F_SELU:
+      return xl > 0 ? (long double)g_prm[1] * xl : xl == 0 ? 0.0L : (long double)g_prm[1] * g_prm[0] * expm1l(xl);
+    case F_CELU: return xl > 0 ? xl : xl == 0 ? 0.0L : (long double)g_prm[0] * expm1l(xl / g_prm[0]);
   }
   return NAN;
 }
@@ -154,6 +165,19 @@ static float ref_mpfr_prec(float xf, mpfr_prec_t prec) {
       mpfr_log1p(t, t, MPFR_RNDN);
       mpfr_tanh(t, t, MPFR_RNDN);
       mpfr_mul(y, t, x, MPFR_RNDN);
+      break;
+    case F_ELU: /* x >= 0: x; else alpha expm1(x) */
+    case F_SELU: /* x > 0: gamma x; else gamma alpha expm1(x) */
+    case F_CELU: /* x > 0: x; else alpha expm1(x / alpha) */
+      if (mpfr_sgn(x) > 0 || (g_func == F_ELU && mpfr_sgn(x) == 0)) {
+        mpfr_mul_d(y, x, g_func == F_SELU ? (double)g_prm[1] : 1.0, MPFR_RNDN);
+        break;
+      }
+      mpfr_set(t, x, MPFR_RNDN);
+      if (g_func == F_CELU) mpfr_div_d(t, x, (double)g_prm[0], MPFR_RNDN);
+      mpfr_expm1(t, t, MPFR_RNDN);
+      mpfr_mul_d(y, t, (double)g_prm[0], MPFR_RNDN);
+      if (g_func == F_SELU) mpfr_mul_d(y, y, (double)g_prm[1], MPFR_RNDN);
       break;
   }
   float f = mpfr_round_f32(y); /* RN_f32, subnormals and overflow included */
@@ -255,6 +279,14 @@ static void check_range(uint64_t start, uint64_t count, shard_result* s, int wor
     for (int p = 0; p < g_npaths; p++) {
       g_count_fb = p == 0;
       const om_kernel_table* t = om_path_table(g_paths[p]);
+      if (F_IS_ACT(g_func)) {
+        om_bin_fn fb = t->bin[fkernel[g_func]][OM_T_FLOAT];
+        unsigned fl = g_fast ? 0u : OM_FL_EXACT;
+        size_t done = fb(in, g_prm, out[p], n, 2u, fl);
+        if (done < n)
+          om_path_table(OM_PATH_SCALAR)->bin[fkernel[g_func]][OM_T_FLOAT](in + done, g_prm, out[p] + done, n - done, 2u, fl);
+        continue;
+      }
       om_un_fn fn = t->un[fkernel[g_func]][OM_T_FLOAT];
       size_t done = fn(in, out[p], n, g_fast ? 0u : OM_FL_EXACT);
       if (done < n) om_path_table(OM_PATH_SCALAR)->un[fkernel[g_func]][OM_T_FLOAT](in + done, out[p] + done, n - done,
@@ -442,8 +474,10 @@ static void merge(shard_result* tot, const shard_result* s) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: cr_verify [-j jobs] [-p paths] [-s statedir] [-f] [-r lo hi] [-t stride] [-k hardest] FUNC\n"
-          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish\n");
+          "usage: cr_verify [-j jobs] [-p paths] [-s statedir] [-f] [-r lo hi] [-t stride] [-k hardest] [-a alpha]\n"
+          "                 [-g gamma] FUNC\n"
+          "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish elu selu celu\n"
+          "  -a, -g: Elu/Selu/Celu parameters (default: ONNX's; a state directory name carries them)\n");
   exit(2);
 }
 
@@ -460,6 +494,8 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[a], "-s") && a + 1 < argc) state = argv[++a];
     else if (!strcmp(argv[a], "-f")) g_fast = 1;
     else if (!strcmp(argv[a], "-k") && a + 1 < argc) HARD_PRINT = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "-a") && a + 1 < argc) g_prm[0] = strtof(argv[++a], 0), g_has_alpha = g_alpha_given = 1;
+    else if (!strcmp(argv[a], "-g") && a + 1 < argc) g_prm[1] = strtof(argv[++a], 0), g_has_alpha = 1;
     else if (!strcmp(argv[a], "-t") && a + 1 < argc) g_stride = strtoull(argv[++a], 0, 0);
     else if (!strcmp(argv[a], "-r") && a + 2 < argc) {
       rlo = strtoull(argv[++a], 0, 0);
@@ -472,6 +508,7 @@ int main(int argc, char** argv) {
   for (int f = 0; f < F_COUNT; f++)
     if (!strcmp(argv[a], fnames[f])) g_func = f;
   if (g_func < 0) usage();
+  if (F_IS_ACT(g_func) && !g_alpha_given) g_prm[0] = g_func == F_SELU ? 1.67326319217681884765625f : 1.0f;
   char pbuf[256];
   snprintf(pbuf, sizeof pbuf, "%s", paths);
   for (char* tok = strtok(pbuf, ","); tok; tok = strtok(0, ",")) {
@@ -506,7 +543,9 @@ int main(int argc, char** argv) {
     strcat(pathlist, "_");
     strcat(pathlist, om_path_name(g_paths[p]));
   }
-  snprintf(g_dir, sizeof g_dir, "%s/%s_%s%s", state, fnames[g_func], g_fast ? "fast" : "exact", pathlist);
+  char prmtag[64] = "";
+  if (g_has_alpha) snprintf(prmtag, sizeof prmtag, "_a%a_g%a", (double)g_prm[0], (double)g_prm[1]);
+  snprintf(g_dir, sizeof g_dir, "%s/%s%s_%s%s", state, fnames[g_func], prmtag, g_fast ? "fast" : "exact", pathlist);
   mkdirs(g_dir);
 
   unsigned todo[NSHARDS], ntodo = 0;

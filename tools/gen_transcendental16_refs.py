@@ -1,6 +1,7 @@
-"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh), Softplus
-and Mish, and for Sin and Cos: all 65,536 inputs of each type, from MPFR (gmpy2), written to
-testdata/transcendental16_refs.npz (Sin and Cos to testdata/trig16_refs.npz, `--set trig`).
+"""Correctly rounded f16 and bf16 references for Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh),
+Softplus, Mish, Elu and Selu (ONNX's default parameters), and for Sin and Cos: all 65,536 inputs of each
+type, from MPFR (gmpy2), written to testdata/transcendental16_refs.npz (Sin and Cos to
+testdata/trig16_refs.npz, `--set trig`).
 
 Method: each 16-bit input is decoded exactly; the function is evaluated in MPFR at 200 bits (the compound
 formulas with a handful of correctly rounded operations: relative error well below 2^-190); the result is
@@ -32,7 +33,9 @@ from gmpy2 import mpfr
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "testdata" / "transcendental16_refs.npz"
-FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "softplus", "mish"]
+FUNCS = ["exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "softplus", "mish", "elu", "selu"]
+# ONNX's defaults (f32 values): Elu alpha 1; Selu alpha, gamma.
+SELU_ALPHA, SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875
 # Each set of functions and its file (MPFR's sin and cos reduce any argument exactly, at any precision).
 SETS = {"main": (FUNCS, OUT), "trig": (["sin", "cos"], ROOT / "testdata" / "trig16_refs.npz")}
 FMTS = ["f16", "bf16"]
@@ -74,8 +77,8 @@ def round_exact(fmt: str, sign: int, m: int, e: int) -> tuple[int, float | None]
     return sb | min(((ep - emin) << (p - 1)) + n, INF[fmt]), dist
 
 
-def value(name: str, x: mpfr) -> mpfr:
-    """The function at x in the current context."""
+def value(name: str, x: mpfr, alpha: float | None = None, gamma: float | None = None) -> mpfr:
+    """The function at x in the current context (alpha, gamma: Elu's and Selu's, ONNX's defaults if None)."""
     if name == "exp":
         return gmpy2.exp(x)
     if name == "log":
@@ -99,10 +102,19 @@ def value(name: str, x: mpfr) -> mpfr:
         return max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
     if name == "mish":  # x tanh(log1p(e^x)); e^x overflowing to inf gives tanh(inf) = 1, the limit
         return x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
+    if name == "elu":  # x >= 0: x (-0 stays -0); else alpha expm1(x)
+        a = mpfr(1.0 if alpha is None else alpha)
+        return x if x >= 0 else a * gmpy2.expm1(x)
+    if name == "selu":  # x > 0: gamma x; +-0: +0; else gamma alpha expm1(x)
+        a = mpfr(SELU_ALPHA if alpha is None else alpha)
+        g = mpfr(SELU_GAMMA if gamma is None else gamma)
+        return g * x if x > 0 else mpfr(0) if x == 0 else g * a * gmpy2.expm1(x)
     raise ValueError(name)
 
 
-def ref(name: str, fmt: str, b: int, prec: int = 200) -> int:
+def ref(
+    name: str, fmt: str, b: int, prec: int = 200, alpha: float | None = None, gamma: float | None = None
+) -> int:
     """The correctly rounded result (bits) of function name at the fmt input with bits b."""
     d = decode(fmt, b)
     if d == "nan":
@@ -115,7 +127,7 @@ def ref(name: str, fmt: str, b: int, prec: int = 200) -> int:
         else:
             x = mpfr(d[1], 256)
             x = -x if d[0] else x
-        y = value(name, x)
+        y = value(name, x, alpha, gamma)
     if gmpy2.is_nan(y):
         return NAN[fmt]
     sign = 1 if gmpy2.is_signed(y) else 0
@@ -128,7 +140,7 @@ def ref(name: str, fmt: str, b: int, prec: int = 200) -> int:
     if dist is not None and dist < 2.0 ** -(prec - 60):
         if prec >= 3200:
             raise AssertionError(f"{name} {fmt} {b:#06x}: within 2^-{prec - 60} of a rounding boundary")
-        return ref(name, fmt, b, prec * 4)
+        return ref(name, fmt, b, prec * 4, alpha, gamma)
     return bits
 
 

@@ -318,6 +318,31 @@ OPS: dict[str, OpSpec] = {
         transcendental=True,
         extra=(_f32(-1.19, -1.2, -20.0, -100.0, -108.0, -110.0, -200.0, 9.0, 20.0, 1e-8, -1e-8, -3e38),),
     ),
+    "Elu": OpSpec(
+        1,
+        gen=gen_range(-20.0, 5.0),
+        attributes=({}, {"alpha": 0.3}, {"alpha": -2.0}),
+        transcendental=True,
+        extra=(
+            _f32(-1e-30, -1e-8, -0.0054, -0.3466, -0.35, -17.0, -88.0, -104.0, -120.0, -200.0, -3e38, 3e38),
+        ),
+    ),
+    "Selu": OpSpec(
+        1,
+        gen=gen_range(-20.0, 5.0),
+        attributes=({}, {"alpha": 1.5, "gamma": 0.75}),
+        transcendental=True,
+        extra=(
+            _f32(-1e-30, -1e-8, -0.0054, -0.35, -17.0, -88.0, -104.0, -120.0, -200.0, -3e38, 3e38, 1e-40),
+        ),
+    ),
+    "Celu": OpSpec(
+        1,
+        gen=gen_range(-20.0, 5.0),
+        attributes=({}, {"alpha": 2.5}, {"alpha": 0.2}),
+        transcendental=True,
+        extra=(_f32(-1e-30, -1e-8, -0.0054, -0.35, -17.0, -88.0, -104.0, -120.0, -200.0, -3e38, 3e38),),
+    ),
     **{op: OpSpec(2, out_bool=True) for op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual")},
     **{op: OpSpec(2) for op in ("And", "Or", "Xor")},
     "Not": OpSpec(1),

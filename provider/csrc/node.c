@@ -91,7 +91,7 @@ static int om_type_since(int id, int t) {
     case OM_OP_PRELU: return is_int ? 9 : 0;
     case OM_OP_IS_NAN: return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_IS_INF: return t == OM_T_BFLOAT16 || t == OM_T_FLOAT16 ? 20 : 0;
-    case OM_OP_SOFTPLUS: case OM_OP_MISH: return t == OM_T_BFLOAT16 ? 22 : 0;
+    case OM_OP_SOFTPLUS: case OM_OP_MISH: case OM_OP_ELU: case OM_OP_SELU: return t == OM_T_BFLOAT16 ? 22 : 0;
     default: return 0;
   }
 }
@@ -231,6 +231,23 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
       node->param_operand = 1;
       om_param_round_down(node->param[0], t0, attrs->has_alpha ? attrs->alpha : 1.0f);
       break;
+    case OM_OP_ELU:
+    case OM_OP_SELU:
+    case OM_OP_CELU: {
+      /* operand b: the f32 alpha, then (Selu) the f32 gamma, for every element type (elu_f32.h, tr16.c) */
+      float prm[2] = {attrs->has_alpha ? attrs->alpha : id == OM_OP_SELU ? 1.67326319217681884765625f : 1.0f,
+                      attrs->has_gamma ? attrs->gamma : 1.05070102214813232421875f};
+      if (!(prm[0] - prm[0] == 0) || !(prm[1] - prm[1] == 0))
+        OM_FAIL("node '%s' (op %s): attribute %s must be finite, got %g", nn, op,
+                prm[0] - prm[0] == 0 ? "gamma" : "alpha", (double)(prm[0] - prm[0] == 0 ? prm[1] : prm[0]));
+      if (id == OM_OP_CELU && prm[0] == 0)
+        OM_FAIL("node '%s' (op Celu): attribute alpha must not be 0 (Celu divides by it)", nn);
+      node->kind = OM_KIND_BINARY;
+      node->kernel = id == OM_OP_ELU ? OM_K_ELU : id == OM_OP_SELU ? OM_K_SELU : OM_K_CELU;
+      node->param_operand = 1;
+      memcpy(node->param[0], prm, sizeof prm);
+      break;
+    }
     case OM_OP_RELU: node->kernel = OM_K_RELU; break;
     case OM_OP_SOFTPLUS: node->kernel = OM_K_SOFTPLUS; break;
     case OM_OP_MISH: node->kernel = OM_K_MISH; break;
@@ -347,7 +364,9 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
        (node->kernel == OM_K_EXP || node->kernel == OM_K_LOG || node->kernel == OM_K_TANH ||
         node->kernel == OM_K_SIGMOID || node->kernel == OM_K_ERF || node->kernel == OM_K_GELU_ERF ||
         node->kernel == OM_K_GELU_TANH || node->kernel == OM_K_SIN || node->kernel == OM_K_COS ||
-        node->kernel == OM_K_SOFTPLUS || node->kernel == OM_K_MISH)))
+        node->kernel == OM_K_SOFTPLUS || node->kernel == OM_K_MISH)) ||
+      (node->kind == OM_KIND_BINARY && node->type == OM_T_FLOAT &&
+       (node->kernel == OM_K_ELU || node->kernel == OM_K_SELU || node->kernel == OM_K_CELU)))
     node->chunk = node->kind != OM_KIND_POW && node->type == OM_T_FLOAT && !(node->kflags & OM_FL_EXACT)
                       ? OM_CHUNK_FAST_TR
                       : OM_CHUNK_COSTLY;

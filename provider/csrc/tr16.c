@@ -79,6 +79,22 @@ static uint16_t om_tr16_round(om_dd v, int fmt) {
 
 static uint16_t om_tr16_of_double(double x, int fmt) { return om_tr16_round(om_dd_make(x, 0.0), fmt); }
 
+/* Elu, Selu (om_act_prm, om_dd_act.h): x > 0 gives RN(p x) (p x exact in double), +-0 the input or +0, x < 0
+ * the double-double a expm1(x), rounded once; NaN inputs and NaN results (a NaN parameter) the canonical NaN. */
+static const om_act_prm om_tr16_elu_default = {1.0, 1.0, 1.0, 1};
+#define OM_SELU_ALPHA 1.67326319217681884765625f
+#define OM_SELU_GAMMA 1.05070102214813232421875f
+static const om_act_prm om_tr16_selu_default = {(double)OM_SELU_GAMMA, (double)OM_SELU_GAMMA * (double)OM_SELU_ALPHA,
+                                                1.0, 0};
+static uint16_t om_tr16_act(const om_act_prm* pr, int fmt, uint16_t bits) {
+  double x = om_tr16_decode(fmt, bits);
+  if (x != x) return om_tr16_nan[fmt];
+  om_dd r = x > 0 ? om_dd_make(pr->p * x, 0.0) : x == 0 ? om_dd_make(0.0, 0.0) : om_dd_expm1_act(x, pr->a, pr->d);
+  if (x == 0 && pr->zkeep) return bits;
+  if (r.hi != r.hi) return om_tr16_nan[fmt];
+  return om_tr16_round(r, fmt);
+}
+
 uint16_t om_tr16_eval(int fn, int fmt, uint16_t bits) {
   double x = om_tr16_decode(fmt, bits);
   if (x != x) return om_tr16_nan[fmt];
@@ -138,6 +154,8 @@ uint16_t om_tr16_eval(int fn, int fmt, uint16_t bits) {
       if (x < -120.0) return 0x8000u;
       r = om_dd_mish(x);
       break;
+    case OM_TR16_ELU: return om_tr16_act(&om_tr16_elu_default, fmt, bits);
+    case OM_TR16_SELU: return om_tr16_act(&om_tr16_selu_default, fmt, bits);
     default: return om_tr16_nan[fmt];
   }
   return om_tr16_round(r, fmt);
@@ -190,3 +208,32 @@ OM_TR16_DEF(sin, OM_TR16_SIN)
 OM_TR16_DEF(cos, OM_TR16_COS)
 OM_TR16_DEF(softplus, OM_TR16_SOFTPLUS)
 OM_TR16_DEF(mish, OM_TR16_MISH)
+
+/* Elu and Selu: the table of the default parameters when b holds them, else each element evaluated directly
+ * (double-double, the same bits). */
+static size_t om_tr16_run_act(int fn, int fmt, const void* a, const void* pb, void* out, size_t n) {
+  float alpha, gamma = 0.0f;
+  memcpy(&alpha, pb, sizeof alpha);
+  if (fn == OM_TR16_SELU) memcpy(&gamma, (const char*)pb + sizeof alpha, sizeof gamma);
+  int dflt = fn == OM_TR16_ELU ? om_f32_bits(alpha) == om_f32_bits(1.0f)
+                               : om_f32_bits(alpha) == om_f32_bits(OM_SELU_ALPHA) &&
+                                     om_f32_bits(gamma) == om_f32_bits(OM_SELU_GAMMA);
+  if (dflt) return om_tr16_run(fn, fmt, a, out, n);
+  om_act_prm pr = fn == OM_TR16_ELU ? (om_act_prm){1.0, (double)alpha, 1.0, 1}
+                                    : (om_act_prm){(double)gamma, (double)gamma * (double)alpha, 1.0, 0};
+  const uint16_t* x = (const uint16_t*)a;
+  uint16_t* y = (uint16_t*)out;
+  for (size_t i = 0; i < n; i++) y[i] = om_tr16_act(&pr, fmt, x[i]);
+  return n;
+}
+#define OM_TR16_DEF_P(name, FN)                                                                           \
+  size_t om_tr16_##name##_f16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags) { \
+    (void)bc, (void)flags;                                                                                \
+    return om_tr16_run_act(FN, OM_TR16_F16, a, b, out, n);                                                \
+  }                                                                                                       \
+  size_t om_tr16_##name##_bf16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags) { \
+    (void)bc, (void)flags;                                                                                \
+    return om_tr16_run_act(FN, OM_TR16_BF16, a, b, out, n);                                               \
+  }
+OM_TR16_DEF_P(elu, OM_TR16_ELU)
+OM_TR16_DEF_P(selu, OM_TR16_SELU)

@@ -1,5 +1,5 @@
-/* tr16.h - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), Sin, Cos, Softplus, Mish: correctly
- * rounded by table lookup.
+/* tr16.h - f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none/tanh), Sin, Cos, Softplus, Mish, Elu, Selu:
+ * correctly rounded by table lookup (Elu and Selu with other than the default parameters: evaluated directly).
  *
  * Each (function, type) has a 65,536-entry table of results, built at first use from the function's
  * double-double evaluation (math/om_dd.h) rounded once to the 16-bit format (never through f32). The kernels
@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 enum { OM_TR16_EXP, OM_TR16_LOG, OM_TR16_TANH, OM_TR16_SIGMOID, OM_TR16_ERF, OM_TR16_GELU_ERF, OM_TR16_GELU_TANH,
-       OM_TR16_SIN, OM_TR16_COS, OM_TR16_SOFTPLUS, OM_TR16_MISH, OM_TR16_COUNT };
+       OM_TR16_SIN, OM_TR16_COS, OM_TR16_SOFTPLUS, OM_TR16_MISH,
+       OM_TR16_ELU, OM_TR16_SELU, /* with the default parameters */
+       OM_TR16_COUNT };
 enum { OM_TR16_F16, OM_TR16_BF16 };
 
 /* The correctly rounded result of function fn (OM_TR16_*) at the 16-bit input bits (format OM_TR16_F16 or
@@ -34,6 +36,13 @@ OM_TR16_DECL(cos)
 OM_TR16_DECL(softplus)
 OM_TR16_DECL(mish)
 #undef OM_TR16_DECL
+/* Elu and Selu: binary kernels, operand b the f32 alpha (then gamma), broadcast (node.c's param_operand). */
+#define OM_TR16_DECL_P(name)                                                                                   \
+  size_t om_tr16_##name##_f16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags); \
+  size_t om_tr16_##name##_bf16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags);
+OM_TR16_DECL_P(elu)
+OM_TR16_DECL_P(selu)
+#undef OM_TR16_DECL_P
 
 /* Designated initializers for a path's om_kernel_table (used in kernels/transcendental.inc): the same
  * functions on every path. */
@@ -51,6 +60,10 @@ OM_TR16_DECL(mish)
   OM_REG_TR16_ONE(OM_K_SIN, sin)                     \
   OM_REG_TR16_ONE(OM_K_COS, cos)                     \
   OM_REG_TR16_ONE(OM_K_SOFTPLUS, softplus)           \
-  OM_REG_TR16_ONE(OM_K_MISH, mish)
+  OM_REG_TR16_ONE(OM_K_MISH, mish)                   \
+  .bin[OM_K_ELU][OM_T_FLOAT16] = om_tr16_elu_f16,    \
+  .bin[OM_K_ELU][OM_T_BFLOAT16] = om_tr16_elu_bf16,  \
+  .bin[OM_K_SELU][OM_T_FLOAT16] = om_tr16_selu_f16,  \
+  .bin[OM_K_SELU][OM_T_BFLOAT16] = om_tr16_selu_bf16,
 
 #endif

@@ -41,6 +41,10 @@ enum {
   OM_K_LEAKYRELU, /* x < 0 ? b * x : x; b: LeakyRelu's alpha (broadcast) or PRelu's slope */
   OM_K_THRESHOLDED_RELU, /* x > b ? x : 0; b: alpha, broadcast */
   OM_K_LEAKYRELU_A32,    /* f16 LeakyRelu: b is the f32 alpha (broadcast), the product rounded once to f16 */
+  /* correctly rounded in both modes (elu_f32.h, tr16.c); b: the f32 alpha (Selu: then gamma), broadcast */
+  OM_K_ELU,
+  OM_K_SELU,
+  OM_K_CELU,
   OM_K_BIN_COUNT
 };
 /* Comparisons: binary kernels whose output is bool (one byte, 0 or 1). */

@@ -1,5 +1,6 @@
-/* om_dd_act.h - double-double Softplus and Mish: the fallbacks of the exact f32 kernels (softplus_f32.h,
- * mish_f32.h) and the evaluations behind their f16/bf16 tables (../tr16.c).
+/* om_dd_act.h - double-double Softplus, Mish and the expm1 family (Elu, Selu, Celu): the fallbacks of the exact
+ * f32 kernels (softplus_f32.h, mish_f32.h, elu_f32.h) and the evaluations behind their f16/bf16 results
+ * (../tr16.c).
  *
  * Only IEEE + - * / on doubles (om_dd_core.h, om_dd.h's om_dd_exp), as everywhere in exact mode. The error
  * bounds below are a priori estimates; that every fallback lane rounds correctly is what the MPFR checks
@@ -63,5 +64,28 @@ static float om_fb_mish(double x) {
   if (x < -120.0) return -0.0f;
   return om_dd_to_f32(om_dd_mish(x));
 }
+
+/* The negative side of Elu, Selu and Celu: a * expm1(x / d) for x < 0 (finite), a and d finite nonzero doubles
+ * (Elu: a = alpha, d = 1; Selu: a = gamma alpha, exact in double, d = 1; Celu: a = d = alpha). The quotient is a
+ * pair (om_dd_div, about 2^-104; exact when d = 1); below t = -120, e^t < 2^-173 changes a (1 - e^t) by less
+ * than any distance of a from an f32 rounding boundary that is not zero (a has at most 48 bits), and on the
+ * same side when it is zero, so t is clamped there; above t = 700 (Celu, alpha < 0) the result overflows every
+ * format used here. om_dd_expm1 (om_dd.h): relative error < 2^-92; the product: one om_dd_mul_d. */
+static inline om_dd om_dd_expm1_act(double x, double a, double d) {
+  om_dd t = d == 1.0 ? om_dd_make(x, 0.0) : om_dd_div(om_dd_make(x, 0.0), om_dd_make(d, 0.0));
+  if (t.hi < -120.0) t = om_dd_make(-120.0, 0.0);
+  if (t.hi > 700.0) return om_dd_make(a * 0x1p1000 * 0x1p1000, 0.0); /* +-inf, the sign of a */
+  return om_dd_mul_d(om_dd_expm1(t), a);
+}
+
+/* The parameters of one Elu, Selu or Celu node as the kernels use them (elu_f32.h, tr16.c): for x > 0 the result
+ * is RN(p x) (p = 1 or gamma: p x is exact in double); for x < 0 a * expm1(x / d) as above; for x = +-0 the
+ * input itself (zkeep, Elu) or +0 (Selu, Celu: the value of their formulas in ONNX Runtime). */
+typedef struct om_act_prm {
+  double p, a, d;
+  int zkeep;
+} om_act_prm;
+
+static float om_fb_act(double x, const om_act_prm* pr) { return om_dd_to_f32(om_dd_expm1_act(x, pr->a, pr->d)); }
 
 #endif
