@@ -209,8 +209,48 @@ OM_TR16_DEF(cos, OM_TR16_COS)
 OM_TR16_DEF(softplus, OM_TR16_SOFTPLUS)
 OM_TR16_DEF(mish, OM_TR16_MISH)
 
-/* Elu and Selu: the table of the default parameters when b holds them, else each element evaluated directly
- * (double-double, the same bits). */
+/* Tables for other parameters than the defaults: up to OM_TR16_PSLOTS (function, type, alpha, gamma) in a process,
+ * each built by the first call of at least OM_TR16_PMIN elements (a build costs about 65,536 direct evaluations)
+ * and published into a free slot with one compare-and-swap; the key is part of the published block, so a reader
+ * that finds a block knows its parameters. Smaller calls, and calls once every slot holds other parameters,
+ * evaluate each element directly: the same bits. */
+#define OM_TR16_PSLOTS 16
+#define OM_TR16_PMIN 8192
+typedef struct {
+  int fn, fmt;
+  uint32_t alpha, gamma;
+  uint16_t tab[65536];
+} om_tr16_ptab;
+static _Atomic(om_tr16_ptab*) om_tr16_pslots[OM_TR16_PSLOTS];
+
+static const uint16_t* om_tr16_param_table(int fn, int fmt, const om_act_prm* pr, uint32_t ab, uint32_t gb) {
+  om_tr16_ptab* mine = NULL;
+  for (int k = 0; k < OM_TR16_PSLOTS; k++) {
+    om_tr16_ptab* t = atomic_load_explicit(&om_tr16_pslots[k], memory_order_acquire);
+    if (!t) {
+      if (!mine) {
+        mine = malloc(sizeof *mine);
+        if (!mine) return NULL;
+        mine->fn = fn, mine->fmt = fmt, mine->alpha = ab, mine->gamma = gb;
+        for (uint32_t b = 0; b < 65536; b++) mine->tab[b] = om_tr16_act(pr, fmt, (uint16_t)b);
+      }
+      om_tr16_ptab* expected = NULL;
+      if (atomic_compare_exchange_strong_explicit(&om_tr16_pslots[k], &expected, mine, memory_order_acq_rel,
+                                                  memory_order_acquire))
+        return mine->tab;
+      t = expected; /* another thread filled this slot first */
+    }
+    if (t->fn == fn && t->fmt == fmt && t->alpha == ab && t->gamma == gb) {
+      free(mine);
+      return t->tab;
+    }
+  }
+  free(mine);
+  return NULL;
+}
+
+/* Elu and Selu: the table of the default parameters when b holds them, else a table of b's parameters (above),
+ * else each element evaluated directly (double-double, the same bits). */
 static size_t om_tr16_run_act(int fn, int fmt, const void* a, const void* pb, void* out, size_t n) {
   float alpha, gamma = 0.0f;
   memcpy(&alpha, pb, sizeof alpha);
@@ -223,7 +263,12 @@ static size_t om_tr16_run_act(int fn, int fmt, const void* a, const void* pb, vo
                                     : (om_act_prm){(double)gamma, (double)gamma * (double)alpha, 1.0, 0};
   const uint16_t* x = (const uint16_t*)a;
   uint16_t* y = (uint16_t*)out;
-  for (size_t i = 0; i < n; i++) y[i] = om_tr16_act(&pr, fmt, x[i]);
+  const uint16_t* t =
+      n >= OM_TR16_PMIN ? om_tr16_param_table(fn, fmt, &pr, om_f32_bits(alpha), om_f32_bits(gamma)) : NULL;
+  if (t)
+    for (size_t i = 0; i < n; i++) y[i] = t[x[i]];
+  else
+    for (size_t i = 0; i < n; i++) y[i] = om_tr16_act(&pr, fmt, x[i]);
   return n;
 }
 #define OM_TR16_DEF_P(name, FN)                                                                           \
