@@ -1,5 +1,6 @@
-"""f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh): all 65,536 inputs of each type, every
-kernel path, exact and fast mode, compared bit for bit with the correctly rounded MPFR results.
+"""f16 and bf16 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none and tanh), Softplus, Mish, Elu, Selu: all 65,536
+inputs of each type, every kernel path, exact and fast mode, compared bit for bit with the correctly rounded
+MPFR results.
 
 The references are testdata/transcendental16_refs.npz, written by tools/gen_transcendental16_refs.py (MPFR
 at 200 bits, Ziv retries, rounded by integer arithmetic: see its docstring); a random sample of them is
@@ -181,3 +182,28 @@ def test_through_ort(refs, elem, key):
     assert y.element_type() == elem and y.shape() == [65536]
     got = np.ctypeslib.as_array(ctypes.cast(y.data_ptr(), ctypes.POINTER(ctypes.c_uint16)), (65536,)).copy()
     assert np.array_equal(got, refs[key]), _diff(got, refs[key])
+
+
+@pytest.mark.parametrize(
+    ("op", "attrs", "fmt"),
+    [
+        ("Elu", {"alpha": 0.3}, "f16"),
+        ("Elu", {"alpha": -2.0}, "bf16"),
+        ("Selu", {"alpha": 1.5, "gamma": 0.75}, "bf16"),
+    ],
+)
+def test_act_parameters_all_inputs(op, attrs, fmt):
+    """Elu and Selu with other than the default parameters: every 16-bit input in one call (a call of 8,192 or
+    more builds the parameters' table) and in calls of 4,000 (evaluated directly), both equal to MPFR."""
+    name = op.lower()
+    a = float(np.float32(attrs["alpha"]))
+    g = float(np.float32(attrs["gamma"])) if "gamma" in attrs else None
+    want = np.array([g16.ref(name, fmt, b, alpha=a, gamma=g) for b in range(65536)], dtype=np.uint16)
+    x = ALL.view(np.float16) if fmt == "f16" else ALL
+    t = F16 if fmt == "f16" else BF16
+    node = Node(op, [t], onnx_opset=22, attributes=attrs)
+    whole = np.asarray(node.run(x)).view(np.uint16)
+    parts = np.concatenate([np.asarray(node.run(x[k : k + 4000])) for k in range(0, 65536, 4000)])
+    parts = parts.view(np.uint16)
+    assert np.array_equal(whole, want), _diff(whole, want)
+    assert np.array_equal(parts, want), _diff(parts, want)
