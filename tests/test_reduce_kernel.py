@@ -190,6 +190,37 @@ def test_reduce_specials(op: str, strided: bool) -> None:
             same_bits(got.reshape(()), want)
 
 
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin", "Softmax", "LogSoftmax"])
+def test_maxmin_mixed_rows(op: str) -> None:
+    """Rows of every length up to 140 drawn from {+0, -0, +-1, +-inf, NaN} and ordinary values, specials at
+    random positions (four vectors in flight, tails): max/min with NaN anywhere and +0 > -0 in any order."""
+    rng = np.random.default_rng(SEED + 5)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -0.5, 0.5], np.float32)
+    for n in list(range(1, 70)) + [127, 128, 129, 140]:
+        rows = []
+        for kind in range(6):
+            if kind == 0:  # zeros only: the sign rule decides
+                r = rng.choice(pool[:2], n)
+            elif kind == 1:  # zeros and negatives (max) or positives (min)
+                r = rng.choice(pool[[0, 1, 3, 7]] if op != "ReduceMin" else pool[[0, 1, 2, 8]], n)
+            elif kind == 2:  # one NaN somewhere
+                r = rng.standard_normal(n).astype(np.float32)
+                r[rng.integers(n)] = np.nan
+            elif kind == 3:  # negative NaN bits
+                r = rng.standard_normal(n).astype(np.float32)
+                r.view(np.uint32)[rng.integers(n)] = 0xFFC00001
+            else:
+                r = rng.choice(pool, n)
+            rows.append(np.asarray(r, np.float32))
+        x = np.stack(rows)
+        if op.startswith("Reduce"):
+            want = R.reduce(op, x, (1,), keepdims=0)
+        else:
+            want = (R.softmax if op == "Softmax" else R.log_softmax)(x, 1, 13)
+        for p in PATHS:
+            same_bits(run(op, x, (0, 1), p)[0], want)
+
+
 @pytest.mark.parametrize("op", R.REDUCE_OPS)
 def test_reduce_empty(op: str) -> None:
     """An empty reduction: Sum +0, Prod 1, Max -inf, Min +inf, Mean NaN, LogSum and LogSumExp -inf."""
