@@ -456,3 +456,28 @@ def test_unserved_types_stay_with_stock_with_a_reason(op: str, t: int, opset: in
             return
         (node,) = [n for n in sess.report.nodes if n.op == op]
         assert not node.moved and why in node.reason
+
+
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+def test_max_min_opset_20_floats_and_int8_are_served(op: str) -> None:
+    """Opset 20 only adds bool (which stays with stock ORT); its float and int8 nodes are ours."""
+    for t, dtype in ((TensorProto.FLOAT, F32), (TensorProto.INT8, np.dtype(np.int8))):
+        model = _one(op, 20, [1], "const", t)
+        x = make_input(op, (2, 3, 4), dtype, 9)
+        for via in VIAS:
+            sess = session(model, via, PATHS[0], 1)
+            assert all(n.moved for n in sess.report.nodes), [str(n) for n in sess.report.nodes]
+            got = sess.run(None, {"x": x})[0]
+            check(f"{op} opset 20 {dtype} via {via}", got, R.reduce(op, x, [1], 1), None)
+
+
+def test_high_rank_is_coalesced_or_refused() -> None:
+    """Rank 20 with two runs (reduced, kept) is served; 18 alternating runs are a clear error."""
+    x = make_input("ReduceSum", (2,) * 20, F32, 4)
+    node = Node("ReduceSum", [TensorProto.FLOAT], onnx_opset=11, attributes={"axes": list(range(10))})
+    check("rank 20", node.run(x), R.reduce("ReduceSum", x, list(range(10)), 1), None)
+    y = make_input("ReduceSum", (2,) * 18, F32, 5)
+    node = Node("ReduceSum", [TensorProto.FLOAT], onnx_opset=11, attributes={"axes": list(range(0, 18, 2))},
+                name="bad")
+    with pytest.raises(NodeError, match="'bad' \\(op ReduceSum\\): the reduced and kept dimensions"):
+        node.run(y)
