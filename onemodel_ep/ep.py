@@ -117,9 +117,11 @@ def ep_session_options(
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
-    Registers the library (once per process), adds the EP for the CPU device with the options `mode` and
-    `kernel_path`, registers the library's custom ops as well (so that a model already rewritten to
-    ai.onemodel, e.g. by `onemodel rewrite`, runs too), disables NUMERIC_OPTIMIZERS (adding to any list
+    Registers the library (once per process), adds the EP for the CPU device with the options `mode`,
+    `kernel_path` and `dispatch` ("registry": ORT runs the EP's registered kernels, the default; "compile":
+    each claimed node becomes a compiled node of its own, the measured alternative, docs/architecture.md),
+    registers the library's custom ops as well (so that a model already rewritten to ai.onemodel, e.g. by
+    `onemodel rewrite`, runs too), disables NUMERIC_OPTIMIZERS (adding to any list
     already in `base`) and asks ORT to record which EP each node runs on.
     `onnxruntime.InferenceSession(path, so)` then runs the unmodified
     model (pass `enable_fallback=0` too: on an EP error, such as a bad attribute on a node OneModel claims,
