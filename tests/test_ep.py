@@ -186,7 +186,8 @@ def test_unsupported_type_stays_with_the_cpu_ep_with_its_reason():
     assert (moved2, stayed2) in ((["exp_bf16"], []), ([], [("exp_bf16", "type")]))
 
 
-def test_nodes_inside_subgraphs_are_claimed():
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_nodes_inside_subgraphs_are_claimed(dispatch):
     then_g = helper.make_graph(
         [helper.make_node("Exp", ["x"], ["t"], name="exp_then")], "then", [], [_f32("t", [N])]
     )
@@ -199,7 +200,7 @@ def test_nodes_inside_subgraphs_are_claimed():
         [_f32("y", [N])],
     )
     x = _inputs()["x"]
-    sess = _ep_session(model)
+    sess = _ep_session(model, dispatch=dispatch)
     claimed = ep.claimed_names(ep.assignments(sess))
     assert {"exp_then", "tanh_else"} <= claimed
     for cond in (True, False):
