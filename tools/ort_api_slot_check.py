@@ -8,8 +8,13 @@ index. This makes a 2x3x4 float tensor through members 69 (CreateCpuMemoryInfo) 
 and the shape; it sets a session config entry (10, 130) and reads it back through 237
 (HasSessionConfigEntry) and 238 (GetSessionConfigEntry); and through 317 (GetEpApi) it builds a kernel
 definition with OrtEpApi members 21-26 and 32 and reads it back with 34-37, and makes and releases a kernel
-registry (18, 19) and a tensor data type (40). Prints each result; exits 1 if one does not match, or if the
-runtime's C API is older than 24.
+registry (18, 19) and a tensor data type (40). The compile dispatch's graph members are read on objects of
+ORT's model-editor API (291; its members 0, 5 and 6 make a type, a value and a node), whose implementations
+answer each graph query with a NOT_IMPLEMENTED status of their own wording: 326
+(ValueInfo_GetInitializerValue) must name the initializer value, 331 (ValueInfo_IsConstantInitializer) the
+constant initializer, 356 (Node_GetOutputs) the output value infos; OrtEpApi member 2
+(EpGraphSupportInfo_AddNodesToFuse) must refuse a NULL support info with INVALID_ARGUMENT before it reads the
+node list. Prints each result; exits 1 if one does not match, or if the runtime's C API is older than 24.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ def main() -> int:
           + ("GetTensorElementTypeAndShapeDataReference" if ok else "MISMATCH"))
     ctypes.CFUNCTYPE(None, vp)(api[96])(value)  # ReleaseValue
     ctypes.CFUNCTYPE(None, vp)(api[94])(mem)  # ReleaseMemoryInfo
-    return 0 if ok and _session_config(api) and _ep_api(api) else 1
+    return 0 if ok and _session_config(api) and _ep_api(api) and _graph_api(api) else 1
 
 
 def _session_config(api: ctypes.Array) -> bool:
@@ -105,6 +110,62 @@ def _ep_api(api: ctypes.Array) -> bool:
     ok = all(s is None for s in status) and got == (b"Add", b"", 7, 1000, b"SlotCheckEP") and bool(dtype)
     verdict = "as declared" if ok else "MISMATCH"
     print(f"OrtEpApi (member 317) 18-37, 40: kernel def read back as {got}: {verdict}")
+    return ok
+
+
+def _status_text(api: ctypes.Array, status: int | None) -> tuple[int, str]:
+    """The error code and message of `status` (0 and "" for success), released."""
+    if not status:
+        return 0, ""
+    vp = ctypes.c_void_p
+    code = ctypes.CFUNCTYPE(ctypes.c_int, vp)(api[1])(status)
+    text = ctypes.CFUNCTYPE(ctypes.c_char_p, vp)(api[2])(status) or b""
+    ctypes.CFUNCTYPE(None, vp)(api[93])(status)  # ReleaseStatus
+    return code, text.decode(errors="replace")
+
+
+def _graph_api(api: ctypes.Array) -> bool:
+    vp, cp, P, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER, ctypes.c_size_t
+    editor = ctypes.CFUNCTYPE(vp)(api[291])()  # GetModelEditorApi
+    if not editor:
+        print("member 291 (GetModelEditorApi) gave NULL: MISMATCH")
+        return False
+    m = ctypes.cast(editor, P(vp))
+    tinfo, typ, vi, node = vp(), vp(), vp(), vp()
+    assert ctypes.CFUNCTYPE(vp, P(vp))(api[57])(ctypes.byref(tinfo)) is None  # CreateTensorTypeAndShapeInfo
+    assert ctypes.CFUNCTYPE(vp, vp, ctypes.c_int)(api[58])(tinfo, 1) is None  # SetTensorElementType FLOAT
+    assert ctypes.CFUNCTYPE(vp, vp, P(vp))(m[0])(tinfo, ctypes.byref(typ)) is None  # CreateTensorTypeInfo
+    assert ctypes.CFUNCTYPE(vp, cp, vp, P(vp))(m[5])(b"v", typ, ctypes.byref(vi)) is None  # CreateValueInfo
+    ins, outs = (cp * 1)(b"v"), (cp * 1)(b"w")
+    make_node = ctypes.CFUNCTYPE(vp, cp, cp, cp, P(cp), sz, P(cp), sz, P(vp), sz, P(vp))(m[6])  # CreateNode
+    assert make_node(b"Exp", b"", b"n", ins, 1, outs, 1, None, 0, ctypes.byref(node)) is None
+    value, flag, out = vp(), ctypes.c_bool(), (vp * 1)()
+    got = {
+        326: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(vp))(api[326])(vi, ctypes.byref(value))),
+        331: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(ctypes.c_bool))(api[331])(vi, ctypes.byref(flag))),
+        356: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(vp), sz)(api[356])(node, out, 1)),
+    }
+    e = ctypes.cast(ctypes.CFUNCTYPE(vp)(api[317])(), P(vp))
+    nodes = (vp * 1)(node)
+    fuse = ctypes.CFUNCTYPE(vp, vp, P(vp), sz, vp)(e[2])  # EpGraphSupportInfo_AddNodesToFuse
+    got[2] = _status_text(api, fuse(None, nodes, 1, None))
+    ctypes.CFUNCTYPE(None, vp)(api[286])(node)  # ReleaseNode
+    ctypes.CFUNCTYPE(None, vp)(api[285])(vi)  # ReleaseValueInfo
+    ctypes.CFUNCTYPE(None, vp)(api[98])(typ)  # ReleaseTypeInfo
+    ctypes.CFUNCTYPE(None, vp)(api[99])(tinfo)  # ReleaseTensorTypeAndShapeInfo
+    not_implemented, invalid_argument = 9, 2
+    want = {
+        326: (not_implemented, "initializer value", "ValueInfo_GetInitializerValue"),
+        331: (not_implemented, "constant initializer", "ValueInfo_IsConstantInitializer"),
+        356: (not_implemented, "output OrtValueInfos", "Node_GetOutputs"),
+        2: (invalid_argument, "SupportInfo", "OrtEpApi EpGraphSupportInfo_AddNodesToFuse"),
+    }
+    ok = True
+    for k, (code, words, name) in want.items():
+        c, text = got[k]
+        good = c == code and words.lower() in text.lower()
+        ok = ok and good
+        print(f"member {k}: status {c} {text!r}: " + (name if good else "MISMATCH"))
     return ok
 
 
