@@ -501,3 +501,20 @@ def test_act_parameters_sample_all_paths(name):
     want = reference(name, x)
     for path in PATHS:
         _assert_cr(name, x, _run(op, attrs, x, path=path), want, f"alpha={alpha} gamma={gamma}, path {path}")
+
+
+@pytest.mark.parametrize(
+    "op,attrs,msg",
+    [
+        ("Celu", {"alpha": 0.0}, "alpha must not be 0"),
+        ("Elu", {"alpha": float("nan")}, "alpha must be finite"),
+        ("Selu", {"gamma": float("inf")}, "gamma must be finite"),
+        ("Celu", {"alpha": float("-inf")}, "alpha must be finite"),
+    ],
+)
+def test_act_bad_parameters_are_refused(op, attrs, msg):
+    """A parameter the formula cannot use is a clear error naming the node and the op, not a NaN output."""
+    from onemodel_ep.node import probe
+
+    why = probe(op, [F32], onnx_opset=12, attributes=attrs, name="act")
+    assert why is not None and "node 'act'" in why and f"op {op}" in why and msg in why, why
