@@ -45,7 +45,7 @@ def _f32(name, shape):
 
 def mixed_model() -> onnx.ModelProto:
     """Transcendentals, broadcasting, a constant subexpression, 1/x*y and x+0 (level-1 optimiser bait), a
-    Softmax (not served) in the middle, and Gelu with an attribute."""
+    Hardmax (not served) in the middle, and Gelu with an attribute."""
     c = numpy_helper.from_array(np.linspace(-30, 30, N, dtype=np.float32), "c")
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     zero = numpy_helper.from_array(np.zeros(N, np.float32), "zero")
@@ -56,7 +56,7 @@ def mixed_model() -> onnx.ModelProto:
         helper.make_node("Div", ["one", "x"], ["r"], name="recip"),
         helper.make_node("Mul", ["s", "r"], ["m"], name="mul"),
         helper.make_node("Add", ["m", "zero"], ["m0"], name="add_zero"),
-        helper.make_node("Softmax", ["m0"], ["sm"], name="softmax", axis=-1),
+        helper.make_node("Hardmax", ["m0"], ["sm"], name="hardmax", axis=-1),
         helper.make_node("Gelu", ["sm"], ["g"], name="gelu", approximate="tanh"),
         helper.make_node("Sigmoid", ["m0"], ["y"], name="sigmoid"),
     ]
@@ -151,10 +151,10 @@ def test_claims_exactly_what_the_library_serves_and_reports_the_rest():
     moved = {n.name for n in rep.moved}
     assert moved == {"exp_const", "tanh", "add", "recip", "mul", "add_zero", "gelu", "sigmoid"}
     (stayed,) = rep.stayed
-    assert stayed.name == "softmax" and stayed.category == "op" and "Softmax" in stayed.reason
+    assert stayed.name == "hardmax" and stayed.category == "op" and "Hardmax" in stayed.reason
     assert "8 node(s) on OneModelExecutionProvider" in rep.summary()
     on_cpu = {a.name for a in ep.assignments(sess) if a.ep == "CPUExecutionProvider"}
-    assert on_cpu == {"softmax"}
+    assert on_cpu == {"hardmax"}
 
 
 def test_unsupported_type_stays_with_the_cpu_ep_with_its_reason():
@@ -558,7 +558,7 @@ def test_an_already_rewritten_model_runs_through_the_ep_options():
     assert _bits(_ep_session(rewritten).run(None, feeds)) == want
     sess = onemodel_ep.InferenceSession(rewritten, _quiet(ort.SessionOptions()))
     assert sess.via == "ep" and _bits(sess.run(None, feeds)) == want
-    assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["softmax"]
+    assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["hardmax"]
 
 
 def test_elu_selu_celu_parameters_reach_the_kernel():

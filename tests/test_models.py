@@ -34,14 +34,6 @@ DATA_MOVEMENT = frozenset({
     "Tile", "Pad",
 })
 
-# The computing operators each model holds that the library does not serve yet (checked below to be exactly
-# what stays behind, so this list cannot go stale silently in the direction of a regression).
-NOT_YET_SERVED = {
-    "bert_tiny": ("LayerNormalization", "Softmax"),
-    "llama_tiny": ("Softmax",),
-}
-
-
 def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seq * 100 + batch)
     feeds = {"input_ids": rng.integers(0, 256, size=(batch, seq), dtype=np.int64)}
@@ -124,21 +116,6 @@ def _computing_stayed(name: str) -> set[str]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_what_stays_is_data_movement_or_not_yet_served(name: str) -> None:
-    """Nothing the library serves falls back to stock ORT (a regression fails here, not only in the xfail)."""
-    stayed = _computing_stayed(name)
-    unexpected = stayed - set(NOT_YET_SERVED[name])
-    assert not unexpected, f"{name}: computing nodes left to stock ORT: {sorted(unexpected)}"
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(
-            strict=True, reason=f"not yet served by the library: {', '.join(NOT_YET_SERVED[n])}"))
-        for n in NAMES
-    ],
-)
 def test_every_computing_node_is_retargeted(name: str) -> None:
     stayed = _computing_stayed(name)
     assert not stayed, f"{name}: computing nodes left to stock ORT: {sorted(stayed)}"

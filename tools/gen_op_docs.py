@@ -30,7 +30,7 @@ def _types(types: frozenset[int]) -> str:
 
 
 def table() -> str:
-    from onemodel_ep._lib import F_FMOD, F_INPLACE, F_MODES, OUT_BOOL, OUT_LIKE1, OUT_TO, op_table
+    from onemodel_ep._lib import F_FMOD, F_INPLACE, F_MODES, F_OUT3, OUT_BOOL, OUT_LIKE1, OUT_TO, op_table
 
     out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1"}
     lines = [
@@ -47,9 +47,12 @@ def table() -> str:
         modes = "exact, fast" + (" (fast differs)" if row.flags & F_MODES else "")
         if row.flags & F_FMOD:
             modes += "; fmod=0 integers only"
+        output = out_rule.get(row.output_rule, "type of input 0")
+        if row.flags & F_OUT3:  # LayerNormalization's Mean and InvStdDev (stash_type 1)
+            output += "; optional outputs 1, 2: float"
         lines.append(
             f"| {row.name} | {row.since_opset}+ | {_types(row.input0_types)} | {arity} | "
-            f"{out_rule.get(row.output_rule, 'type of input 0')} | {modes} | "
+            f"{output} | {modes} | "
             f"{'yes' if row.flags & F_INPLACE else 'no'} |"
         )
     return "\n".join(lines)

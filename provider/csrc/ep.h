@@ -22,7 +22,8 @@ typedef struct om_ep_factory {
 struct om_ep;
 typedef struct om_ep_kernel_state {
   const struct om_ep* ep;
-  int op; /* row of the op table */
+  int op;    /* row of the op table */
+  int opset; /* 0, or the opset om_node_create reads the node as (om_op_semantics_split: the kernel's range) */
 } om_ep_kernel_state;
 
 typedef struct om_ep {
@@ -33,7 +34,7 @@ typedef struct om_ep {
   int path; /* kernel path index, or -1 for the widest, from `kernel_path` */
   int compile; /* session option `dispatch`: 0 "registry" (kernels), 1 "compile" (each node a compiled node) */
   OrtKernelRegistry* registry;
-  om_ep_kernel_state states[OM_OP_COUNT];
+  om_ep_kernel_state states[2 * OM_OP_COUNT]; /* [op], and [OM_OP_COUNT + op] for a split's later range */
 } om_ep;
 
 OrtStatus* om_ep_error(const OrtApi* api, OrtErrorCode code, const char* msg);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ep.h"
+#include "node_family.h"
 #include "ort_attrs.h"
 #include "ort_kernel.h"
 
@@ -32,7 +33,9 @@ static OrtStatus* OM_ORT_CALL om_ep_kernel_create(void* state, const OrtKernelIn
   om_attrs_defaults(&preset);
   preset.mode = ep->mode;
   preset.path = ep->path;
-  /* onnx_opset stays 0: GetCapability checked the model's opset before claiming the node */
+  /* onnx_opset: GetCapability checked the model's opset before claiming the node; an op whose meaning changes
+   * with the opset has one kernel per range, which says which reading the node has */
+  preset.onnx_opset = s->opset;
   om_kernel* k = NULL;
   OrtStatus* st = om_kernel_create(ep->api, info, s->op, 0, &preset, 1, &k);
   if (st) return st;
@@ -49,7 +52,8 @@ static OrtStatus* OM_ORT_CALL om_ep_kernel_create(void* state, const OrtKernelIn
   return NULL;
 }
 
-static OrtStatus* om_ep_add_kernel(om_ep* ep, int op) {
+/* The kernel of op for the node since-versions [start, end], created as a node of opset `opset` (0: unknown). */
+static OrtStatus* om_ep_add_kernel(om_ep* ep, int op, int start, int end, int opset, om_ep_kernel_state* state) {
   const OrtEpApi* e = ep->ep_api;
   const om_op_info* row = om_op_row(op);
   OrtKernelDefBuilder* b = NULL;
@@ -57,16 +61,17 @@ static OrtStatus* om_ep_add_kernel(om_ep* ep, int op) {
   OrtStatus* st = e->CreateKernelDefBuilder(&b);
   if (!st) st = e->KernelDefBuilder_SetOperatorType(b, row->name);
   if (!st) st = e->KernelDefBuilder_SetDomain(b, "");
-  if (!st) st = e->KernelDefBuilder_SetSinceVersion(b, 1, OM_EP_MAX_OPSET);
+  if (!st) st = e->KernelDefBuilder_SetSinceVersion(b, start, end);
   if (!st) st = e->KernelDefBuilder_SetExecutionProvider(b, OM_EP_NAME);
   if (!st && (row->flags & OM_F_INPLACE)) { /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */
     static const int zero = 0;
     st = e->KernelDefBuilder_AddInputOutputMutableAliases(b, &zero, &zero, 1);
   }
   if (!st) st = e->KernelDefBuilder_Build(b, &def);
-  ep->states[op].ep = ep;
-  ep->states[op].op = op;
-  if (!st) st = e->KernelRegistry_AddKernel(ep->registry, def, om_ep_kernel_create, &ep->states[op]);
+  state->ep = ep;
+  state->op = op;
+  state->opset = opset;
+  if (!st) st = e->KernelRegistry_AddKernel(ep->registry, def, om_ep_kernel_create, state);
   if (def) e->ReleaseKernelDef(def);
   if (b) e->ReleaseKernelDefBuilder(b);
   return st;
@@ -74,7 +79,15 @@ static OrtStatus* om_ep_add_kernel(om_ep* ep, int op) {
 
 OrtStatus* om_ep_registry_create(om_ep* ep) {
   OrtStatus* st = ep->ep_api->CreateKernelRegistry(&ep->registry);
-  for (int op = 0; !st && op < OM_OP_COUNT; op++) st = om_ep_add_kernel(ep, op);
+  for (int op = 0; !st && op < OM_OP_COUNT; op++) {
+    int split = om_op_semantics_split(op);
+    if (!split) {
+      st = om_ep_add_kernel(ep, op, 1, OM_EP_MAX_OPSET, 0, &ep->states[op]);
+      continue;
+    }
+    st = om_ep_add_kernel(ep, op, 1, split - 1, split - 1, &ep->states[op]);
+    if (!st) st = om_ep_add_kernel(ep, op, split, OM_EP_MAX_OPSET, split, &ep->states[OM_OP_COUNT + op]);
+  }
   if (st && ep->registry) {
     ep->ep_api->ReleaseKernelRegistry(ep->registry);
     ep->registry = NULL;

@@ -76,8 +76,14 @@ const om_family* om_family_of(int op);
 /* The element type of output k of structured op `op` whose input 0 has type type0 (the ORT glue registers each
  * structured op once per input-0 type with these output types). */
 int om_struct_output_type(int op, int type0, size_t k);
-extern const om_family om_family_matmul; /* node_matmul.c: MatMul, Gemm */
-extern const om_family om_family_reduce; /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
+/* The first opset from which op means something else than before (Softmax and LogSoftmax: 13, one axis instead
+ * of the input coerced to 2-D), 0 when one reading serves every opset: a host that cannot tell om_node_create the
+ * node's opset (the execution provider's kernel registry) registers the ranges below and from it apart. */
+int om_op_semantics_split(int op);
+extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
+extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
+extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
+extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
 
 /* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL), each call under
  * the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the caller's restored

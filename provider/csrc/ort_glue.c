@@ -281,6 +281,58 @@ static OrtStatus* om_check_ranks(const OrtApi* api, const OrtKernelInfo* info, c
   return rc != 0 ? om_error(api, err) : NULL;
 }
 
+/* The static shape of input i (rank and every dimension known) into dims; 1 when it has one, 0 when absent
+ * (an optional input left out), -1 when unknown or symbolic in any dimension, or of rank 0 (ORT reports an
+ * undeclared shape as rank 0). */
+static int om_info_input_shape(const OrtApi* api, const OrtKernelInfo* info, size_t i, int64_t* dims, size_t* rank) {
+  OrtTypeInfo* ti = NULL;
+  OrtStatus* st = api->KernelInfo_GetInputTypeInfo(info, i, &ti);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  if (!ti) return 0;
+  const OrtTensorTypeAndShapeInfo* tsi = NULL;
+  int known = -1;
+  st = api->CastTypeInfoToTensorInfo(ti, &tsi);
+  if (!st && tsi && !(st = api->GetDimensionsCount(tsi, rank)) && *rank <= OM_MAX_RANK &&
+      !(st = api->GetDimensions(tsi, dims, *rank))) {
+    known = 1;
+    for (size_t d = 0; d < *rank; d++)
+      if (dims[d] < 0) known = -1;
+  }
+  if (st) api->ReleaseStatus(st);
+  api->ReleaseTypeInfo(ti);
+  return known == 1 && *rank == 0 ? -1 : known;
+}
+
+/* A structured node whose input shapes are all known when the session is created is checked then (operands
+ * that do not fit: MatMul's inner dimensions, LayerNormalization's Scale), not at its first run. Nodes whose output shapes depend on input data
+ * (a Reduce op's axes) are left to run time. */
+static OrtStatus* om_static_shapes_check(const OrtApi* api, const OrtKernelInfo* info, const om_node* node,
+                                         size_t n) {
+  enum { CAP = 8 };
+  if (n > CAP) return NULL;
+  int64_t dims[CAP][OM_MAX_RANK];
+  const int64_t* shapes[CAP];
+  size_t ranks[CAP];
+  const void* data[CAP];
+  for (size_t i = 0; i < n; i++) {
+    if (om_node_input_shapes_output(node, i)) return NULL;
+    ranks[i] = 0;
+    data[i] = NULL;
+    int known = om_info_input_shape(api, info, i, dims[i], &ranks[i]);
+    if (known < 0) return NULL;
+    shapes[i] = known ? dims[i] : NULL;
+  }
+  int64_t out_shapes[OM_MAX_RANK];
+  size_t out_rank = 0;
+  char err[512];
+  if (om_node_output_shapes(node, n, data, shapes, ranks, 1, out_shapes, &out_rank, err, sizeof err) != 0)
+    return om_error(api, err);
+  return NULL;
+}
+
 OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
                             const om_attrs* preset, int shape_ref, om_kernel** out) {
   const om_op_info* row = om_op_row(op);
@@ -324,7 +376,8 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
   if ((row->flags & OM_F_STRUCT) &&
-      ((st = om_constant_inputs(api, info, node, n)) != NULL || (st = om_check_ranks(api, info, node, n)) != NULL)) {
+      ((st = om_constant_inputs(api, info, node, n)) != NULL || (st = om_check_ranks(api, info, node, n)) != NULL ||
+       (st = om_static_shapes_check(api, info, node, n)) != NULL)) {
     om_node_destroy(node);
     return st;
   }

@@ -1,0 +1,133 @@
+/* node_softmax.c - Softmax and LogSoftmax nodes: the axis attribute and ONNX's two readings of it, onto
+ * om_softmax (reduce/reduce.h).
+ *
+ * Opset 13 on: the rows run along one axis (default -1); x is viewed as [outer, n, inner] with n = dims[axis].
+ * Before 13: x is coerced to 2-D at axis (default 1), each row the flattened trailing dimensions: outer =
+ * prod(dims[:axis]), n = prod(dims[axis:]), inner = 1. An unknown opset (0) reads as 13 on. Accepted axes:
+ * [-rank, rank - 1]. The rows are split over threads in fixed chunks of whole row units; no result depends on
+ * the chunking (reduce.h). Output 0 never aliases input 0 (the row op is not OM_F_INPLACE: along a non-last
+ * axis a row's elements are read after other rows' outputs would have overwritten them).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "broadcast.h"
+#include "node_family.h"
+#include "om_ops.h"
+#include "reduce/reduce.h"
+
+/* Elements per parallel chunk: each element costs a correctly rounded Exp (tens of instructions), as the
+ * costly element-wise kernels' 8K-element chunks (node.c). */
+#define OM_SOFTMAX_CHUNK_ELEMS ((size_t)1 << 13)
+
+typedef struct om_softmax_node {
+  int log;         /* LogSoftmax */
+  int coerce_2d;   /* opset < 13 */
+  int64_t axis;
+} om_softmax_node;
+
+static int om_sm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
+                        size_t errlen) {
+  (void)n_inputs;
+  (void)types;
+  om_softmax_node* s = calloc(1, sizeof *s);
+  if (!s) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
+    return -1;
+  }
+  node->impl = s;
+  s->log = node->op == OM_OP_LOG_SOFTMAX;
+  s->coerce_2d = node->opset > 0 && node->opset < 13;
+  s->axis = a->has_axis ? a->axis : s->coerce_2d ? 1 : -1;
+  if (!om_softmax_supported(node->type)) {
+    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_op_row(node->op)->name,
+             om_type_name(node->type));
+    return -1;
+  }
+  return 0;
+}
+
+/* The row view [outer, n, inner] of x; 0, or -1 with a message (axis out of range). */
+static int om_sm_view(const om_node* node, const int64_t* dims, size_t rank, size_t* outer, size_t* n, size_t* inner,
+                      char* err, size_t errlen) {
+  const om_softmax_node* s = node->impl;
+  int64_t r = (int64_t)rank, axis = s->axis < 0 ? s->axis + r : s->axis;
+  if (axis < 0 || axis >= r) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for an input of rank %zu "
+             "(accepted: [%lld, %lld])", node->name, om_op_row(node->op)->name, (long long)s->axis, rank,
+             (long long)-r, (long long)(r - 1));
+    return -1;
+  }
+  size_t a = (size_t)axis;
+  *outer = om_shape_count(dims, a);
+  if (s->coerce_2d) {
+    *n = om_shape_count(dims + a, rank - a);
+    *inner = 1;
+  } else {
+    *n = (size_t)dims[a];
+    *inner = om_shape_count(dims + a + 1, rank - a - 1);
+  }
+  return 0;
+}
+
+static int om_sm_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
+                        size_t errlen) {
+  (void)n_inputs;
+  (void)data;
+  (void)n_outputs;
+  size_t outer, n, inner;
+  if (om_sm_view(node, shapes[0], ranks[0], &outer, &n, &inner, err, errlen) != 0) return -1;
+  for (size_t d = 0; d < ranks[0]; d++) out_shapes[d] = shapes[0][d];
+  out_ranks[0] = ranks[0];
+  return 0;
+}
+
+typedef struct om_sm_job {
+  const om_node* node;
+  size_t outer, n, inner, units, chunk;
+  const void* x;
+  void* y;
+  volatile int failed;
+} om_sm_job;
+
+static void om_sm_chunk(void* ctx, size_t i) {
+  om_sm_job* j = ctx;
+  const om_softmax_node* s = j->node->impl;
+  size_t b = i * j->chunk, e = b + j->chunk < j->units ? b + j->chunk : j->units;
+  if (om_softmax(j->node->path, j->node->type, j->node->mode, s->log, j->outer, j->n, j->inner, b, e, j->x, j->y) !=
+      0)
+    j->failed = 1;
+}
+
+static int om_sm_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
+                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
+                     size_t errlen) {
+  (void)n_inputs;
+  (void)n_outputs;
+  (void)out_shapes;
+  (void)out_ranks;
+  om_sm_job j = {node, 0, 0, 0, 0, 0, data[0], outs[0], 0};
+  if (om_sm_view(node, shapes[0], ranks[0], &j.outer, &j.n, &j.inner, err, errlen) != 0) return -1;
+  j.units = j.outer * j.inner;
+  if (j.units == 0 || j.n == 0) return 0; /* no element */
+  j.chunk = OM_SOFTMAX_CHUNK_ELEMS / j.n ? OM_SOFTMAX_CHUNK_ELEMS / j.n : 1;
+  om_parallel_ieee(parallel_for, host_ctx, (j.units + j.chunk - 1) / j.chunk, om_sm_chunk, &j);
+  if (j.failed) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* At creation: the axis against a declared rank. */
+static int om_sm_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  (void)n_inputs;
+  if (ranks[0] == OM_RANK_UNKNOWN) return 0;
+  size_t outer, n, inner;
+  int64_t dims[OM_MAX_RANK] = {0};
+  return ranks[0] > OM_MAX_RANK ? 0 : om_sm_view(node, dims, ranks[0], &outer, &n, &inner, err, errlen);
+}
+
+const om_family om_family_softmax = {om_sm_create, om_sm_shapes, om_sm_run, NULL, NULL, NULL, om_sm_check_ranks};
