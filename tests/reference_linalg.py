@@ -238,7 +238,7 @@ def _rows(x: np.ndarray, axis: int, opset: int) -> tuple[np.ndarray, Callable[[n
         moved = np.moveaxis(x, axis, -1)
         return moved, lambda y: np.moveaxis(y, -1, axis)
     rows = int(np.prod(x.shape[:axis], dtype=np.int64))
-    flat = x.reshape(rows, -1)
+    flat = x.reshape(rows, int(np.prod(x.shape[axis:], dtype=np.int64)))  # -1 cannot be solved when rows = 0
     return flat, lambda y: y.reshape(x.shape)
 
 
