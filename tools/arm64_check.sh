@@ -9,6 +9,10 @@
 # Steps (ARM64_STEPS, in this order):
 #   build   copy the checkout (tracked and untracked, not ignored, files) to the root's /build/src and
 #           `pip install -e .` it there with ONEMODEL_WERROR=1; check kernel_paths() is ['128', 'scalar']
+#   xbuild  instead of build: copy the checkout likewise and compile onemodel_ep/_native.abi3.so on this
+#           machine with aarch64-linux-gnu-gcc (GCC 12.2, the root's compiler) and the flags setuptools uses in
+#           the root (its sysconfig CFLAGS, CCSHARED, LDSHARED, then provider/build_ffi.py's): the same library
+#           in minutes instead of the emulated compiler's tens of minutes; then the same kernel_paths() check
 #   tests   python -m pytest on ARM64_TESTS (default: the subset below) inside the root
 #   digests tools/cross_cpu_check.py in exact and fast mode inside the root and natively, then compared: exact
 #           mode every path of both machines; fast mode the f32 transcendentals of AArch64's 128 path against
@@ -32,9 +36,9 @@ export ARM64_DIR=${ARM64_DIR:-${TMPDIR:-/tmp}/arm64}
 ROOT=$ARM64_DIR/root
 OUT=${ARM64_OUT:-$REPO/tools/cr_state/arm64}
 X86_PY=${X86_PY:-$REPO/.venv/bin/python}
-STEPS=${ARM64_STEPS:-build tests digests sample}
+STEPS=${ARM64_STEPS:-build tests digests sample}  # or xbuild in place of build
 STRIDE=${ARM64_STRIDE:-1021}
-# The subset that fits in about 30 minutes emulated (docs/exact-mode.md, "ARM64", has the measured times).
+# The subset (docs/exact-mode.md, "ARM64", has its measured time: 47 minutes emulated on a loaded 2-core machine).
 TESTS=${ARM64_TESTS:-tests/test_platform_rules.py tests/test_fpenv.py tests/test_transcendentals.py
   tests/test_transcendentals_fast.py tests/test_transcendentals_16.py tests/test_cast_matrix.py tests/test_fuzz.py
   tests/test_gemm_kernel.py tests/test_matmul_node.py tests/test_oracle_cases.py}
@@ -43,7 +47,8 @@ ORACLE_EVERY=${ARM64_ORACLE_EVERY:-10}
 mkdir -p "$OUT" tools/cr_state && echo "*" > tools/cr_state/.gitignore
 
 [ -x "$ROOT/opt/venv/bin/python" ] || "$TOOLS/setup.sh"
-in_root() { "$TOOLS/nsrun.sh" chroot "$ROOT" /bin/sh -c "$1"; }
+# PYTHONPATH: the checkout's onemodel_ep also when the root has no editable install of it (xbuild).
+in_root() { "$TOOLS/nsrun.sh" chroot "$ROOT" /bin/sh -c "export PYTHONPATH=/build/src; $1"; }
 stamp() { date -u +%H:%M:%S; }
 has() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -56,15 +61,47 @@ if ! in_root '/opt/venv/bin/python -c "import gmpy2, hypothesis"' 2>/dev/null; t
   in_root "/opt/venv/bin/pip install -q --no-index --find-links /wheels-test --find-links /wheels $pins"
 fi
 
-if has build; then
-  echo "[$(stamp)] build: copying the checkout to $ROOT/build/src"
+copy_checkout() {
+  echo "[$(stamp)] $1: copying the checkout to $ROOT/build/src"
   rm -rf "$ROOT/build/src" && mkdir -p "$ROOT/build/src"
   git ls-files -z --cached --others --exclude-standard \
     | tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$ROOT/build/src"
+}
+
+if has build; then
+  copy_checkout build
   t0=$(date +%s)
   in_root 'cd /build/src && ONEMODEL_WERROR=1 /opt/venv/bin/pip install -q --no-build-isolation --no-index \
     --find-links /wheels -e . >/build/pip.log 2>&1 || { cat /build/pip.log; exit 1; }'
   echo "[$(stamp)] build: $(( $(date +%s) - t0 )) s emulated"
+fi
+
+if has xbuild; then
+  copy_checkout xbuild
+  t0=$(date +%s)
+  XCC=${ARM64_CC:-aarch64-linux-gnu-gcc}
+  # The root's python: its compile and link flags (LDSHARED without its compiler word) and its headers.
+  pycflags=$(in_root '/opt/venv/bin/python -c "import sysconfig as s; print(s.get_config_var(\"CFLAGS\"), s.get_config_var(\"CCSHARED\"))"')
+  pyldflags=$(in_root '/opt/venv/bin/python -c "import sysconfig as s; print(s.get_config_var(\"LDSHARED\").split(None, 1)[1])"')
+  pyinc=$(in_root '/opt/venv/bin/python -c "import sysconfig as s; print(s.get_config_var(\"INCLUDEPY\"))"')
+  obj=$ROOT/build/xobj && rm -rf "$obj" && mkdir -p "$obj"
+  # The cffi module's C source and build_ffi's flags and sources, from this checkout's build script.
+  (cd "$ROOT/build/src" && "$X86_PY" -c "
+import sys; sys.path.insert(0, 'provider'); import build_ffi as b
+b.ffibuilder.emit_c_code('$obj/_native.c')
+open('$obj/cflags', 'w').write(' '.join(b.CFLAGS)); open('$obj/sources', 'w').write(' '.join(b.SOURCES))")
+  objs=()
+  for src in "$obj/_native.c" $(cat "$obj/sources"); do
+    o=$obj/$(basename "$src" .c)_$(echo "$src" | cksum | cut -d' ' -f1).o
+    (cd "$ROOT/build/src" && $XCC $pycflags -Iprovider/csrc -I"$ROOT$pyinc" -idirafter "$ROOT/usr/include" \
+      -c "$src" -o "$o" $(cat "$obj/cflags") -Werror)
+    objs+=("$o")
+  done
+  $XCC -shared $pyldflags "${objs[@]}" -o "$ROOT/build/src/onemodel_ep/_native.abi3.so" -lm
+  echo "[$(stamp)] xbuild: $(( $(date +%s) - t0 )) s ($XCC on this machine)"
+fi
+
+if has build || has xbuild; then
   paths=$(in_root 'cd /build/src && /opt/venv/bin/python -c "import onemodel_ep; print(onemodel_ep.kernel_paths())"')
   echo "[$(stamp)] kernel_paths() on aarch64: $paths"
   [ "$paths" = "['128', 'scalar']" ] || { echo "expected ['128', 'scalar']"; exit 1; }
