@@ -275,16 +275,24 @@ def _transcendental16(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarr
     return r if bf16 else r.view(np.float16)
 
 
+def _c99_pow(b: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """np.power on float64 with C99 Annex F's pow(x, 0) = 1 and pow(1, y) = 1 for every x and y, NaN included,
+    set explicitly: NumPy 2.4's float64 power on AArch64 gives NaN for some of those elements."""
+    r = np.power(b, e)
+    r[(e == 0) | (b == 1)] = 1.0
+    return r
+
+
 def _pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
     dt = base.dtype
     b, e = np.broadcast_arrays(base, exp)
     with np.errstate(all="ignore"):
         if dt == F32:
-            r = np.power(b.astype(np.float64), e.astype(np.float32).astype(np.float64)).astype(np.float32)
+            r = _c99_pow(b.astype(np.float64), e.astype(np.float32).astype(np.float64)).astype(np.float32)
         elif dt == F64:
-            r = np.power(b, e.astype(np.float64))
+            r = _c99_pow(b.astype(np.float64), e.astype(np.float64))
         else:
-            r64 = np.power(b.astype(np.float64), e.astype(np.float64))
+            r64 = _c99_pow(b.astype(np.float64), e.astype(np.float64))
             return _saturate_trunc(r64, dt)
     return np.asarray(r, dtype=dt)
 
