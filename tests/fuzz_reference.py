@@ -278,9 +278,8 @@ def _transcendental16(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarr
 def _c99_pow(b: np.ndarray, e: np.ndarray) -> np.ndarray:
     """np.power on float64 with C99 Annex F's pow(x, 0) = 1 and pow(1, y) = 1 for every x and y, NaN included,
     set explicitly: NumPy 2.4's float64 power on AArch64 gives NaN for some of those elements."""
-    r = np.power(b, e)
-    r[(e == 0) | (b == 1)] = 1.0
-    return r
+    r = np.asarray(np.power(b, e))  # an array even for rank-0 operands (np.power gives a scalar then)
+    return np.where((e == 0) | (b == 1), 1.0, r)
 
 
 def _pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
