@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "math/om_half.h"
 #include "om_types.h"
 
 #define OM_CAST_CHUNK 256
@@ -52,29 +53,6 @@ uint16_t om_double_to_small(double d, int mbits, int ebits) {
   return (uint16_t)(sign | (uint16_t)((((uint64_t)(e - emin)) << mbits) + n));
 }
 
-double om_half_to_double(uint16_t h) {
-  int e = (h >> 10) & 0x1f;
-  int m = h & 0x3ff;
-  double v;
-  if (e == 0x1f) {
-    uint64_t u = m ? 0x7ff8000000000000ull : 0x7ff0000000000000ull;
-    memcpy(&v, &u, sizeof v);
-  } else if (e == 0) {
-    v = (double)m * 0x1p-24;
-  } else {
-    v = (double)(m | 0x400) * om_pow2(e - 25);
-  }
-  return (h & 0x8000) ? -v : v;
-}
-
-/* float -> bfloat16, round to nearest even (exact input, so this is the one rounding). */
-static uint16_t om_float_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
-  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 /* Integer -> bfloat16 with one rounding: magnitudes of more than 24 bits are first rounded to odd at 24 bits
  * (exact in float, and 24 >= 8 + 2 bits makes the following nearest-even rounding the correct one). */
 static uint16_t om_int_to_bf16(uint64_t mag, int negative) {
@@ -87,7 +65,7 @@ static uint16_t om_int_to_bf16(uint64_t mag, int negative) {
     uint64_t t = (mag >> s) | ((mag & ((1ull << s) - 1)) != 0);
     f = (float)t * (float)om_pow2(s); /* exact: t < 2^24, s <= 40 */
   }
-  uint16_t b = om_float_to_bf16(f);
+  uint16_t b = om_f32_to_bf16(f);
   return negative ? (uint16_t)(b | 0x8000) : b;
 }
 
@@ -113,14 +91,8 @@ static void om_load_double(const void* in, int from, double* buf, size_t n) {
   switch (from) {
     case OM_T_FLOAT: OM_LOOP(buf[i] = (double)((const float*)in)[i]); break;
     case OM_T_DOUBLE: OM_LOOP(buf[i] = ((const double*)in)[i]); break;
-    case OM_T_FLOAT16: OM_LOOP(buf[i] = om_half_to_double(((const uint16_t*)in)[i])); break;
-    default: /* bfloat16: the high half of a float */
-      for (size_t i = 0; i < n; i++) {
-        uint32_t u = (uint32_t)((const uint16_t*)in)[i] << 16;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        buf[i] = (double)f;
-      }
+    case OM_T_FLOAT16: OM_LOOP(buf[i] = om_f16_to_f64(((const uint16_t*)in)[i])); break;
+    default: OM_LOOP(buf[i] = (double)om_bf16_to_f32(((const uint16_t*)in)[i])); break; /* bfloat16 */
   }
 }
 

@@ -13,6 +13,5 @@ void om_cast(const void* in, int from, void* out, int to, size_t n);
 /* Round a double once to a binary16-like format (mbits mantissa bits, ebits exponent bits): nearest even,
  * overflow to infinity, NaN to the canonical quiet NaN. Used for float16 and bfloat16. */
 uint16_t om_double_to_small(double d, int mbits, int ebits);
-double om_half_to_double(uint16_t h);
 
 #endif

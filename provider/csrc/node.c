@@ -19,6 +19,7 @@
 #include "broadcast.h"
 #include "cast.h"
 #include "kernels/kernels.h"
+#include "math/om_half.h"
 #include "node_family.h"
 #include "node_run.h"
 #include "om_ops.h"
@@ -78,7 +79,7 @@ static void om_param_round_down(unsigned char* dst, int t, double v) {
     return;
   }
   uint16_t h = om_double_to_small(v, 10, 5);
-  if (om_half_to_double(h) > v) h = h == 0 ? 0x8001u : (h & 0x8000u) ? (uint16_t)(h + 1) : (uint16_t)(h - 1);
+  if (om_f16_to_f64(h) > v) h = h == 0 ? 0x8001u : (h & 0x8000u) ? (uint16_t)(h + 1) : (uint16_t)(h - 1);
   memcpy(dst, &h, sizeof h);
 }
 

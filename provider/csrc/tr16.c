@@ -31,22 +31,14 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
+#include "math/om_half.h"
 
 /* precision p (bits, the implicit one included), least normal exponent emin, largest exponent emax */
 static const int om_tr16_p[2] = {11, 8}, om_tr16_emin[2] = {-14, -126}, om_tr16_emax[2] = {15, 127};
 static const uint16_t om_tr16_nan[2] = {0x7E00u, 0x7FC0u}, om_tr16_inf[2] = {0x7C00u, 0x7F80u};
 
 static double om_tr16_decode(int fmt, uint16_t b) {
-  if (fmt == OM_TR16_BF16) return (double)om_f32_from_bits((uint32_t)b << 16);
-  int e = (b >> 10) & 31, m = b & 1023;
-  double mag;
-  if (e == 31)
-    mag = m ? (double)om_f32_from_bits(0x7fc00000u) : (double)om_f32_from_bits(0x7f800000u);
-  else if (e == 0)
-    mag = (double)m * 0x1p-24;
-  else
-    mag = (double)(1024 + m) * om_pow2(e - 25);
-  return (b & 0x8000u) ? -mag : mag;
+  return fmt == OM_TR16_BF16 ? (double)om_bf16_to_f32(b) : om_f16_to_f64(b);
 }
 
 /* Round hi + lo to the nearest value of the 16-bit format, ties to even, subnormals and overflow included.

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../math/om_half.h"
 #include "../om_types.h"
 #include "gemm.h"
 
@@ -73,40 +74,6 @@ static inline size_t om_gemm_panel_w(size_t N, size_t nr, size_t vl, size_t p) {
   size_t nv = N - p * nr;
   if (nv >= nr) return nr;
   return (nv + vl - 1) / vl * vl;
-}
-
-/* IEEE binary16 <-> binary32, exact widening and one rounding to nearest even (NaN keeps its quiet bit and top
- * payload bits). Scalar and bit-based: the same on every path. */
-static inline float om_gemm_h2f(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-  if (e == 31) x = sign | 0x7f800000u | (m << 13);
-  else if (e) x = sign | ((e + 112u) << 23) | (m << 13);
-  else if (!m) x = sign;
-  else { /* subnormal m * 2^-24: normalise */
-    uint32_t s = 0;
-    while (!(m & 0x400u)) { m <<= 1; s++; }
-    x = sign | ((113u - s) << 23) | ((m & 0x3ffu) << 13);
-  }
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-static inline uint16_t om_gemm_f2h(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN */
-  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 (the midpoint above 65504): inf */
-  if (ax >= 0x38800000u) {                                  /* a normal half */
-    uint32_t m = ax - 0x38000000u;
-    return (uint16_t)(sign | ((m + 0xfffu + ((m >> 13) & 1u)) >> 13));
-  }
-  if (ax < 0x33000000u) return sign; /* below 2^-25: rounds to zero */
-  uint32_t e = ax >> 23, mant = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e; /* units of 2^-24 */
-  uint32_t r = mant >> sh, rem = mant & ((1u << sh) - 1u), half = 1u << (sh - 1u);
-  if (rem > half || (rem == half && (r & 1u))) r++;
-  return (uint16_t)(sign | r);
 }
 
 #endif

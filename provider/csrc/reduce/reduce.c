@@ -12,6 +12,7 @@
 
 #include "../cast.h"
 #include "../kernels/kernels.h"
+#include "../math/om_half.h"
 #include "../om_types.h"
 #include "../onemodel.h"
 
@@ -69,10 +70,7 @@ int om_layernorm_supported(int type) { return type >= 0 && type < 32 && om_red_i
 static void om_red_to_f32(int path, int type, const void* src, float* dst, size_t n) {
   const uint16_t* s = src;
   if (type == OM_T_BFLOAT16) {
-    for (size_t i = 0; i < n; i++) {
-      uint32_t u = (uint32_t)s[i] << 16;
-      memcpy(dst + i, &u, 4);
-    }
+    for (size_t i = 0; i < n; i++) dst[i] = om_bf16_to_f32(s[i]);
     return;
   }
   om_un_fn vec = om_path_table(path)->cast[OM_T_FLOAT16][OM_T_FLOAT];
@@ -83,12 +81,7 @@ static void om_red_to_f32(int path, int type, const void* src, float* dst, size_
 static void om_red_from_f32(int path, int type, const float* src, void* dst, size_t n) {
   uint16_t* o = dst;
   if (type == OM_T_BFLOAT16) {
-    for (size_t i = 0; i < n; i++) {
-      uint32_t u;
-      memcpy(&u, src + i, 4);
-      if ((u & 0x7fffffffu) > 0x7f800000u) o[i] = 0x7fc0;
-      else o[i] = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-    }
+    for (size_t i = 0; i < n; i++) o[i] = om_f32_to_bf16(src[i]);
     return;
   }
   om_un_fn vec = om_path_table(path)->cast[OM_T_FLOAT][OM_T_FLOAT16];
