@@ -92,9 +92,12 @@ static float om_fb_exp(double x) {
   return om_dd_to_f32(om_dd_exp(om_dd_make(x, 0.0)));
 }
 
-/* log x = k ln2 - log c + log1p(r) as in the fast path (r = z c - 1 exact); log1p(r) = 2 atanh(s),
- * s = r / (2 + r), |s| < 2^-8, series in s^2 to s^16 (truncation < 2^-120): relative error < 2^-98. */
-static inline om_dd om_dd_log(double x) { /* x > 0 a normal double */
+/* log x = k ln2 - log c + log1p(r) as in the fast path (x = 2^k z, c ~ 1/z from om_log_tab, r = z c - 1);
+ * log1p(r) = 2 atanh(s), s = r / (2 + r), |s| < 2^-8, series in s^2 to s^16 (truncation < 2^-120): relative
+ * error < 2^-98. x > 0 a normal double. any_double 0 (om_dd_log): x is an f32 value, for which r and 2 + r are
+ * exact in double (r has <= 45 bits). any_double 1 (om_dd_log_any, the reductions' f64 log): any double, r formed
+ * in double-double (z c - 1 is not exact in double there). Each keeps its own operations, so its own bits. */
+static inline om_dd om_dd_log_core(double x, int any_double) {
   uint64_t ix;
   memcpy(&ix, &x, 8);
   uint64_t tmp = ix - 0x3fe6000000000000ULL;
@@ -104,8 +107,14 @@ static inline om_dd om_dd_log(double x) { /* x > 0 a normal double */
   double z;
   memcpy(&z, &iz, 8);
   double c = om_log_tab[3 * i];
-  double r = z * c - 1.0;
-  om_dd s = om_dd_div(om_dd_make(r, 0.0), om_dd_make(2.0 + r, 0.0)); /* 2 + r exact: r has <= 45 bits */
+  om_dd s;
+  if (any_double) {
+    om_dd r = om_dd_add_d(om_two_prod(z, c), -1.0);
+    s = om_dd_div(r, om_dd_add_d(r, 2.0));
+  } else {
+    double r = z * c - 1.0;
+    s = om_dd_div(om_dd_make(r, 0.0), om_dd_make(2.0 + r, 0.0));
+  }
   om_dd s2 = om_dd_mul(s, s);
   om_dd t = om_dd_div_d(om_dd_make(1.0, 0.0), 17.0);
   for (int n = 15; n >= 1; n -= 2) t = om_dd_add(om_dd_div_d(om_dd_make(1.0, 0.0), (double)n), om_dd_mul(t, s2));
@@ -115,6 +124,8 @@ static inline om_dd om_dd_log(double x) { /* x > 0 a normal double */
   om_dd kl = om_dd_mul_d(om_dd_make(OM_LN2_hi, OM_LN2_lo), (double)k);
   return om_dd_add(om_dd_add(kl, om_dd_make(om_log_tab[3 * i + 1], om_log_tab[3 * i + 2])), l1p);
 }
+static inline om_dd om_dd_log(double x) { return om_dd_log_core(x, 0); }     /* x an f32 value */
+static inline om_dd om_dd_log_any(double x) { return om_dd_log_core(x, 1); } /* any normal double */
 static float om_fb_log(double x) { return om_dd_to_f32(om_dd_log(x)); }
 
 /* tanh |x| = expm1(2|x|) / (expm1(2|x|) + 2). |x| < 2^-12 rounds to x (tanh x = x (1 - x^2/3 + ...) and
