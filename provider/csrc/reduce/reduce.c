@@ -195,25 +195,41 @@ static int om_red_piece(int path, int op, int type, int exact, size_t outer, siz
   return 0;
 }
 
+/* The pieces of units [begin, end) of an [outer, inner] grid (unit u = o * inner + j), first to last: at the start
+ * of a row with at least one whole row left, the cnt whole rows that fit (w = inner); otherwise cnt = 1 and the
+ * w positions from j to the row's end or to `end`. om_reduce and om_softmax cut their ranges so. */
+typedef struct om_red_walk {
+  size_t u, end, inner;
+} om_red_walk;
+
+static int om_red_walk_next(om_red_walk* it, size_t* o, size_t* j, size_t* cnt, size_t* w) {
+  size_t u = it->u, end = it->end, inner = it->inner;
+  if (u >= end) return 0;
+  *o = u / inner;
+  *j = u % inner;
+  *cnt = 1;
+  if (*j == 0 && end - u >= inner) {
+    *cnt = (end - u) / inner;
+    *w = inner;
+  } else {
+    *w = inner - *j < end - u ? inner - *j : end - u;
+  }
+  it->u = u + *cnt * *w;
+  return 1;
+}
+
 int om_reduce(int path, int op, int type, int mode, size_t outer, size_t n, size_t inner, size_t begin, size_t end,
               const void* x, void* y) {
   if (!om_reduce_supported(op, type) || path < 0 || path >= OM_PATH_COUNT) return -1;
   size_t units = outer * inner, esz = om_type_size(type);
   if (end > units) end = units;
   int exact = mode == OM_MODE_EXACT;
-  for (size_t u = begin; u < end;) {
-    size_t o = u / inner, j = u % inner, cnt = 1, w;
-    if (j == 0 && end - u >= inner) {
-      cnt = (end - u) / inner;
-      w = inner;
-    } else {
-      w = inner - j < end - u ? inner - j : end - u;
-    }
+  om_red_walk it = {begin, end, inner};
+  size_t o, j, cnt, w;
+  while (om_red_walk_next(&it, &o, &j, &cnt, &w))
     if (om_red_piece(path, op, type, exact, cnt, n, inner, w, (const char*)x + (o * n * inner + j) * esz, n * inner,
                      (char*)y + (o * inner + j) * esz, inner) != 0)
       return -1;
-    u += cnt * w;
-  }
   return 0;
 }
 
@@ -370,19 +386,13 @@ int om_softmax(int path, int type, int mode, int log, size_t outer, size_t n, si
   if (end > units) end = units;
   if (n == 0) return 0;
   int exact = mode == OM_MODE_EXACT;
-  for (size_t u = begin; u < end;) {
-    size_t o = u / inner, j = u % inner, cnt = 1, w;
-    if (j == 0 && end - u >= inner) {
-      cnt = (end - u) / inner;
-      w = inner;
-    } else {
-      w = inner - j < end - u ? inner - j : end - u;
-    }
+  om_red_walk it = {begin, end, inner};
+  size_t o, j, cnt, w;
+  while (om_red_walk_next(&it, &o, &j, &cnt, &w)) {
     size_t off = (o * n * inner + j) * esz;
     /* a piece of `cnt` whole [n, inner] slabs, or w < inner positions of one slab */
     if (om_softmax_piece(path, type, exact, log != 0, cnt, n, inner, w, (const char*)x + off, (char*)y + off) != 0)
       return -1;
-    u += cnt * w;
   }
   return 0;
 }
