@@ -468,6 +468,54 @@ def test_in_place_matches_out_of_place(op, attrs, name):
         assert bad.size == 0, f"{name} path {path}: {bad.size} lanes differ in place, first x={x[bad[0]]!r}"
 
 
+# Zeros, infinities, NaN, subnormals, the edges of the normal range and of Exp's overflow and underflow.
+SHORT_EDGES = np.array(
+    [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 1.1754944e-38, 3.4028235e38,
+     0.5, 2.0, 1.0000001, 0.99999994, 88.72283, 88.72284, -87.33655, -103.97208, -103.97209, 7.0],
+    np.float32,
+)
+
+
+@pytest.mark.parametrize("op", ["Exp", "Log"])
+@pytest.mark.parametrize("mode", ["exact", "fast"])
+def test_short_buffers_in_place(op, mode):
+    """Exp and Log (the kernels the reductions call on their buffers, in place) on 1 to 40 elements: edge
+    values at every lane position, random bits, the hard and fallback cases, and the reductions' tail block
+    (r values, then ones to 16 lanes) at 16 buffer alignments: in place gives the out-of-place bits; in exact
+    mode every path gives the same."""
+    rng = np.random.default_rng(24)
+    cases = [np.roll(np.resize(SHORT_EDGES, 64), -k)[:40] for k in range(SHORT_EDGES.size)]
+    cases += [rng.integers(0, 2**32, 40, dtype=np.uint64).astype(np.uint32).view(np.float32)
+              for _ in range(4)]
+    data = json.loads(HARD.read_text())  # inputs that take the fallback, which reads the input again
+    name = op.lower()
+    hard = [int(b, 16) for b in data.get("fallback_inputs", {}).get(name, [])]
+    hard = np.array(hard + [int(c[0], 16) for c in data["cases"][name]], np.uint32).view(np.float32)
+    cases += [np.resize(np.roll(hard, -k), 40) for k in range(0, hard.size, 7)]
+    blocks = []
+    for r in range(1, 17):
+        for v in list(SHORT_EDGES) + [float(rng.uniform(0.0, 3.0))]:
+            b = np.ones(16, np.float32)
+            b[:r] = v
+            blocks.append(b)
+    nodes = {p: Node(op, [F32], onnx_opset=20, mode=mode, kernel_path=p) for p in PATHS}
+    for n in range(1, 41):
+        for x in [c[:n] for c in cases] + (blocks if n == 16 else []):
+            first = None
+            for p in PATHS:
+                want = nodes[p].run(x.copy())
+                for off in (0, 1, 3, 5, 8, 15) if n != 16 else range(16):
+                    big = np.zeros(n + 32, np.float32)
+                    buf = big[off : off + n]
+                    buf[:] = x
+                    nodes[p].run(buf, out=buf)
+                    bad = np.flatnonzero(_bits(buf) != _bits(want))
+                    assert bad.size == 0, f"{op} {mode} path {p}, n={n}, offset {off}: x={x[bad].tolist()}"
+                if mode == "exact":
+                    first = want if first is None else first
+                    assert np.array_equal(_bits(want), _bits(first)), f"{op} path {p}, n={n}: x={x.tolist()}"
+
+
 @pytest.mark.parametrize(
     "op,attrs,name,lo,hi",
     [("Erf", {}, "erf", -4.0, 4.0), ("Gelu", {}, "gelu_erf", -12.0, 8.0)],
