@@ -107,20 +107,7 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtNode* node, om_
       api->ReleaseStatus(st);
       st = NULL;
     }
-    if (!v) continue;
-    OrtTensorTypeAndShapeInfo* tsi = NULL;
-    size_t rank = 0;
-    int64_t dims[OM_MAX_RANK];
-    void* p = NULL;
-    st = api->GetTensorTypeAndShape(v, &tsi);
-    if (!st) st = api->GetDimensionsCount(tsi, &rank);
-    if (!st && rank > OM_MAX_RANK) st = om_ep_error(api, ORT_FAIL, "input rank exceeds the supported maximum of 64");
-    if (!st) st = api->GetDimensions(tsi, dims, rank);
-    if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
-    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
-    char err[512];
-    if (!st && om_node_set_constant_input(on, i, p, dims, rank, err, sizeof err) != 0)
-      st = om_ep_error(api, ORT_FAIL, err);
+    if (v) st = om_kernel_constant_input(api, on, i, v, ORT_FAIL);
   }
   free((void*)vs);
   return st;

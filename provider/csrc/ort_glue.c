@@ -50,11 +50,12 @@ static int om_version_has_shape_ref(const char* v) {
 static const om_op_info* om_row_of(const OrtCustomOp* op) { return om_op_row(((const om_custom_op*)op)->op); }
 static int om_is_variadic(const om_op_info* row) { return row->max_inputs >= OM_VARIADIC_ARITY; }
 
-static OrtStatus* om_error(const OrtApi* api, const char* msg) {
+static OrtStatus* om_error_code(const OrtApi* api, OrtErrorCode code, const char* msg) {
   char buf[768];
   snprintf(buf, sizeof buf, "OneModel EP: %s", msg);
-  return api->CreateStatus(ORT_INVALID_ARGUMENT, buf);
+  return api->CreateStatus(code, buf);
 }
+static OrtStatus* om_error(const OrtApi* api, const char* msg) { return om_error_code(api, ORT_INVALID_ARGUMENT, msg); }
 
 /* ---- schema callbacks ------------------------------------------------------------------------------------ */
 static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->name; }
@@ -218,6 +219,23 @@ static int om_info_input_type(const OrtApi* api, const OrtKernelInfo* info, size
   return 0;
 }
 
+OrtStatus* om_kernel_constant_input(const OrtApi* api, om_node* node, size_t i, const OrtValue* v, OrtErrorCode code) {
+  OrtTensorTypeAndShapeInfo* tsi = NULL;
+  size_t rank = 0;
+  int64_t dims[OM_MAX_RANK];
+  void* p = NULL;
+  OrtStatus* st = api->GetTensorTypeAndShape(v, &tsi);
+  if (!st) st = api->GetDimensionsCount(tsi, &rank);
+  if (!st && rank > OM_MAX_RANK) st = om_error_code(api, code, "input rank exceeds the supported maximum of 64");
+  if (!st) st = api->GetDimensions(tsi, dims, rank);
+  if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
+  if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
+  char err[512];
+  if (!st && om_node_set_constant_input(node, i, p, dims, rank, err, sizeof err) != 0)
+    st = om_error_code(api, code, err);
+  return st;
+}
+
 /* Hand every constant input (an initializer) to the node, which may prepare for it (MatMul packs B). */
 static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtKernelInfo* info, om_node* node, size_t n) {
   for (size_t i = 0; i < n; i++) {
@@ -229,19 +247,7 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtKernelInfo* inf
       continue;
     }
     if (!is_const || !v) continue;
-    OrtTensorTypeAndShapeInfo* tsi = NULL;
-    size_t rank = 0;
-    int64_t dims[OM_MAX_RANK];
-    void* p = NULL;
-    st = api->GetTensorTypeAndShape(v, &tsi);
-    if (!st) st = api->GetDimensionsCount(tsi, &rank);
-    if (!st && rank > OM_MAX_RANK) st = om_error(api, "input rank exceeds the supported maximum of 64");
-    if (!st) st = api->GetDimensions(tsi, dims, rank);
-    if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
-    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
-    if (st) return st;
-    char err[512];
-    if (om_node_set_constant_input(node, i, p, dims, rank, err, sizeof err) != 0) return om_error(api, err);
+    if ((st = om_kernel_constant_input(api, node, i, v, ORT_INVALID_ARGUMENT)) != NULL) return st;
   }
   return NULL;
 }

@@ -20,6 +20,9 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
  * output out_map[o] (-1: not wanted). The execution provider's compiled nodes (ep_compile.c). */
 OrtStatus* om_kernel_wrap(const OrtApi* api, om_node* node, int shape_ref, const int* in_map, size_t n_in,
                           const int* out_map, size_t n_out, om_kernel** out);
+/* Hand node input i, the constant tensor v (an initializer), to the node (om_node_set_constant_input), which may
+ * prepare for it (MatMul packs B). Errors are statuses of `code` naming the problem. */
+OrtStatus* om_kernel_constant_input(const OrtApi* api, om_node* node, size_t i, const OrtValue* v, OrtErrorCode code);
 OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx);
 void OM_ORT_CALL om_kernel_destroy(void* kernel);
 
