@@ -134,7 +134,7 @@ if has digests; then
 fi
 
 if has sample; then
-  FUNCS="exp log tanh sigmoid erf gelu_erf gelu_tanh"
+  FUNCS="exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish elu selu celu"
   for mode in exact fast; do
     flag=; x86path=512
     [ $mode = fast ] && flag=-f && x86path=256

@@ -6,6 +6,7 @@
  *   tools/tr_digest.sh -p 512 exp tanh > x86.txt           # all 2^32 inputs of Exp and Tanh, exact mode
  *   tools/tr_digest.sh -p 128 -t 61 log erf > arm.txt      # every 61st input
  *   tools/tr_digest.sh -p 128 -f -r 0 0x1000000 exp         # fast mode, the first shard only
+ *   tools/tr_digest.sh -p 128 -t 61 -a 0.5 celu > arm.txt  # Celu with alpha 0.5
  *   diff x86.txt arm.txt                                   # no output: the same bits everywhere
  *
  * A kernel whose results were checked against MPFR for every input on one machine (tools/cr_verify.sh) is then
@@ -26,10 +27,33 @@
 
 #include "kernels/kernels.h"
 
-enum { F_EXP, F_LOG, F_TANH, F_SIGMOID, F_ERF, F_GELU_ERF, F_GELU_TANH, F_COUNT };
-static const char* const fnames[F_COUNT] = {"exp", "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh"};
-static const int fkernel[F_COUNT] = {OM_K_EXP, OM_K_LOG,      OM_K_TANH,     OM_K_SIGMOID,
-                                     OM_K_ERF, OM_K_GELU_ERF, OM_K_GELU_TANH};
+/* The unary kernels, then the binary ones whose operand b is a broadcast parameter pair (Elu, Selu, Celu: the f32
+ * alpha, then Selu's gamma; the ONNX defaults unless -a gives alpha). */
+enum {
+  F_EXP,
+  F_LOG,
+  F_TANH,
+  F_SIGMOID,
+  F_ERF,
+  F_GELU_ERF,
+  F_GELU_TANH,
+  F_SIN,
+  F_COS,
+  F_SOFTPLUS,
+  F_MISH,
+  F_ELU,
+  F_SELU,
+  F_CELU,
+  F_COUNT
+};
+#define F_FIRST_BIN F_ELU
+static const char* const fnames[F_COUNT] = {"exp", "log",  "tanh",     "sigmoid", "erf", "gelu_erf", "gelu_tanh",
+                                            "sin", "cos",  "softplus", "mish",    "elu", "selu",     "celu"};
+static const int fkernel[F_COUNT] = {OM_K_EXP,      OM_K_LOG,       OM_K_TANH, OM_K_SIGMOID, OM_K_ERF,
+                                     OM_K_GELU_ERF, OM_K_GELU_TANH, OM_K_SIN,  OM_K_COS,     OM_K_SOFTPLUS,
+                                     OM_K_MISH,     OM_K_ELU,       OM_K_SELU, OM_K_CELU};
+/* alpha (ONNX's defaults; -a sets it), then gamma (Selu) */
+static float fparam[2] = {0, 1.05070102214813232421875f};
 
 #define SHARD_BITS 24
 #define NSHARDS (1u << (32 - SHARD_BITS))
@@ -47,8 +71,11 @@ static uint64_t fnv_words(uint64_t h, const uint32_t* w, size_t n) {
 static uint64_t digest_range(int path, int func, unsigned flags, uint64_t lo, uint64_t hi, uint64_t stride,
                              uint64_t* count) {
   static float in[BLOCK], out[BLOCK];
-  const om_un_fn fn = om_path_table(path)->un[fkernel[func]][OM_T_FLOAT];
-  const om_un_fn tail = om_path_table(OM_PATH_SCALAR)->un[fkernel[func]][OM_T_FLOAT];
+  const int bin = func >= F_FIRST_BIN;
+  const om_un_fn fn = bin ? 0 : om_path_table(path)->un[fkernel[func]][OM_T_FLOAT];
+  const om_un_fn tail = bin ? 0 : om_path_table(OM_PATH_SCALAR)->un[fkernel[func]][OM_T_FLOAT];
+  const om_bin_fn bfn = bin ? om_path_table(path)->bin[fkernel[func]][OM_T_FLOAT] : 0;
+  const om_bin_fn btail = bin ? om_path_table(OM_PATH_SCALAR)->bin[fkernel[func]][OM_T_FLOAT] : 0;
   uint64_t h = 0xcbf29ce484222325ull, c = 0;
   for (uint64_t b = lo; b < hi;) {
     size_t n = 0;
@@ -56,8 +83,13 @@ static uint64_t digest_range(int path, int func, unsigned flags, uint64_t lo, ui
       uint32_t u = (uint32_t)b;
       memcpy(&in[n], &u, 4);
     }
-    size_t done = fn(in, out, n, flags);
-    if (done < n) tail(in + done, out + done, n - done, flags);
+    if (bin) { /* bcast bit 1: operand b is one element (the parameters), as the library calls it */
+      size_t done = bfn(in, fparam, out, n, 2u, flags);
+      if (done < n) btail(in + done, fparam, out + done, n - done, 2u, flags);
+    } else {
+      size_t done = fn(in, out, n, flags);
+      if (done < n) tail(in + done, out + done, n - done, flags);
+    }
     h = fnv_words(h, (const uint32_t*)(const void*)out, n);
     c += n;
   }
@@ -66,7 +98,8 @@ static uint64_t digest_range(int path, int func, unsigned flags, uint64_t lo, ui
 }
 
 int main(int argc, char** argv) {
-  int path = om_path_best(), jobs = 1, fast = 0;
+  int path = om_path_best(), jobs = 1, fast = 0, have_alpha = 0;
+  float alpha = 0;
   uint64_t lo = 0, hi = 1ull << 32, stride = 1;
   int a = 1;
   for (; a < argc && argv[a][0] == '-'; a++) {
@@ -82,6 +115,9 @@ int main(int argc, char** argv) {
       fast = 1;
     } else if (!strcmp(argv[a], "-t") && a + 1 < argc) {
       stride = strtoull(argv[++a], 0, 0);
+    } else if (!strcmp(argv[a], "-a") && a + 1 < argc) {
+      alpha = strtof(argv[++a], 0);
+      have_alpha = 1;
     } else if (!strcmp(argv[a], "-r") && a + 2 < argc) {
       lo = strtoull(argv[++a], 0, 0);
       hi = strtoull(argv[++a], 0, 0);
@@ -89,9 +125,11 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  if (a >= argc || jobs < 1 || stride < 1 || lo >= hi || hi > (1ull << 32)) {
-    fprintf(stderr, "usage: tr_digest [-p path] [-j jobs] [-f] [-t stride] [-r lo hi] FUNC...\n"
-                    "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh\n");
+  if (a >= argc || jobs < 1 || stride < 1 || lo >= hi || hi > (1ull << 32) ||
+      (have_alpha && (!(alpha - alpha == 0) || alpha == 0))) {
+    fprintf(stderr, "usage: tr_digest [-p path] [-j jobs] [-f] [-t stride] [-r lo hi] [-a alpha] FUNC...\n"
+                    "  FUNC: exp log tanh sigmoid erf gelu_erf gelu_tanh sin cos softplus mish elu selu celu\n"
+                    "  -a: the alpha of elu, selu, celu (finite, not 0; default ONNX's)\n");
     return 2;
   }
   const unsigned flags = fast ? 0u : OM_FL_EXACT;
@@ -106,6 +144,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "tr_digest: unknown function %s\n", argv[a]);
       return 2;
     }
+    fparam[0] = have_alpha ? alpha : func == F_SELU ? 1.67326319217681884765625f : 1.0f;
     /* Shards in [s0, s1) touch [lo, hi); each worker takes every jobs-th shard and writes its lines to a
      * shared array, printed in shard order by the parent. */
     const uint64_t shard = 1ull << SHARD_BITS;
