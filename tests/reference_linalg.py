@@ -2,14 +2,18 @@
 
 Written from docs/exact-linalg.md alone (the order of IEEE operations), in numpy, slow and literal:
 
-- f32 fma: the product in f64 (exact: 24 + 24 bits), the f64 sum rounded to odd (the nearest sum plus a
-  TwoSum error term: an inexact sum with an even last bit moves one ulp toward the exact value), then one
-  rounding to f32; the double rounding is then harmless because f64 has more than 24 + 2 bits.
+- f32 fma (`fma32`): the product in f64 (exact: 24 + 24 bits), the f64 sum rounded to odd (the nearest sum
+  plus a TwoSum error term: an inexact sum with an even last bit moves one ulp toward the exact value), then
+  one rounding to f32; round to odd at 53 bits then to nearest at 24 is one correct rounding (Boldo and
+  Melquiond 2008: 53 >= 24 + 2), subnormal f32 results included.
 - f64 fma: MPFR (gmpy2) in the IEEE binary64 context, exactly rounded, element by element.
 - f32 exp and log: MPFR in the IEEE binary32 context, i.e. correctly rounded (the library's f32 Exp and Log
   are). For f64 the contract allows the library's double-double exp and log 1 ulp; this reference uses the
   correctly rounded f64 values, so f64 Softmax, LogSoftmax, ReduceLogSum and ReduceLogSumExp are compared
   with a bound, everything else bit for bit.
+- f32 Softmax and LogSoftmax (f32, f16, bf16 input) take their exponential from `rexp`, the contract's fixed
+  sequence of f32 operations (each fma `fma32`), not from the correctly rounded exp; ReduceLogSumExp keeps
+  the correctly rounded exp.
 - f16 and bf16 inputs convert to f32 exactly, results round once (ties to even) to the input type.
 
 Every function takes and returns numpy arrays of the operator's element types.
@@ -67,12 +71,22 @@ def round_to_odd_sum(p: np.ndarray, c: np.ndarray) -> np.ndarray:
     return s
 
 
-def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """fl32(a*b + c), exactly rounded, for float32 a, b, c (broadcast)."""
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """fl32(a*b + c), exactly rounded (ties to even), for float32 a, b, c (broadcast).
+
+    a*b is exact in f64 (48 bits, exponent >= -298), p + c rounded to odd in f64 keeps the sticky
+    information, and the cast to f32 rounds once more (to nearest), which gives the correct rounding of the
+    exact a*b + c, subnormal results included (the f64 grid there is at least 2^29 times finer than f32's).
+    inf and NaN follow IEEE (inf*0 and inf - inf give NaN); an exact zero sum is +0 unless both a*b and c are
+    -0, as in the f64 addition.
+    """
     a, b, c = (np.asarray(v, dtype=F32) for v in (a, b, c))
     with np.errstate(all="ignore"):
         p = a.astype(F64) * b.astype(F64)  # exact
         return round_to_odd_sum(p, c.astype(F64)).astype(F32)
+
+
+fma_f32 = fma32  # the name the older tests use
 
 
 def _fma64_one(a: float, b: float, c: float) -> float:
@@ -91,7 +105,7 @@ def fma_f64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """The exactly rounded fma in the type of `c` (float32 or float64)."""
-    return fma_f64(a, b, c) if np.asarray(c).dtype == F64 else fma_f32(a, b, c)
+    return fma_f64(a, b, c) if np.asarray(c).dtype == F64 else fma32(a, b, c)
 
 
 # ---- exp and log --------------------------------------------------------------------------------------
@@ -118,6 +132,61 @@ def log(x: np.ndarray) -> np.ndarray:
     """Correctly rounded log in the type of x (float32 or float64); log(-0) = -inf, log(x<0) = NaN."""
     x = np.asarray(x)
     return _mpfr_map(gmpy2.log, x, _CTX64 if x.dtype == F64 else _CTX32)
+
+
+# ---- rexp: the f32 exponential of Softmax and LogSoftmax ----------------------------------------------
+
+_S = np.float32(float.fromhex("0x1.8p23"))  # 12582912
+_INVLN2 = np.float32(float.fromhex("0x1.715476p0"))
+_LN2_HI = np.float32(float.fromhex("0x1.62e4p-1"))
+_LN2_LO = np.float32(float.fromhex("0x1.7f7d1cp-20"))
+_C0 = np.float32(float.fromhex("0x1p-1"))
+_C1 = np.float32(float.fromhex("0x1.5554dep-3"))
+_C2 = np.float32(float.fromhex("0x1.55556cp-5"))
+_C3 = np.float32(float.fromhex("0x1.120adp-7"))
+_C4 = np.float32(float.fromhex("0x1.6ca9aap-10"))
+_ONE = np.float32(1.0)
+_T_MIN = np.float32(-104.0)
+
+
+def scale2(p: np.ndarray, kf: np.ndarray) -> np.ndarray:
+    """fl32(p * 2^kf), one rounding, for float32 p and float32 integers kf (NaN kf: NaN).
+
+    The product is exact in f64 (p's 24 bits at 2^-149 .. 2^128 times 2^kf, |kf| <= 300, stay inside f64's
+    normal range), so the cast to f32 is the only rounding: exact while the result is a normal f32, rounded
+    once to the 2^-149 grid (ties to even) below, 0 when under half of 2^-149.
+    """
+    p = np.asarray(p, dtype=F32)
+    kf = np.asarray(kf, dtype=F32)
+    if np.any(np.isfinite(kf) & ((kf != np.round(kf)) | (np.abs(kf) > 300))):
+        raise ValueError("kf must be an integer in [-300, 300] (or NaN)")
+    k = np.where(np.isfinite(kf), kf, F32.type(0.0)).astype(np.int64)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(p.astype(F64), k)  # exact
+        r = np.where(np.isnan(kf), np.nan, r)
+        return r.astype(F32)
+
+
+def rexp(t: np.ndarray) -> np.ndarray:
+    """The contract's row exponential (docs/exact-linalg.md, Softmax), step by step in f32 (float32 t).
+
+    Every line is one f32 operation; `fma32` is the correctly rounded fma. Not correctly rounded: the
+    contract states at most 0.9432 ulp on [-104, 0] (0.9432447 at t = -5.19842577, tests/
+    test_reference_fma32.py).
+    """
+    t = np.asarray(t, dtype=F32)
+    with np.errstate(all="ignore"):
+        u = np.where(t < _T_MIN, _T_MIN, t).astype(F32)  # a NaN stays NaN (the comparison is false)
+        kf = (fma32(u, _INVLN2, _S) - _S).astype(F32)
+        r = fma32(-kf, _LN2_HI, u)
+        r = fma32(-kf, _LN2_LO, r)
+        q = np.broadcast_to(_C4, r.shape).astype(F32)
+        q = fma32(q, r, _C3)
+        q = fma32(q, r, _C2)
+        q = fma32(q, r, _C1)
+        q = fma32(q, r, _C0)
+        p = fma32(r, fma32(r, q, _ONE), _ONE)
+        return scale2(p, kf)
 
 
 # ---- sum16, prod16, max, min (over the last axis) ----------------------------------------------------
@@ -250,7 +319,7 @@ def _softmax(x: np.ndarray, axis: int, opset: int, log_: bool) -> np.ndarray:
     m = max_(rows)
     with np.errstate(all="ignore"):
         d = rows - m[..., None]
-        e = exp(d)
+        e = exp(d) if rows.dtype == F64 else rexp(d)  # f32 accumulation: the contract's rexp
         s = sum16(e)
         y = d - log(s)[..., None] if log_ else e / s[..., None]
     y = np.where(np.isfinite(m)[..., None], y, np.nan).astype(rows.dtype)
