@@ -49,20 +49,8 @@ static size_t om_gemm_esize(int type) {
   }
 }
 
-/* om_path_available, asked once per path: it runs CPUID, which a virtual machine traps (about 10 us a call,
- * as long as a small product). 0 unknown, 1 available, 2 not. */
-static int om_gemm_path_ok(int path) {
-  static int known[OM_PATH_COUNT];
-  int v = __atomic_load_n(&known[path], __ATOMIC_RELAXED);
-  if (!v) {
-    v = om_path_available(path) ? 1 : 2;
-    __atomic_store_n(&known[path], v, __ATOMIC_RELAXED);
-  }
-  return v == 1;
-}
-
 static const om_gemm_kern* om_gemm_kern_for(int path, int type) {
-  if (!om_gemm_esize(type) || path < 0 || path >= OM_PATH_COUNT || !om_gemm_path_ok(path)) return NULL;
+  if (!om_gemm_esize(type) || path < 0 || path >= OM_PATH_COUNT || !om_path_available_cached(path)) return NULL;
   return om_gemm_kern_get(path, type == OM_T_DOUBLE);
 }
 

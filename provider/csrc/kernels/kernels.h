@@ -103,6 +103,9 @@ enum { OM_PATH_512, OM_PATH_256, OM_PATH_128, OM_PATH_SCALAR, OM_PATH_COUNT };
 const char* om_path_name(int path);
 int om_path_from_name(const char* name); /* -1 when unknown */
 int om_path_available(int path);         /* 1 when this CPU runs the path */
+/* om_path_available asked once per path (0 <= path < OM_PATH_COUNT): it runs CPUID, which a virtual machine traps
+ * (about 10 us a call: as long as a small product, more than a reduction of a few thousand elements). */
+int om_path_available_cached(int path);
 int om_path_best(void);                  /* widest available */
 const om_kernel_table* om_path_table(int path);
 

@@ -78,6 +78,17 @@ int om_path_available(int path) {
   }
 }
 
+/* 0 unknown, 1 available, 2 not; relaxed atomics: racing first calls store the same value. */
+int om_path_available_cached(int path) {
+  static int known[OM_PATH_COUNT];
+  int v = __atomic_load_n(&known[path], __ATOMIC_RELAXED);
+  if (!v) {
+    v = om_path_available(path) ? 1 : 2;
+    __atomic_store_n(&known[path], v, __ATOMIC_RELAXED);
+  }
+  return v == 1;
+}
+
 int om_path_best(void) {
   for (int p = 0; p < OM_PATH_COUNT; p++)
     if (om_path_available(p)) return p;
