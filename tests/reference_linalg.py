@@ -321,7 +321,7 @@ def _softmax(x: np.ndarray, axis: int, opset: int, log_: bool) -> np.ndarray:
         d = rows - m[..., None]
         e = exp(d) if rows.dtype == F64 else rexp(d)  # f32 accumulation: the contract's rexp
         s = sum16(e)
-        y = d - log(s)[..., None] if log_ else e / s[..., None]
+        y = d - log(s)[..., None] if log_ else e * (s.dtype.type(1.0) / s)[..., None]  # y = e * (1 / s)
     y = np.where(np.isfinite(m)[..., None], y, np.nan).astype(rows.dtype)
     return back(y).astype(x.dtype)
 

@@ -321,19 +321,19 @@ def test_softmax_uses_rexp_and_f64_does_not() -> None:
     d = x - x.max(-1, keepdims=True)
     e = R.rexp(d)
     s = R.sum16(e)
-    assert R.bits_equal(R.softmax(x), e / s[:, None]).all()
+    assert R.bits_equal(R.softmax(x), e * (F32(1.0) / s)[:, None]).all()  # y = e * (1 / s)
     assert R.bits_equal(R.log_softmax(x), d - R.log(s)[:, None]).all()
     assert not R.bits_equal(e, R.exp(d)).all()  # the sample tells rexp from exp
     x64 = x.astype(np.float64)
     d64 = x64 - x64.max(-1, keepdims=True)
     e64 = R.exp(d64)
-    assert R.bits_equal(R.softmax(x64), e64 / R.sum16(e64)[:, None]).all()
+    assert R.bits_equal(R.softmax(x64), e64 * (1.0 / R.sum16(e64))[:, None]).all()
     # f16 and bf16 rows: widened to f32 exactly, the f32 result rounded once
     for dt in (np.float16, R.BF16):
         xh = x.astype(dt)
         dh = xh.astype(F32) - xh.astype(F32).max(-1, keepdims=True)
         eh = R.rexp(dh)
-        assert R.bits_equal(R.softmax(xh), (eh / R.sum16(eh)[:, None]).astype(dt)).all()
+        assert R.bits_equal(R.softmax(xh), (eh * (F32(1.0) / R.sum16(eh))[:, None]).astype(dt)).all()
     # ReduceLogSumExp keeps the correctly rounded exp
     m = R.max_(x)
     assert R.bits_equal(R.reduce("ReduceLogSumExp", x, axes=[1], keepdims=0),

@@ -136,6 +136,10 @@ int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, co
                    const uint8_t* mask, size_t chunk, int reverse, double epsilon, const void* x, const void* scale,
                    const void* bias, void* y, void* mean, void* inv_std);
 
+/* Test-only entry: y[i] = rexp(x[i]) for i < n, Softmax's row exponential (docs/exact-linalg.md) on kernel path
+ * `path` (reduce/reduce_rexp.h). Returns 0, or -1 for a path this CPU lacks. */
+int om_test_rexp(int path, const float* x, float* y, size_t n);
+
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the
  * environment variable ONEMODEL_LEGACY_SHAPES set to anything but 0 when the ops were registered). Set by the

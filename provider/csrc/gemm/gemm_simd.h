@@ -105,7 +105,7 @@
 #define GLD(p) _mm_loadu_ps(p)
 #define GST(p, v) _mm_storeu_ps(p, v)
 #define GBC(s) _mm_set1_ps(s)
-#define GFMA(a, b, c) om_gemm_fma_ps_128(a, b, c)
+#define GFMA(a, b, c) om_fma_ps_sse(a, b, c)
 #define GMUL(a, b) _mm_mul_ps(a, b)
 #define GADD(a, b) _mm_add_ps(a, b)
 #define GCANON(v) _mm_blendv_ps(v, _mm_set1_ps(__builtin_nanf("")), _mm_cmpunord_ps(v, v))

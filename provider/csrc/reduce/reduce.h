@@ -103,6 +103,8 @@ typedef struct om_red_path {
   /* rows of n contiguous elements; bias, mean, inv may be NULL */
   void (*layernorm_f32)(int exact, size_t rows, size_t n, const float* x, const float* scale, const float* bias,
                         float eps, float* y, float* mean, float* inv);
+  /* Softmax's row exponential in place over p[0..n) (reduce_rexp.h) */
+  void (*rexp_f32)(float* p, size_t n);
   void (*layernorm_f64)(int exact, size_t rows, size_t n, const double* x, const double* scale,
                         const double* bias, double eps, double* y, double* mean, double* inv);
 } om_red_path;

@@ -94,3 +94,10 @@ int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, co
   }
   return om_red_chunked(om_red_test_range, &c, units, chunk, reverse);
 }
+
+int om_test_rexp(int path, const float* x, float* y, size_t n) {
+  if (path < 0 || path >= OM_PATH_COUNT || !om_red_test_path_ok(path)) return -1;
+  if (y != x) memmove(y, x, n * sizeof(float));
+  om_red_path_get(path)->rexp_f32(y, n);
+  return 0;
+}
