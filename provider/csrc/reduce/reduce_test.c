@@ -39,24 +39,12 @@ static int om_red_test_range(void* vctx, size_t b, size_t e) {
   }
 }
 
-/* om_path_available, asked once per path: it runs CPUID, which a virtual machine traps (about 10 us a call, more
- * than the kernel's work on a few thousand elements). 0 unknown, 1 available, 2 not. */
-static int om_red_test_path_ok(int path) {
-  static int known[OM_PATH_COUNT];
-  int v = __atomic_load_n(&known[path], __ATOMIC_RELAXED);
-  if (!v) {
-    v = om_path_available(path) ? 1 : 2;
-    __atomic_store_n(&known[path], v, __ATOMIC_RELAXED);
-  }
-  return v == 1;
-}
-
 int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, const int64_t* dims,
                    const uint8_t* mask, size_t chunk, int reverse, double epsilon, const void* x, const void* scale,
                    const void* bias, void* y, void* mean, void* inv_std) {
   om_red_test_ctx c;
   memset(&c, 0, sizeof c);
-  if (!op || path < 0 || path >= OM_PATH_COUNT || !om_red_test_path_ok(path) || rank > OM_RED_MAX_RANK) return -1;
+  if (!op || path < 0 || path >= OM_PATH_COUNT || !om_path_available_cached(path) || rank > OM_RED_MAX_RANK) return -1;
   c.path = path;
   c.type = type;
   c.mode = mode;
@@ -96,7 +84,7 @@ int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, co
 }
 
 int om_test_rexp(int path, const float* x, float* y, size_t n) {
-  if (path < 0 || path >= OM_PATH_COUNT || !om_red_test_path_ok(path)) return -1;
+  if (path < 0 || path >= OM_PATH_COUNT || !om_path_available_cached(path)) return -1;
   if (y != x) memmove(y, x, n * sizeof(float));
   om_red_path_get(path)->rexp_f32(y, n);
   return 0;
