@@ -1,9 +1,11 @@
 /* rexp_check.c - Softmax's row exponential (provider/csrc/reduce/reduce_rexp.h) on every f32 input in
  * [-104, 0]: the same bits on every kernel path of this CPU, and its error in ulps of the exact result.
  *
- * Run: tools/rexp_check.sh   (compiles with the library's flags; prints the paths compared, the number of
- * inputs, the maximum error in ulps with its input, and the count of results that are not the correctly
- * rounded value, against the correctly rounded Exp kernel of the first path).
+ * Run: tools/rexp_check.sh [STRIDE]   (compiles with the library's flags; prints the paths compared, the
+ * number of inputs, the maximum error in ulps with its input, the count of results that are not the correctly
+ * rounded value, against the correctly rounded Exp kernel of the first path, and a digest of the results, to
+ * compare machines: FNV-1a over the result bits in input order). STRIDE > 1 takes every STRIDE-th input.
+ * For AArch64 (under qemu-user): REXP_CC=aarch64-linux-gnu-gcc REXP_RUN="qemu-aarch64" tools/rexp_check.sh 7.
  *
  * The exact value is taken from libm's double exp (within 1 ulp of double, i.e. about 2^-29 of an f32 ulp):
  * this is a measuring tool, not part of the library, which uses no libm transcendental. The ulp of an exact
@@ -30,8 +32,11 @@ static double ulp_of(double v) {
   return ldexp(1.0, e - 24);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   enum { CHUNK = 1 << 20 };
+  const uint64_t stride = argc > 1 ? strtoull(argv[1], 0, 0) : 1;
+  if (stride < 1) return 2;
+  uint64_t digest = 0xcbf29ce484222325ull;
   int paths[OM_PATH_COUNT], np = 0;
   for (int p = 0; p < OM_PATH_COUNT; p++)
     if (om_path_available(p)) paths[np++] = p;
@@ -39,15 +44,15 @@ int main(void) {
   float* y[OM_PATH_COUNT];
   float* cr = malloc(CHUNK * sizeof(float));
   for (int i = 0; i < np; i++) y[i] = malloc(CHUNK * sizeof(float));
-  /* +0, then -0 ... -104 by bit pattern */
   const uint32_t first = 0x80000000u, last = 0xc2d00000u; /* -104.0f */
   uint64_t total = 0, differ = 0, not_cr = 0;
   double max_err = 0.0;
   float max_at = 0.0f;
-  for (uint64_t b0 = first; b0 <= last + 1; b0 += CHUNK) {
+  for (uint64_t b0 = first; b0 <= last; b0 += (CHUNK - 1) * stride) {
     size_t n = 0;
-    for (uint64_t b = b0; b < b0 + CHUNK && b <= last + 1; b++, n++) {
-      uint32_t u = b == last + 1 ? 0u : (uint32_t)b; /* the one extra input: +0 */
+    if (b0 == first) x[n++] = 0.0f; /* +0 first, then the bit patterns from -0 */
+    for (uint64_t b = b0; n < CHUNK && b <= last && b < b0 + (CHUNK - 1) * stride; b += stride, n++) {
+      uint32_t u = (uint32_t)b;
       memcpy(&x[n], &u, 4);
     }
     for (int i = 0; i < np; i++) {
@@ -70,15 +75,20 @@ int main(void) {
         max_at = x[j];
       }
       if (memcmp(&y[0][j], &cr[j], 4) != 0) not_cr++;
+      uint32_t yb;
+      memcpy(&yb, &y[0][j], 4);
+      for (int k = 0; k < 4; k++) digest = (digest ^ ((yb >> (8 * k)) & 0xffu)) * 0x100000001b3ull;
     }
     total += n;
   }
   printf("paths compared:");
   for (int i = 0; i < np; i++) printf(" %d", paths[i]);
-  printf("\ninputs: %llu (every f32 in [-104, 0])\n", (unsigned long long)total);
+  printf("\ninputs: %llu (every %llu-th f32 in [-104, 0], and +0)\n", (unsigned long long)total,
+         (unsigned long long)stride);
   printf("paths differing: %llu\n", (unsigned long long)differ);
   printf("max error: %.4f ulp at x = %a (%.9g)\n", max_err, max_at, max_at);
   printf("not the correctly rounded value: %llu (%.3f%%)\n", (unsigned long long)not_cr,
          100.0 * (double)not_cr / (double)total);
+  printf("digest: %016llx\n", (unsigned long long)digest);
   return differ != 0;
 }
