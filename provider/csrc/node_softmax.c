@@ -16,8 +16,8 @@
 #include "om_ops.h"
 #include "reduce/reduce.h"
 
-/* Elements per parallel chunk: each element costs a correctly rounded Exp (tens of instructions), as the
- * costly element-wise kernels' 8K-element chunks (node.c). */
+/* Elements per parallel chunk: 8K, as the costly element-wise kernels (node.c); 32K measured the same at one
+ * thread (onemodel bench --ops Softmax,LogSoftmax, 64K to 16M, 2026-12-02) and splits 64K rows in only two. */
 #define OM_SOFTMAX_CHUNK_ELEMS ((size_t)1 << 13)
 
 typedef struct om_softmax_node {
