@@ -68,7 +68,8 @@ OM_RX_AI om_rx_v om_rx_fma(om_rx_v a, om_rx_v b, om_rx_v c) {
 #endif
 }
 
-/* fl32(p 2^kf) for integral kf in [-150, 1] (any value in NaN lanes), p in [0.7, 1.42] or NaN: one rounding. */
+/* fl32(p 2^kf) for integral kf in [-150, 1] (any value in NaN lanes), p in [0.7, 1.42] or NaN: one rounding
+ * (om_fx_ldexp of math/om_fast_f32.h on 16-lane vectors: the same two-product form and VSCALEFPS). */
 OM_RX_AI om_rx_v om_rx_ldexp(om_rx_v p, om_rx_v kf) {
 #if OM_RED_VB == 64
   return (om_rx_v)_mm512_scalef_ps((__m512)p, (__m512)kf);
