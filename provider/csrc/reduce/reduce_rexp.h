@@ -27,75 +27,89 @@ typedef float om_rx_v __attribute__((vector_size(64), aligned(64)));
 typedef int32_t om_rx_vi __attribute__((vector_size(64), aligned(64)));
 typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
 
-#define OM_RX_AI static inline __attribute__((always_inline))
+/* The operations are macros (statement expressions), not functions: a 64-byte vector passed by value draws
+ * GCC's note on the ABI of 64-byte-aligned parameters on every path without 512-bit registers. */
 #define OM_RXV(c) ((om_rx_v){0} + (float)(c))
 
 /* fl32(a*b + c), one rounding, 16 lanes */
-OM_RX_AI om_rx_v om_rx_fma(om_rx_v a, om_rx_v b, om_rx_v c) {
 #if OM_RED_VB == 64
-  return (om_rx_v)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif OM_RED_VB == 32
-  __m256 ah[2], bh[2], ch[2], rh[2];
-  memcpy(ah, &a, 64);
-  memcpy(bh, &b, 64);
-  memcpy(ch, &c, 64);
-  for (int h = 0; h < 2; h++) rh[h] = _mm256_fmadd_ps(ah[h], bh[h], ch[h]);
-  om_rx_v r;
-  memcpy(&r, rh, 64);
-  return r;
-#elif OM_RED_VB == 16 && (defined(__x86_64__) || defined(__i386__))
-  __m128 aq[4], bq[4], cq[4], rq[4];
-  memcpy(aq, &a, 64);
-  memcpy(bq, &b, 64);
-  memcpy(cq, &c, 64);
-  for (int h = 0; h < 4; h++) rq[h] = om_fma_ps_sse(aq[h], bq[h], cq[h]);
-  om_rx_v r;
-  memcpy(&r, rq, 64);
-  return r;
-#elif OM_RED_VB == 16 && defined(__aarch64__)
-  float32x4_t aq[4], bq[4], cq[4], rq[4];
-  memcpy(aq, &a, 64);
-  memcpy(bq, &b, 64);
-  memcpy(cq, &c, 64);
-  for (int h = 0; h < 4; h++) rq[h] = vfmaq_f32(cq[h], aq[h], bq[h]);
-  om_rx_v r;
-  memcpy(&r, rq, 64);
-  return r;
+#define OM_RX_FMA(A, B, C) ((om_rx_v)_mm512_fmadd_ps((__m512)(A), (__m512)(B), (__m512)(C)))
 #else
-  om_rx_v r;
-  for (int l = 0; l < 16; l++) r[l] = fmaf(a[l], b[l], c[l]);
-  return r;
+#if OM_RED_VB == 32
+#define OM_RX_FMA_PARTS(a, b, c, r)                                               \
+  do {                                                                          \
+    __m256 ah_[2], bh_[2], ch_[2], rh_[2];                                      \
+    memcpy(ah_, &(a), 64);                                                      \
+    memcpy(bh_, &(b), 64);                                                      \
+    memcpy(ch_, &(c), 64);                                                      \
+    for (int h_ = 0; h_ < 2; h_++) rh_[h_] = _mm256_fmadd_ps(ah_[h_], bh_[h_], ch_[h_]); \
+    memcpy(&(r), rh_, 64);                                                      \
+  } while (0)
+#elif OM_RED_VB == 16 && (defined(__x86_64__) || defined(__i386__))
+#define OM_RX_FMA_PARTS(a, b, c, r)                                               \
+  do {                                                                          \
+    __m128 aq_[4], bq_[4], cq_[4], rq_[4];                                      \
+    memcpy(aq_, &(a), 64);                                                      \
+    memcpy(bq_, &(b), 64);                                                      \
+    memcpy(cq_, &(c), 64);                                                      \
+    for (int h_ = 0; h_ < 4; h_++) rq_[h_] = om_fma_ps_sse(aq_[h_], bq_[h_], cq_[h_]); \
+    memcpy(&(r), rq_, 64);                                                      \
+  } while (0)
+#elif OM_RED_VB == 16 && defined(__aarch64__)
+#define OM_RX_FMA_PARTS(a, b, c, r)                                               \
+  do {                                                                          \
+    float32x4_t aq_[4], bq_[4], cq_[4], rq_[4];                                 \
+    memcpy(aq_, &(a), 64);                                                      \
+    memcpy(bq_, &(b), 64);                                                      \
+    memcpy(cq_, &(c), 64);                                                      \
+    for (int h_ = 0; h_ < 4; h_++) rq_[h_] = vfmaq_f32(cq_[h_], aq_[h_], bq_[h_]); \
+    memcpy(&(r), rq_, 64);                                                      \
+  } while (0)
+#else
+#define OM_RX_FMA_PARTS(a, b, c, r)                                   \
+  do {                                                              \
+    for (int l_ = 0; l_ < 16; l_++) (r)[l_] = fmaf((a)[l_], (b)[l_], (c)[l_]); \
+  } while (0)
 #endif
-}
+#define OM_RX_FMA(A, B, C)                  \
+  ({                                        \
+    om_rx_v fa_ = (A), fb_ = (B), fc_ = (C), fr_; \
+    OM_RX_FMA_PARTS(fa_, fb_, fc_, fr_);    \
+    fr_;                                    \
+  })
+#endif
 
 /* fl32(p 2^kf) for integral kf in [-150, 1] (any value in NaN lanes), p in [0.7, 1.42] or NaN: one rounding
  * (om_fx_ldexp of math/om_fast_f32.h on 16-lane vectors: the same two-product form and VSCALEFPS). */
-OM_RX_AI om_rx_v om_rx_ldexp(om_rx_v p, om_rx_v kf) {
 #if OM_RED_VB == 64
-  return (om_rx_v)_mm512_scalef_ps((__m512)p, (__m512)kf);
+#define OM_RX_LDEXP(P, KF) ((om_rx_v)_mm512_scalef_ps((__m512)(P), (__m512)(KF)))
 #else
-  /* k = k1 + k2, k1 = k >> 1 and k2 both >= -75: p 2^k1 is normal (exact), the product by 2^k2 rounds once */
-  const om_rx_v magic = OM_RXV(0x1.8p23f);
-  om_rx_vi k = (om_rx_vi)(kf + magic) - (om_rx_vi)magic;
-  om_rx_vi k1 = k >> 1, k2 = k - k1;
-  om_rx_v s1 = (om_rx_v)((om_rx_vu)(k1 + 127) << 23), s2 = (om_rx_v)((om_rx_vu)(k2 + 127) << 23);
-  return (p * s1) * s2;
+/* k = k1 + k2, k1 = k >> 1 and k2 both >= -75: p 2^k1 is normal (exact), the product by 2^k2 rounds once */
+#define OM_RX_LDEXP(P, KF)                                                                   \
+  ({                                                                                         \
+    const om_rx_v lm_ = OM_RXV(0x1.8p23f);                                                   \
+    om_rx_vi lk_ = (om_rx_vi)((KF) + lm_) - (om_rx_vi)lm_;                                   \
+    om_rx_vi lk1_ = lk_ >> 1, lk2_ = lk_ - lk1_;                                             \
+    om_rx_v ls1_ = (om_rx_v)((om_rx_vu)(lk1_ + 127) << 23), ls2_ = (om_rx_v)((om_rx_vu)(lk2_ + 127) << 23); \
+    ((P) * ls1_) * ls2_;                                                                     \
+  })
 #endif
-}
 
-/* rexp(t), 16 lanes (docs/exact-linalg.md): t <= 0, -inf or NaN. */
-OM_RX_AI om_rx_v om_rx_exp(om_rx_v t) {
-  const om_rx_v magic = OM_RXV(0x1.8p23f), one = OM_RXV(1.0f);
-  om_rx_vi lo = (om_rx_vi)(t < OM_RXV(-104.0f)); /* false for NaN: a NaN passes */
-  om_rx_v u = (om_rx_v)((lo & (om_rx_vi)OM_RXV(-104.0f)) | (~lo & (om_rx_vi)t));
-  om_rx_v kf = om_rx_fma(u, OM_RXV(OM_FX_INVLN2), magic) - magic;
-  om_rx_v nk = -kf;
-  om_rx_v r = om_rx_fma(nk, OM_RXV(OM_FX_LN2_HI), u);
-  r = om_rx_fma(nk, OM_RXV(OM_FX_LN2_LO), r);
-  om_rx_v q = OM_RXV(om_fx_expq[4]);
-  for (int i = 3; i >= 0; i--) q = om_rx_fma(q, r, OM_RXV(om_fx_expq[i]));
-  om_rx_v p = om_rx_fma(r, om_rx_fma(r, q, one), one);
-  return om_rx_ldexp(p, kf);
-}
+/* rexp(T), 16 lanes (docs/exact-linalg.md): T <= 0, -inf or NaN. */
+#define OM_RX_EXP(T)                                                                                 \
+  ({                                                                                                 \
+    const om_rx_v em_ = OM_RXV(0x1.8p23f), e1_ = OM_RXV(1.0f);                                       \
+    om_rx_v et_ = (T);                                                                               \
+    om_rx_vi elo_ = (om_rx_vi)(et_ < OM_RXV(-104.0f)); /* false for NaN: a NaN passes */             \
+    om_rx_v eu_ = (om_rx_v)((elo_ & (om_rx_vi)OM_RXV(-104.0f)) | (~elo_ & (om_rx_vi)et_));            \
+    om_rx_v ekf_ = OM_RX_FMA(eu_, OM_RXV(OM_FX_INVLN2), em_) - em_;                                  \
+    om_rx_v enk_ = -ekf_;                                                                            \
+    om_rx_v er_ = OM_RX_FMA(enk_, OM_RXV(OM_FX_LN2_HI), eu_);                                        \
+    er_ = OM_RX_FMA(enk_, OM_RXV(OM_FX_LN2_LO), er_);                                                \
+    om_rx_v eq_ = OM_RXV(om_fx_expq[4]);                                                             \
+    for (int ei_ = 3; ei_ >= 0; ei_--) eq_ = OM_RX_FMA(eq_, er_, OM_RXV(om_fx_expq[ei_]));           \
+    om_rx_v ep_ = OM_RX_FMA(er_, OM_RX_FMA(er_, eq_, e1_), e1_);                                     \
+    OM_RX_LDEXP(ep_, ekf_);                                                                          \
+  })
 
 #endif
