@@ -193,10 +193,11 @@ def test_reduce_specials(op: str, strided: bool) -> None:
 @pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin", "Softmax", "LogSoftmax"])
 def test_maxmin_mixed_rows(op: str) -> None:
     """Rows of every length up to 140 drawn from {+0, -0, +-1, +-inf, NaN} and ordinary values, specials at
-    random positions (four vectors in flight, tails): max/min with NaN anywhere and +0 > -0 in any order."""
+    random positions (four vectors in flight, tails), and longer rows (Softmax's one-row-at-a-time forms from
+    512 and 2048 elements): max/min with NaN anywhere and +0 > -0 in any order."""
     rng = np.random.default_rng(SEED + 5)
     pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -0.5, 0.5], np.float32)
-    for n in list(range(1, 70)) + [127, 128, 129, 140]:
+    for n in list(range(1, 70)) + [127, 128, 129, 140, 511, 512, 1000, 2047, 2048, 2100]:
         rows = []
         for kind in range(6):
             if kind == 0:  # zeros only: the sign rule decides

@@ -95,17 +95,25 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
   })
 #endif
 
+#if OM_RED_VB == 64
+#define OM_RX_CLAMP(T) ((om_rx_v)_mm512_max_ps((__m512)OM_RXV(-104.0f), (__m512)(T)))
+#else
+#define OM_RX_CLAMP(T)                                                                  \
+  ({                                                                                    \
+    om_rx_v ct_ = (T);                                                                  \
+    om_rx_vi clo_ = (om_rx_vi)(ct_ < OM_RXV(-104.0f)); /* false for NaN: a NaN passes */ \
+    (om_rx_v)((clo_ & (om_rx_vi)OM_RXV(-104.0f)) | (~clo_ & (om_rx_vi)ct_));             \
+  })
+#endif
 /* rexp(T), 16 lanes (docs/exact-linalg.md): T <= 0, -inf or NaN. */
 #define OM_RX_EXP(T)                                                                                 \
   ({                                                                                                 \
     const om_rx_v em_ = OM_RXV(0x1.8p23f), e1_ = OM_RXV(1.0f);                                       \
     om_rx_v et_ = (T);                                                                               \
-    om_rx_vi elo_ = (om_rx_vi)(et_ < OM_RXV(-104.0f)); /* false for NaN: a NaN passes */             \
-    om_rx_v eu_ = (om_rx_v)((elo_ & (om_rx_vi)OM_RXV(-104.0f)) | (~elo_ & (om_rx_vi)et_));            \
+    om_rx_v eu_ = OM_RX_CLAMP(et_);                                                                  \
     om_rx_v ekf_ = OM_RX_FMA(eu_, OM_RXV(OM_FX_INVLN2), em_) - em_;                                  \
-    om_rx_v enk_ = -ekf_;                                                                            \
-    om_rx_v er_ = OM_RX_FMA(enk_, OM_RXV(OM_FX_LN2_HI), eu_);                                        \
-    er_ = OM_RX_FMA(enk_, OM_RXV(OM_FX_LN2_LO), er_);                                                \
+    om_rx_v er_ = OM_RX_FMA(ekf_, OM_RXV(-OM_FX_LN2_HI), eu_);                                       \
+    er_ = OM_RX_FMA(ekf_, OM_RXV(-OM_FX_LN2_LO), er_);                                               \
     om_rx_v eq_ = OM_RXV(om_fx_expq[4]);                                                             \
     for (int ei_ = 3; ei_ >= 0; ei_--) eq_ = OM_RX_FMA(eq_, er_, OM_RXV(om_fx_expq[ei_]));           \
     om_rx_v ep_ = OM_RX_FMA(er_, OM_RX_FMA(er_, eq_, e1_), e1_);                                     \
