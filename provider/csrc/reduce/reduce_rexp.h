@@ -105,7 +105,36 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
     (om_rx_v)((clo_ & (om_rx_vi)OM_RXV(-104.0f)) | (~clo_ & (om_rx_vi)ct_));             \
   })
 #endif
-/* rexp(T), 16 lanes (docs/exact-linalg.md): T <= 0, -inf or NaN. */
+/* rexp(T), 16 lanes (docs/exact-linalg.md): T <= 0, -inf or NaN. The 256 path runs it on each 8-lane half in
+ * its own instructions (om_rx_exp8: the same operations in the same order), since GCC's lowering of the
+ * 16-lane form to 256-bit registers spilled to the stack (2.2 ns/element against 0.18 on the 512 path). */
+#if OM_RED_VB == 32
+static inline __attribute__((always_inline)) __m256 om_rx_exp8(__m256 t) {
+  const __m256 em = _mm256_set1_ps(0x1.8p23f), e1 = _mm256_set1_ps(1.0f);
+  __m256 u = _mm256_max_ps(_mm256_set1_ps(-104.0f), t); /* t < -104 ? -104 : t (a NaN t passes) */
+  __m256 kf = _mm256_sub_ps(_mm256_fmadd_ps(u, _mm256_set1_ps(OM_FX_INVLN2), em), em);
+  __m256 r = _mm256_fmadd_ps(kf, _mm256_set1_ps(-OM_FX_LN2_HI), u);
+  r = _mm256_fmadd_ps(kf, _mm256_set1_ps(-OM_FX_LN2_LO), r);
+  __m256 q = _mm256_set1_ps(om_fx_expq[4]);
+  for (int i = 3; i >= 0; i--) q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(om_fx_expq[i]));
+  __m256 p = _mm256_fmadd_ps(r, _mm256_fmadd_ps(r, q, e1), e1);
+  __m256i k = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(kf, em)), _mm256_castps_si256(em));
+  __m256i k1 = _mm256_srai_epi32(k, 1), k2 = _mm256_sub_epi32(k, k1);
+  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, _mm256_set1_epi32(127)), 23));
+  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, _mm256_set1_epi32(127)), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+#define OM_RX_EXP(T)                  \
+  ({                                  \
+    om_rx_v et_ = (T);                \
+    __m256 eh_[2];                    \
+    memcpy(eh_, &et_, 64);            \
+    eh_[0] = om_rx_exp8(eh_[0]);      \
+    eh_[1] = om_rx_exp8(eh_[1]);      \
+    memcpy(&et_, eh_, 64);            \
+    et_;                              \
+  })
+#else
 #define OM_RX_EXP(T)                                                                                 \
   ({                                                                                                 \
     const om_rx_v em_ = OM_RXV(0x1.8p23f), e1_ = OM_RXV(1.0f);                                       \
@@ -119,5 +148,6 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
     om_rx_v ep_ = OM_RX_FMA(er_, OM_RX_FMA(er_, eq_, e1_), e1_);                                     \
     OM_RX_LDEXP(ep_, ekf_);                                                                          \
   })
+#endif
 
 #endif
