@@ -36,15 +36,7 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
 #define OM_RX_FMA(A, B, C) ((om_rx_v)_mm512_fmadd_ps((__m512)(A), (__m512)(B), (__m512)(C)))
 #else
 #if OM_RED_VB == 32
-#define OM_RX_FMA_PARTS(a, b, c, r)                                               \
-  do {                                                                          \
-    __m256 ah_[2], bh_[2], ch_[2], rh_[2];                                      \
-    memcpy(ah_, &(a), 64);                                                      \
-    memcpy(bh_, &(b), 64);                                                      \
-    memcpy(ch_, &(c), 64);                                                      \
-    for (int h_ = 0; h_ < 2; h_++) rh_[h_] = _mm256_fmadd_ps(ah_[h_], bh_[h_], ch_[h_]); \
-    memcpy(&(r), rh_, 64);                                                      \
-  } while (0)
+/* the 256 path has its own rexp (om_rx_exp8 below) */
 #elif OM_RED_VB == 16 && (defined(__x86_64__) || defined(__i386__))
 #define OM_RX_FMA_PARTS(a, b, c, r)                                               \
   do {                                                                          \
