@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "om_types.h"
+#include "onemodel.h"
 #include "reduce/reduce.h"
 
 static double now(void) {
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
     double t0 = now();
     for (int r = 0; r < reps; r++)
       for (size_t b = 0; b < rows; b += per)
-        if (om_softmax(path, 1 /* OM_T_FLOAT */, 0 /* exact */, lg, rows, n, 1, b, b + per < rows ? b + per : rows, x,
+        if (om_softmax(path, OM_T_FLOAT, OM_MODE_EXACT, lg, rows, n, 1, b, b + per < rows ? b + per : rows, x,
                        y) != 0)
           return 1;
     double d = (now() - t0) / reps;
