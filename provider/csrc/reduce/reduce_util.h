@@ -8,6 +8,8 @@
  * log(+-0) = -inf, log(+inf) = +inf; subnormal inputs of log are scaled by 2^64 first. */
 double om_red_exp_d(double x);
 double om_red_log_d(double x);
+/* log x for f32, correctly rounded: the Log kernel's result on every path (reduce_math.c). */
+float om_red_logf(float x);
 
 /* IEEE square root (correctly rounded on every target; -fno-math-errno makes it one instruction). */
 #define OM_RSQRT(v) _Generic((v), float: __builtin_sqrtf, double: __builtin_sqrt)(v)
