@@ -2,12 +2,4 @@
 # Softmax's row exponential on every f32 input in [-104, 0] (or every STRIDE-th: tools/rexp_check.sh STRIDE),
 # every kernel path of this CPU (tools/rexp_check.c). REXP_CC / REXP_RUN: another compiler (built static) and a
 # runner, e.g. aarch64-linux-gnu-gcc and qemu-aarch64.
-set -e
-cd "$(dirname "$0")/.."
-mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs: never committed
-CC=${REXP_CC:-gcc}
-STATIC=; [ "$CC" = gcc ] || STATIC=-static
-$CC $STATIC -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -fno-math-errno -Wall -Wextra \
-    -Iprovider/csrc -o tools/cr_state/rexp_check tools/rexp_check.c \
-    $(ls provider/csrc/*.c provider/csrc/kernels/*.c provider/csrc/reduce/*.c provider/csrc/gemm/*.c) -lm
-exec ${REXP_RUN:-} tools/cr_state/rexp_check "$@"
+TOOL_CC=${REXP_CC:-gcc} TOOL_RUN=${REXP_RUN:-} exec "$(dirname "$0")/c_tool.sh" rexp_check "$@"
