@@ -5,17 +5,30 @@
     so = onemodel_ep.ep_session_options()                       # a plain ORT session, OneModel's EP added
     model2 = onemodel_ep.rewrite(onnx.load("model.onnx"))       # or rewrite the model...
     so = onemodel_ep.session_options()                          # ...and run it in a plain ORT session
+    report = onemodel_ep.diff_models("model.onnx")              # stock ORT vs OneModel EP (onemodel_ep.diff)
+
+ORT's plugin-EP packaging convention: `get_library_path()`, `get_ep_names()`, `get_ep_name()`.
 """
 
 from __future__ import annotations
 
-from onemodel_ep._lib import DOMAIN, kernel_paths, library_path, op_table
-from onemodel_ep.diff import diff
-from onemodel_ep.ep import EP_NAME, EpReport, ep_session_options, ep_supported
-from onemodel_ep.rewriter import NodeReport, RewriteReport, rewrite
-from onemodel_ep.session import InferenceSession, load_model, session_options
-
-__version__ = "0.1.0"
+from onemodel_ep._lib import (
+    DOMAIN,
+    EP_NAME,
+    get_ep_name,
+    get_ep_names,
+    get_library_path,
+    kernel_paths,
+    library_path,
+    op_table,
+)
+from onemodel_ep.custom_ops import session_options
+from onemodel_ep.diff import diff_models
+from onemodel_ep.ep import ep_session_options, ep_supported
+from onemodel_ep.report import EpReport, NodeReport, RewriteReport
+from onemodel_ep.rewriter import rewrite
+from onemodel_ep.session import InferenceSession, load_model
+from onemodel_ep.version import __version__
 
 __all__ = [
     "DOMAIN",
@@ -25,9 +38,12 @@ __all__ = [
     "NodeReport",
     "RewriteReport",
     "__version__",
-    "diff",
+    "diff_models",
     "ep_session_options",
     "ep_supported",
+    "get_ep_name",
+    "get_ep_names",
+    "get_library_path",
     "kernel_paths",
     "library_path",
     "load_model",

@@ -45,6 +45,7 @@ lib = _native.lib
 
 DOMAIN = "ai.onemodel"
 DOMAIN_VERSION = 1
+EP_NAME = "OneModelExecutionProvider"  # the execution provider the library offers (ep.py)
 PATH_NAMES = ("512", "256", "128", "scalar")
 MODES = ("exact", "fast")
 
@@ -91,16 +92,42 @@ def op_table() -> dict[str, OpInfo]:
     return table
 
 
-def library_path() -> str:
-    """Path of the shared object to pass to SessionOptions.register_custom_ops_library."""
+def get_library_path() -> str:
+    """Path of the shared object: the plugin EP library (onnxruntime.register_execution_provider_library)
+    and the custom-op library (SessionOptions.register_custom_ops_library). ORT's plugin-EP packaging
+    convention names this function; `library_path` is the same."""
     path = _native.__file__
     assert path is not None
     return path
 
 
+library_path = get_library_path
+
+
+def get_ep_names() -> list[str]:
+    """The execution providers the library offers (ORT's plugin-EP packaging convention)."""
+    return [EP_NAME]
+
+
+def get_ep_name() -> str:
+    """The execution provider the library offers (its only one)."""
+    return EP_NAME
+
+
 def kernel_paths() -> list[str]:
     """The kernel paths this machine runs, widest first."""
     return [PATH_NAMES[p] for p in range(lib.om_path_count()) if lib.om_path_available(p)]
+
+
+def check_kernel_path(kernel_path: str | None) -> None:
+    """A ValueError unless `kernel_path` is None (the widest available) or a kernel path this machine runs."""
+    if kernel_path is None:
+        return
+    if kernel_path not in PATH_NAMES:
+        raise ValueError(f"unknown kernel path {kernel_path!r}; expected one of {', '.join(PATH_NAMES)}")
+    if kernel_path not in kernel_paths():
+        avail = ", ".join(kernel_paths())
+        raise ValueError(f"kernel path {kernel_path} is not available on this machine (available: {avail})")
 
 
 def path_index(name: str | None) -> int:

@@ -255,6 +255,22 @@ def _our_session(
     return _session(rewrite(model, mode=mode), threads, True, global_pool)
 
 
+def _compared_sessions(
+    model: onnx.ModelProto, threads: int, via: str, global_pool: bool, what: str
+) -> list[ort.InferenceSession] | None:
+    """Stock ORT's, OneModel's exact-mode and fast-mode sessions of `model`; None, with a `skip` line on
+    stderr, where one cannot be made (stock ORT may not have this op or type)."""
+    try:
+        return [
+            _session(model, threads, False, global_pool),
+            _our_session(model, threads, "exact", via, global_pool),
+            _our_session(model, threads, "fast", via, global_pool),
+        ]
+    except Exception as e:
+        print(f"skip {what}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+        return None
+
+
 BLOCK_S = 0.02  # with a thread pool, each session runs for about this long before the next one takes over
 
 
@@ -344,21 +360,25 @@ def _feeds_seed(op: str, dname: str, n: int) -> int:
     return zlib.crc32(f"{op}/{dname}/{n}".encode())
 
 
-def _measure(
-    ops: Sequence[str],
-    dtypes: Sequence[str],
-    sizes: Sequence[str],
-    th: int,
-    budget_s: float,
-    progress: bool,
-    global_pool: bool,
-    via: str = "rewrite",
-) -> list[Row]:
+@dataclass(frozen=True)
+class _Plan:
+    """What run() measures at each thread count (passed whole to the child process of a global pool)."""
+
+    ops: Sequence[str]
+    dtypes: Sequence[str]
+    sizes: Sequence[str]
+    budget_s: float
+    progress: bool
+    via: str
+
+
+def _measure(plan: _Plan, th: int, global_pool: bool) -> list[Row]:
     """The rows of one thread setting, measured in this process."""
     rows: list[Row] = []
     served_ops = op_table()
-    for op in ops:
-        for dname in dtypes:
+    sizes, budget_s, progress, via = plan.sizes, plan.budget_s, plan.progress, plan.via
+    for op in plan.ops:
+        for dname in plan.dtypes:
             elem = TYPES[dname]
             if op in MM_OPS:
                 rows += _measure_mm(op, dname, th, budget_s, progress, global_pool, via)
@@ -367,14 +387,8 @@ def _measure(
             rr = RewriteReport("exact", None)
             rewrite(model, mode="exact", report=rr)
             served = op in served_ops and bool(rr.moved)
-            try:
-                sess = [
-                    _session(model, th, False, global_pool),
-                    _our_session(model, th, "exact", via, global_pool),
-                    _our_session(model, th, "fast", via, global_pool),
-                ]
-            except Exception as e:  # stock ORT may not have this op/type
-                print(f"skip {op} {dname}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+            sess = _compared_sessions(model, th, via, global_pool, f"{op} {dname}")
+            if sess is None:
                 continue
             for sname in sizes:
                 n = SIZES[sname]
@@ -398,14 +412,8 @@ def _measure_mm(op: str, dname: str, th: int, budget_s: float, progress: bool, g
         model, ins = _mm_model(op, elem, shape)
         rr = RewriteReport("exact", None)
         rewrite(model, mode="exact", report=rr)
-        try:
-            sess = [
-                _session(model, th, False, global_pool),
-                _our_session(model, th, "exact", via, global_pool),
-                _our_session(model, th, "fast", via, global_pool),
-            ]
-        except Exception as e:  # stock ORT may not have this op/type
-            print(f"skip {op} {dname}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+        sess = _compared_sessions(model, th, via, global_pool, f"{op} {dname}")
+        if sess is None:
             continue
         flops = 2 * shape[0] * shape[1] * shape[2] * shape[3]
         feeds = _mm_inputs(ins, shape, op, np.random.default_rng(_feeds_seed(op, dname, flops)))
@@ -418,18 +426,10 @@ def _measure_mm(op: str, dname: str, th: int, budget_s: float, progress: bool, g
     return rows
 
 
-def _measure_on_global_pool(
-    ops: Sequence[str],
-    dtypes: Sequence[str],
-    sizes: Sequence[str],
-    th: int,
-    budget_s: float,
-    progress: bool,
-    via: str = "rewrite",
-) -> list[Row]:
+def _measure_on_global_pool(plan: _Plan, th: int) -> list[Row]:
     """In a fresh child process: ORT's global intra-op pool of `th` threads (0: ORT's default), the rows."""
     ort.set_global_thread_pool_sizes(th, 1)
-    return _measure(ops, dtypes, sizes, th, budget_s, progress, True, via)
+    return _measure(plan, th, True)
 
 
 def run(
@@ -460,13 +460,14 @@ def run(
     rep.copy_eps = copy_bandwidth()
     rep.overhead = call_overhead(via=via)
     th_list = list(dict.fromkeys(threads))
+    plan = _Plan(ops, dtypes, sizes, budget_s, progress, via)
     for th in th_list:
         if th == 1:
-            rep.rows += _measure(ops, dtypes, sizes, th, budget_s, progress, False, via)
+            rep.rows += _measure(plan, th, False)
             continue
         # a global pool must be set before the process's ORT environment exists: a fresh child process
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
-            job = ex.submit(_measure_on_global_pool, ops, dtypes, sizes, th, budget_s, progress, via)
+            job = ex.submit(_measure_on_global_pool, plan, th)
             rep.rows += job.result()
     rep.rows.sort(key=lambda r: (ops.index(r.op), dtypes.index(r.dtype), th_list.index(r.threads), r.size))
     return rep
@@ -678,13 +679,7 @@ def _main_model(args: argparse.Namespace, via: str) -> int:
     threads = _thread_counts(args.threads)
     feeds = None
     if args.inputs:
-        from onemodel_ep._diff_inputs import DiffError, load_npz
-
-        cli_args.input_file(args.inputs, "--inputs")
-        try:
-            feeds = load_npz(args.inputs)
-        except DiffError as e:
-            raise UsageError(f"--inputs: {e}") from None
+        feeds = cli_args.read_inputs(args.inputs)
     if args.json:
         cli_args.output_file(args.json, "--json")
     results = []

@@ -1,20 +1,21 @@
-"""The `onemodel` command line: rewrite, run, info (and diff, when present)."""
+"""The `onemodel` command line: rewrite, run, info; bench (bench.py) and diff (cli_diff.py)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import import_module, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
 
-from onemodel_ep import cli_args
-from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths, library_path
+from onemodel_ep import bench, cli_args, cli_diff
+from onemodel_ep._lib import EP_NAME, MODES, PATH_NAMES, kernel_paths, library_path, op_table, type_name
 from onemodel_ep.errors import UsageError
+from onemodel_ep.version import __version__
 
 __all__ = ["UsageError", "build_parser", "example_model_path", "main"]
 
@@ -82,19 +83,9 @@ def _session(path: str, args: argparse.Namespace) -> Any:
         raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
 
 
-def _read_inputs(path: str) -> dict[str, np.ndarray]:
-    from onemodel_ep._diff_inputs import DiffError, load_npz
-
-    cli_args.input_file(path, "--inputs")
-    try:
-        return load_npz(path)
-    except DiffError as e:
-        raise UsageError(f"--inputs: {e}") from None
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     path = args.model or str(example_model_path())
-    feeds = _read_inputs(args.inputs) if args.inputs else None
+    feeds = cli_args.read_inputs(args.inputs) if args.inputs else None
     sess = _session(path, args)
     print(f"model: {path}")
     print(sess.rewrite_report.summary())
@@ -116,16 +107,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_info(args: argparse.Namespace) -> int:
     import onnxruntime as ort
 
-    import onemodel_ep
-    from onemodel_ep._lib import op_table, type_name
+    from onemodel_ep.ep import ep_unsupported_reason
 
-    print(f"onemodel-ep {onemodel_ep.__version__}")
+    print(f"onemodel-ep {__version__}")
     print(f"onnxruntime {ort.__version__}")
     print(f"onnx {onnx.__version__}")
     print(f"library {library_path()}")
     print(f"kernel paths (widest first): {', '.join(kernel_paths())}")
-    from onemodel_ep.ep import EP_NAME, ep_unsupported_reason
-
     reason = ep_unsupported_reason()
     print(
         f"execution provider path (--via ep): supported, {EP_NAME}"
@@ -172,15 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--ops", action="store_true", help="also list the supported operators")
     i.set_defaults(func=cmd_info)
 
-    from onemodel_ep import bench
-
     bench.add_subparser(sub)
-    try:
-        _diff = import_module("onemodel_ep.diff")  # the module (onemodel_ep.diff is the function diff())
-    except ImportError:
-        pass
-    else:
-        _diff.add_subparser(sub)
+    cli_diff.add_subparser(sub)
     return p
 
 

@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NoReturn
 
+import numpy as np
 import onnx
 
-from onemodel_ep.errors import UsageError
+from onemodel_ep.diff.inputs import load_npz
+from onemodel_ep.errors import DiffError, UsageError, one_line
 
 
 class Parser(argparse.ArgumentParser):
@@ -68,9 +70,13 @@ def load_model(path: str, *, load_external_data: bool = True) -> onnx.ModelProto
     return model
 
 
-def one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split())
-    return (text[:300] + "...") if len(text) > 300 else text or type(e).__name__
+def read_inputs(path: str) -> dict[str, np.ndarray]:
+    """The arrays of the .npz file `path` (option --inputs), by name."""
+    input_file(path, "--inputs")
+    try:
+        return load_npz(path)
+    except DiffError as e:
+        raise UsageError(f"--inputs: {e}") from None
 
 
 def number(kind: type, least: float | None = 0, *, finite: bool = True) -> Callable[[str], object]:

@@ -22,10 +22,29 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import DOMAIN, MODES, PATH_NAMES, kernel_paths, library_path, type_name
-from onemodel_ep.rewriter import NodeReport, RewriteReport
+from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path
+from onemodel_ep.custom_ops import session_options
+from onemodel_ep.inference import default_opset, subgraphs, value_types
+from onemodel_ep.report import EpReport, NodeReport
+from onemodel_ep.serving import input_types, verdict
 
-EP_NAME = "OneModelExecutionProvider"
+__all__ = [
+    "DISPATCHES",
+    "EP_NAME",
+    "MIN_ORT",
+    "NUMERIC_OPTIMIZERS",
+    "Assignment",
+    "EpReport",
+    "assignments",
+    "claimed_names",
+    "ep_devices",
+    "ep_report",
+    "ep_session_options",
+    "ep_supported",
+    "ep_unsupported_reason",
+    "register_library",
+    "unregister_library",
+]
 REGISTRATION_NAME = "onemodel_ep"
 # The oldest ONNX Runtime whose plugin EPs can register per-operator kernels (OrtEpApi::CreateKernelRegistry).
 MIN_ORT = (1, 24)
@@ -132,12 +151,7 @@ def ep_session_options(
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if dispatch not in DISPATCHES:
         raise ValueError(f"dispatch must be one of {DISPATCHES}, got {dispatch!r}")
-    if kernel_path is not None:
-        if kernel_path not in PATH_NAMES:
-            raise ValueError(f"kernel_path must be one of {PATH_NAMES} or None, got {kernel_path!r}")
-        if kernel_path not in kernel_paths():
-            available = ", ".join(kernel_paths())
-            raise ValueError(f"kernel_path {kernel_path!r} is not available on this CPU ({available})")
+    check_kernel_path(kernel_path)
     so = base if base is not None else ort.SessionOptions()
     if so.has_providers():
         raise ValueError("these SessionOptions already have an execution provider added; pass fresh ones")
@@ -147,8 +161,6 @@ def ep_session_options(
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
-    from onemodel_ep.session import session_options
-
     session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     disabled = [n.strip() for n in _config(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
     disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
@@ -180,47 +192,26 @@ def claimed_names(nodes: Sequence[Assignment]) -> set[str]:
     return {a.name for a in nodes if a.ep == EP_NAME}
 
 
-class EpReport(RewriteReport):
-    """Which nodes ran on OneModel's execution provider and why the others stayed with ORT's CPU EP.
-
-    `moved` nodes are those ORT assigned to OneModelExecutionProvider (ORT's own record of the partition),
-    and the ai.onemodel custom-op nodes of a model already rewritten; each other node carries the library's
-    reason (om_node_create's, as the rewriter reports it), or, for a node the library serves that ORT did
-    not place on the EP, that ORT's optimiser removed or merged it.
-    """
-
-    def summary(self) -> str:
-        lines = [
-            f"OneModel EP execution provider (mode={self.mode}, kernel_path={self.kernel_path or 'auto'}): "
-            f"{len(self.moved)} node(s) on {EP_NAME}, {len(self.stayed)} left to ORT's CPU execution provider"
-        ]
-        lines += [f"  {n}" for n in self.nodes]
-        return "\n".join(lines)
-
-
 def ep_report(
     model: onnx.ModelProto, sess: ort.InferenceSession, mode: str, kernel_path: str | None
 ) -> EpReport:
     """The EpReport of a session made with ep_session_options over `model`."""
-    from onemodel_ep.rewriter import _collect_types, _default_opset, _subgraphs, _verdict
-
     report = EpReport(mode, kernel_path)
     ours: dict[tuple[str, str], int] = {}
     for a in assignments(sess):
         if a.ep == EP_NAME:
             ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
-    opset = _default_opset(model)
-    types = _collect_types(model)
+    opset = default_opset(model)
+    types = value_types(model)
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
         for index, node in enumerate(graph.node):
             label = node.name or f"{node.op_type}_{index}"
             for attr in node.attribute:
-                for k, sub in enumerate(_subgraphs(attr)):
+                for k, sub in enumerate(subgraphs(attr)):
                     suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                     visit(sub, f"{where}/{label}.{attr.name}{suffix}")
-            in_types = [types.get(name, -1) if name else 0 for name in node.input]
-            shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
+            in_types, shown = input_types(node, types)
             key = (node.name, node.op_type)
             if ours.get(key, 0) > 0 or node.domain == DOMAIN:  # on the EP, or one of our custom ops
                 if node.domain != DOMAIN:
@@ -229,12 +220,12 @@ def ep_report(
                 continue
             if node.domain not in ("", "ai.onnx"):
                 reason = f"domain {node.domain!r} is not served by OneModel EP"
-                verdict: tuple[str, str] | None = ("op", reason)
+                why: tuple[str, str] | None = ("op", reason)
             else:
-                verdict = _verdict(node, in_types, opset, mode, kernel_path)
-            if verdict is None:
-                verdict = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
-            report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *verdict))
+                why = verdict(node, in_types, opset, mode, kernel_path)
+            if why is None:
+                why = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
+            report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
 
     visit(model.graph, "main")
     return report

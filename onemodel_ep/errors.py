@@ -1,7 +1,7 @@
-"""UsageError: a mistake of the user's on the command line (a bad path, option value or model).
+"""The errors a user's mistake raises, and their one-line text.
 
-It lives in a module of its own so that the subcommands (bench.py, diff.py) can raise it without importing
-cli.py, which imports them.
+UsageError and DiffError live in a module of their own so that the subcommands (bench.py, cli_diff.py) and
+the library (onemodel_ep.diff) can raise them without importing cli.py, which imports them.
 """
 
 from __future__ import annotations
@@ -9,3 +9,13 @@ from __future__ import annotations
 
 class UsageError(Exception):
     """A user error: `onemodel` prints it as one line, `onemodel: error: ...`, and exits with status 2."""
+
+
+class DiffError(ValueError):
+    """A user error (bad model, inputs or options): one line, `onemodel diff` exits with status 2."""
+
+
+def one_line(e: BaseException, limit: int = 300) -> str:
+    """The message of `e` on one line, cut after `limit` characters (its type's name when it has none)."""
+    text = " ".join(str(e).split())
+    return (text[:limit] + "...") if len(text) > limit else text or type(e).__name__

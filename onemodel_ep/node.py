@@ -18,6 +18,18 @@ class NodeError(ValueError):
     """The library refused a node or a run; the message names node, op and type."""
 
 
+# The run calls' parallel_for and host_ctx: no host thread pool, the node runs on the calling thread.
+_NO_POOL = (ffi.NULL, ffi.NULL)
+
+
+def _checked(fn: Any, *args: Any) -> None:
+    """Call the library function `fn` with `args` and an error buffer (its last two parameters); a NodeError
+    with the library's message when it returns nonzero."""
+    err = ffi.new("char[]", _ERR_LEN)
+    if fn(*args, err, _ERR_LEN) != 0:
+        raise NodeError(ffi.string(err).decode(errors="replace"))
+
+
 def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any]) -> Any:
     if mode not in MODES:
         raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
@@ -68,27 +80,11 @@ _INT_ATTRS = {
 }
 
 
-def probe(
-    op: str,
-    input_types: Sequence[int],
-    *,
-    onnx_opset: int = 0,
-    attributes: dict[str, Any] | None = None,
-    mode: str = "exact",
-    kernel_path: str | None = None,
-    name: str = "",
-) -> str | None:
-    """None when the library serves this node; otherwise the library's reason."""
+def probe(op: str, input_types: Sequence[int], **options: Any) -> str | None:
+    """None when the library serves this node; otherwise the library's reason. `options`: Node's keyword
+    options (onnx_opset, attributes, mode, kernel_path, name)."""
     try:
-        Node(
-            op,
-            input_types,
-            onnx_opset=onnx_opset,
-            attributes=attributes,
-            mode=mode,
-            kernel_path=kernel_path,
-            name=name,
-        )
+        Node(op, input_types, **{"name": "", **options})
     except NodeError as e:
         return str(e)
     return None
@@ -155,11 +151,9 @@ class Node:
         """The node's output for `inputs` (None for an absent optional input), written into `out` when given
         (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        err = ffi.new("char[]", _ERR_LEN)
         out_shape = ffi.new("int64_t[]", 64)
         out_rank = ffi.new("size_t*")
-        if lib.om_node_output_shape(self._ptr, n, shapes, ranks, out_shape, out_rank, err, _ERR_LEN) != 0:
-            raise NodeError(ffi.string(err).decode(errors="replace"))
+        _checked(lib.om_node_output_shape, self._ptr, n, shapes, ranks, out_shape, out_rank)
         shape = tuple(out_shape[d] for d in range(out_rank[0]))
         dtype = np.dtype(helper.tensor_dtype_to_np_dtype(self.output_type))
         if out is None:
@@ -172,22 +166,8 @@ class Node:
                 f"got {out.dtype} of shape {out.shape}"
             )
         out_ptr = ffi.cast("void*", out.ctypes.data) if out.size else ffi.cast("void*", 1)
-        rc = lib.om_node_run(
-            self._ptr,
-            n,
-            data,
-            shapes,
-            ranks,
-            out_ptr,
-            out_shape,
-            out_rank[0],
-            ffi.NULL,
-            ffi.NULL,
-            err,
-            _ERR_LEN,
-        )
-        if rc != 0:
-            raise NodeError(ffi.string(err).decode(errors="replace"))
+        rank = out_rank[0]
+        _checked(lib.om_node_run, self._ptr, n, data, shapes, ranks, out_ptr, out_shape, rank, *_NO_POOL)
         return out
 
     def run_outputs(self, *inputs: np.ndarray | None, n_outputs: int | None = None) -> list[np.ndarray]:
@@ -195,13 +175,9 @@ class Node:
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        err = ffi.new("char[]", _ERR_LEN)
         out_shapes = ffi.new("int64_t[]", 64 * max(count, 1))
         out_ranks = ffi.new("size_t[]", max(count, 1))
-        if lib.om_node_output_shapes(
-            self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks, err, _ERR_LEN
-        ):
-            raise NodeError(ffi.string(err).decode(errors="replace"))
+        _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
         outs: list[np.ndarray] = []
         ptrs = ffi.new("void*[]", max(count, 1))
         for k in range(count):
@@ -210,23 +186,8 @@ class Node:
             o = np.empty(shape, dtype=dtype)
             outs.append(o)
             ptrs[k] = ffi.cast("void*", o.ctypes.data) if o.size else ffi.cast("void*", 1)
-        rc = lib.om_node_run_outputs(
-            self._ptr,
-            n,
-            data,
-            shapes,
-            ranks,
-            count,
-            ptrs,
-            out_shapes,
-            out_ranks,
-            ffi.NULL,
-            ffi.NULL,
-            err,
-            _ERR_LEN,
-        )
-        if rc != 0:
-            raise NodeError(ffi.string(err).decode(errors="replace"))
+        args = (self._ptr, n, data, shapes, ranks, count, ptrs, out_shapes, out_ranks)
+        _checked(lib.om_node_run_outputs, *args, *_NO_POOL)
         return outs
 
 

@@ -8,107 +8,22 @@ each with the reason. The input model is never edited.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import onnx
 from onnx import helper
 
 from onemodel_ep import external_data
-from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_table, type_name
-from onemodel_ep.node import probe
+from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES
+from onemodel_ep.inference import default_opset, infer, subgraphs, value_types
+from onemodel_ep.report import NodeReport, RewriteReport
+from onemodel_ep.serving import input_types, verdict
+
+__all__ = ["ATTR_MODE", "ATTR_OPSET", "ATTR_PATH", "NodeReport", "RewriteReport", "rewrite", "rewrite_file"]
 
 # Attributes the rewriter adds to a retargeted node.
 ATTR_MODE = "mode"
 ATTR_PATH = "kernel_path"
 ATTR_OPSET = "onnx_opset"
-
-
-@dataclass(frozen=True)
-class NodeReport:
-    """One node the rewriter looked at."""
-
-    graph: str  # "main" or the path of the subgraph, e.g. "main/If_0.then_branch"
-    name: str
-    op: str
-    input_types: tuple[str, ...]
-    moved: bool
-    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute"
-    reason: str
-
-    def __str__(self) -> str:
-        where = self.name or "(unnamed)"
-        types = ", ".join(self.input_types)
-        if self.moved:
-            return f"moved  {self.op:<14} {where} [{types}] ({self.graph})"
-        return f"stayed {self.op:<14} {where} [{types}] ({self.graph}): {self.category}: {self.reason}"
-
-
-@dataclass
-class RewriteReport:
-    """What the rewriter moved to `ai.onemodel` and what it left to stock ORT, and why."""
-
-    mode: str
-    kernel_path: str | None
-    nodes: list[NodeReport] = field(default_factory=list)
-
-    @property
-    def moved(self) -> list[NodeReport]:
-        return [n for n in self.nodes if n.moved]
-
-    @property
-    def stayed(self) -> list[NodeReport]:
-        return [n for n in self.nodes if not n.moved]
-
-    def summary(self) -> str:
-        lines = [
-            f"OneModel EP rewrite (mode={self.mode}, kernel_path={self.kernel_path or 'auto'}): "
-            f"{len(self.moved)} node(s) moved to {DOMAIN}, {len(self.stayed)} left to stock ORT"
-        ]
-        lines += [f"  {n}" for n in self.nodes]
-        return "\n".join(lines)
-
-
-def _default_opset(model: onnx.ModelProto) -> int:
-    for imp in model.opset_import:
-        if imp.domain in ("", "ai.onnx"):
-            return int(imp.version)
-    return 0
-
-
-def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
-    """The model with what ONNX shape inference finds (types and shapes, every graph), or the model itself
-    when inference fails (an unknown custom op, a malformed graph): then only what the model declares."""
-    if model.ByteSize() > external_data.SERIALISABLE_BYTES:  # its weights inline: infer without them
-        model = external_data.skeleton(model)
-    try:
-        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
-    except Exception:
-        return model
-
-
-def _collect_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
-    """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
-    `inferred`: the model after inference, when the caller has it already."""
-    if inferred is None:
-        inferred = _infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
-    types: dict[str, int] = {}
-
-    def visit(graph: onnx.GraphProto) -> None:
-        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
-            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
-                types[vi.name] = vi.type.tensor_type.elem_type
-        for init in graph.initializer:
-            types[init.name] = init.data_type
-        for sp in graph.sparse_initializer:
-            types[sp.values.name] = sp.values.data_type
-        for node in graph.node:
-            for attr in node.attribute:
-                for sub in _subgraphs(attr):
-                    visit(sub)
-
-    visit(inferred.graph)
-    return types
 
 
 def _has_shape(t: onnx.TypeProto) -> bool:
@@ -160,27 +75,7 @@ def _inferred_subgraphs(node: onnx.NodeProto | None, attr_name: str) -> list[onn
     """The subgraphs of `node`'s attribute `attr_name` (the node of the inferred model), if any."""
     if node is None:
         return []
-    return next((list(_subgraphs(a)) for a in node.attribute if a.name == attr_name), [])
-
-
-def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
-    if attr.type == onnx.AttributeProto.GRAPH:
-        yield attr.g
-    elif attr.type == onnx.AttributeProto.GRAPHS:
-        yield from attr.graphs
-
-
-def _node_attributes(node: onnx.NodeProto) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for a in node.attribute:
-        if a.type in (
-            onnx.AttributeProto.INT,
-            onnx.AttributeProto.FLOAT,
-            onnx.AttributeProto.STRING,
-            onnx.AttributeProto.INTS,
-        ):
-            out[a.name] = helper.get_attribute_value(a)
-    return out
+    return next((list(subgraphs(a)) for a in node.attribute if a.name == attr_name), [])
 
 
 def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
@@ -193,38 +88,6 @@ def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
     name = f"{node.output[0]}__onemodel_cast_to"
     empty = helper.make_tensor(name, to, [0], [])
     return helper.make_node("Constant", [], [name], name=name, value=empty)
-
-
-def _verdict(
-    node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
-) -> tuple[str, str] | None:
-    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
-    if node.op_type not in op_table():
-        return "op", f"{node.op_type} is not an operator of OneModel EP"
-    if any(t < 0 for t in in_types):
-        return "unknown type", "the element type of an input is not known"
-    reason = probe(
-        node.op_type,
-        in_types,
-        onnx_opset=opset,
-        attributes=_node_attributes(node),
-        mode=mode,
-        kernel_path=kernel_path,
-        name=node.name,
-    )
-    return None if reason is None else (_classify(reason), reason)
-
-
-def _classify(reason: str) -> str:
-    if "opset" in reason:
-        return "opset"
-    if "element type" in reason or "no kernel for" in reason:
-        return "type"
-    if "attribute" in reason or "fmod" in reason:
-        return "attribute"
-    if "inputs given" in reason:
-        return "arity"
-    return "op"
 
 
 def rewrite(
@@ -256,9 +119,9 @@ def rewrite(
         out.CopyFrom(model)
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
-    opset = _default_opset(out)
-    inferred = _infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
-    types = _collect_types(out, inferred)
+    opset = default_opset(out)
+    inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
+    types = value_types(out, inferred)
     moved_any = False
 
     def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
@@ -275,18 +138,16 @@ def rewrite(
                 inf_node = None
             for attr in node.attribute:
                 inf_subs = _inferred_subgraphs(inf_node, attr.name)
-                for k, sub in enumerate(_subgraphs(attr)):
+                for k, sub in enumerate(subgraphs(attr)):
                     suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                     inf_sub = inf_subs[k] if k < len(inf_subs) else None
                     visit(sub, inf_sub, f"{where}/{label}.{attr.name}{suffix}")
             if node.domain not in ("", "ai.onnx"):
                 continue
-            in_types = [types.get(name, -1) if name else 0 for name in node.input]
-            shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
-
-            verdict = _verdict(node, in_types, opset, mode, kernel_path)
-            if verdict is not None:
-                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *verdict))
+            in_types, shown = input_types(node, types)
+            why = verdict(node, in_types, opset, mode, kernel_path)
+            if why is not None:
+                rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
                 continue
             if node.op_type == "Cast" and len(node.input) == 1:
                 witness = _cast_witness(node)

@@ -11,32 +11,16 @@ import onnx
 import onnxruntime as ort
 
 from onemodel_ep import external_data
-from onemodel_ep._lib import library_path
+from onemodel_ep.custom_ops import session_options
 from onemodel_ep.ep import ep_report, ep_session_options, ep_supported
-from onemodel_ep.rewriter import RewriteReport, rewrite
+from onemodel_ep.report import RewriteReport
+from onemodel_ep.rewriter import rewrite
 
-_REGISTERED_KEY = "onemodel.registered"
+__all__ = ["VIAS", "InferenceSession", "ModelLike", "default_via", "load_model", "session_options"]
 ModelLike = Union[str, "os.PathLike[str]", bytes, onnx.ModelProto]
 VIAS = ("ep", "rewrite")
 # A rewritten model larger than this (inline weights) goes to ORT as a temporary file, not as bytes.
 _SPILL_BYTES = 16 << 20
-
-
-def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOptions:
-    """SessionOptions with the OneModel EP library registered.
-
-    With `base`, the library is registered on that object (ORT's SessionOptions cannot be copied) and it is
-    returned; registering it twice on the same object is harmless.
-    """
-    so = base if base is not None else ort.SessionOptions()
-    try:
-        registered = so.get_session_config_entry(_REGISTERED_KEY) == "1"
-    except Exception:  # ORT raises when the key was never set
-        registered = False
-    if not registered:
-        so.register_custom_ops_library(library_path())
-        so.add_session_config_entry(_REGISTERED_KEY, "1")
-    return so
 
 
 def load_model(model: ModelLike) -> onnx.ModelProto:

@@ -1,4 +1,4 @@
-"""`onemodel diff` and onemodel_ep.diff(): comparisons, planted divergences found at the right node,
+"""`onemodel diff` and onemodel_ep.diff_models(): comparisons, planted divergences found at the right node,
 kernel-path bit-identity, exit codes, the JSON schema (docs/diff.md), input generation and clear one-line
 user errors."""
 
@@ -15,8 +15,8 @@ from onnx import helper
 
 import onemodel_ep
 from onemodel_ep import cli
-from onemodel_ep._diff_compare import Criteria, compare
 from onemodel_ep.diff import DiffError, DiffReport, example_model_path
+from onemodel_ep.diff.compare import Criteria, compare
 from onemodel_ep.node import probe
 from onemodel_ep.session import default_via
 
@@ -123,7 +123,7 @@ def test_compare_bool_and_shape_mismatch():
 
 
 def test_pure_integer_model_has_no_differences(tmp_path, capsys):
-    r = onemodel_ep.diff(int_model(), seed=3, per_node=True)
+    r = onemodel_ep.diff_models(int_model(), seed=3, per_node=True)
     assert r.passed
     assert len(r.rewrite.moved) == 5
     for o in r.outputs:
@@ -141,7 +141,7 @@ def test_pure_integer_model_has_no_differences(tmp_path, capsys):
 
 def test_per_node_finds_the_int8_cast():
     x = np.linspace(-100, 100, 128, dtype=np.float32).reshape(4, 32)
-    r = onemodel_ep.diff(quantize_chain(), {"x": x}, per_node=True, top=3)
+    r = onemodel_ep.diff_models(quantize_chain(), {"x": x}, per_node=True, top=3)
     assert not r.passed
     first = r.first_divergence
     assert first is not None and first.name == "quantize" and first.op == "Cast" and first.output == "q"
@@ -176,7 +176,7 @@ def test_per_node_finds_int_pow_zero_to_minus_one():
         "b": np.array([1, 0, 1, 1], np.int32),  # s = [2, 0, 3, 4]
         "e": np.array([3, -1, 2, 1], np.int32),  # 0 ** -1: stock ORT gives INT_MIN, OneModel EP saturates
     }
-    r = onemodel_ep.diff(m, feeds, per_node=True)
+    r = onemodel_ep.diff_models(m, feeds, per_node=True)
     first = r.first_divergence
     assert first is not None and first.name == "pow" and first.op == "Pow"
     assert first.comparison.worst is not None and first.comparison.worst["index"] == [1]
@@ -194,13 +194,13 @@ def test_signed_zero_from_where_fails_at_zero_ulp_only():
         [_vi("out", F, [3])],
     )
     feeds = {"c": np.array([True, False, True]), "x": np.array([-0.0, 1.0, 2.0], np.float32)}
-    r = onemodel_ep.diff(m, feeds, per_node=True)
+    r = onemodel_ep.diff_models(m, feeds, per_node=True)
     c = r.outputs[0].comparison
     if c.identical == c.elements:
         pytest.skip("stock ORT's Where keeps -0.0 in this build")
     assert c.signed_zero_mismatches == 1 and c.max_abs == 0.0 and c.max_ulp == 1 and not c.passed
     assert r.first_divergence is not None and r.first_divergence.name == "where"
-    assert onemodel_ep.diff(m, feeds, max_ulp=1).passed
+    assert onemodel_ep.diff_models(m, feeds, max_ulp=1).passed
 
 
 def test_per_node_finds_sigmoid_in_a_chain():
@@ -220,7 +220,7 @@ def test_per_node_finds_sigmoid_in_a_chain():
         inits=[helper.make_tensor("one", F, [], [1.0]), helper.make_tensor("five", F, [], [5.0])],
     )
     x = np.linspace(-20, -10, 1024, dtype=np.float32)  # b in [-25, -15]: the far tail of the logistic
-    r = onemodel_ep.diff(m, {"x": x}, per_node=True)
+    r = onemodel_ep.diff_models(m, {"x": x}, per_node=True)
     assert "sigmoid" in {n.name for n in r.rewrite.moved}
     first = r.first_divergence
     if first is None:
@@ -250,7 +250,7 @@ def test_per_node_names_the_node_stock_ort_fused(via, capsys, tmp_path):
     fused with the scale in its plain run, not the Cast after it, and the report says so."""
     if via == "ep" and default_via() != "ep":
         pytest.skip("this ORT cannot load OneModel as an execution provider")
-    r = onemodel_ep.diff(_f16_attention_scores(), per_node=True, via=via)
+    r = onemodel_ep.diff_models(_f16_attention_scores(), per_node=True, via=via)
     assert not r.passed
     first = r.first_divergence
     assert first is not None and first.name == "matmul" and first.op == "MatMul"
@@ -275,7 +275,7 @@ def test_per_node_compares_stock_nodes_too():
         [_vi("y", F, [4, 32])],
         inits=[helper.make_tensor("two", F, [], [2.0])],
     )
-    r = onemodel_ep.diff(m, per_node=True)
+    r = onemodel_ep.diff_models(m, per_node=True)
     by_name = {n.name: n for n in r.nodes}
     assert set(by_name) == {"double", "softmax", "neg"}
     assert by_name["softmax"].retargeted is (probe("Softmax", [F], onnx_opset=17) is None)
@@ -288,7 +288,7 @@ def test_per_node_compares_stock_nodes_too():
 
 
 def test_all_paths_bit_identical(capsys, tmp_path):
-    r = onemodel_ep.diff(quantize_chain(), all_paths=True, special=0.2, seed=1)
+    r = onemodel_ep.diff_models(quantize_chain(), all_paths=True, special=0.2, seed=1)
     assert r.all_paths is not None
     assert r.all_paths.paths == onemodel_ep.kernel_paths()
     assert r.all_paths.identical and all(o["identical"] for o in r.all_paths.outputs)
@@ -298,10 +298,10 @@ def test_all_paths_bit_identical(capsys, tmp_path):
 
 def test_kernel_path_option(capsys, tmp_path):
     path = onemodel_ep.kernel_paths()[-1]
-    r = onemodel_ep.diff(int_model(), kernel_path=path)
+    r = onemodel_ep.diff_models(int_model(), kernel_path=path)
     assert r.kernel_path == path and r.passed
     with pytest.raises(DiffError, match="unknown kernel path"):
-        onemodel_ep.diff(int_model(), kernel_path="1024")
+        onemodel_ep.diff_models(int_model(), kernel_path="1024")
 
 
 # ------------------------------------------------------------------------------------------- exit codes, CLI
@@ -402,19 +402,19 @@ def test_generated_inputs_reach_the_edges():
         [_vi("y", F, ["batch", 256]), _vi("nk", T.INT16, [64])],
     )
     with pytest.raises(DiffError, match="symbolic"):
-        onemodel_ep.diff(m)
-    r = onemodel_ep.diff(m, shapes={"batch": [3]}, value_range=(-50.0, 50.0), special=0.25, seed=7)
+        onemodel_ep.diff_models(m)
+    r = onemodel_ep.diff_models(m, shapes={"batch": [3]}, value_range=(-50.0, 50.0), special=0.25, seed=7)
     x = {i["name"]: i for i in r.inputs}
     assert x["x"]["shape"] == [3, 256] and x["x"]["nan"] > 0 and x["x"]["inf"] > 0
     assert x["k"]["min"] == -(2**15) and x["k"]["max"] == 2**15 - 1
-    r2 = onemodel_ep.diff(m, shapes={"x": [2, 256]}, value_range=(-50.0, 50.0), seed=7)
+    r2 = onemodel_ep.diff_models(m, shapes={"x": [2, 256]}, value_range=(-50.0, 50.0), seed=7)
     x2 = {i["name"]: i for i in r2.inputs}
     assert x2["x"]["shape"] == [2, 256] and x2["x"]["min"] == -50.0 and x2["x"]["max"] == 50.0
     assert x2["x"]["nan"] == 0
 
 
 def test_special_values_include_zeros_and_subnormals():
-    from onemodel_ep._diff_inputs import InputSpec, generate
+    from onemodel_ep.diff.inputs import InputSpec, generate
 
     v = generate(InputSpec("x", F, (4096,)), [4096], np.random.default_rng(0), None, 0.5)
     assert np.isnan(v).any() and np.isposinf(v).any() and np.isneginf(v).any()
@@ -482,13 +482,13 @@ def test_json_schema(tmp_path, capsys):
 
 
 def test_report_object_api():
-    r = onemodel_ep.diff(quantize_chain(), seed=2)
+    r = onemodel_ep.diff_models(quantize_chain(), seed=2)
     assert isinstance(r, DiffReport) and not r.passed
     assert r.to_dict()["outputs"][0]["failing"] == r.outputs[0].comparison.failing
     assert "output y: float32 [4, 32]  FAIL" in str(r)
     assert r.per_node is None and r.all_paths is None
     msgs: list[str] = []
-    onemodel_ep.diff(int_model(), progress=msgs.append, all_paths=True)
+    onemodel_ep.diff_models(int_model(), progress=msgs.append, all_paths=True)
     assert any("stock ORT" in m for m in msgs) and any("kernel path" in m for m in msgs)
 
 

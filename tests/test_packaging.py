@@ -78,7 +78,7 @@ def test_no_module_imports_the_command_line():
 def test_usage_error_is_one_class():
     import importlib
 
-    bench, cli, diff, errors = (
-        importlib.import_module(f"onemodel_ep.{m}") for m in ("bench", "cli", "diff", "errors")
+    bench, cli, cli_diff, errors = (
+        importlib.import_module(f"onemodel_ep.{m}") for m in ("bench", "cli", "cli_diff", "errors")
     )
-    assert cli.UsageError is errors.UsageError is bench.UsageError is diff.UsageError
+    assert cli.UsageError is errors.UsageError is bench.UsageError is cli_diff.UsageError

@@ -153,25 +153,24 @@ def compare(ref: Any, got: Any, crit: Criteria) -> Comparison:
     eq = a == b
     if a.dtype.kind == "b":
         bad = ~eq
-        c = Comparison(
-            kind="bool",
-            identical=int(eq.sum()),
-            failing=int(bad.sum()),
-            passed=not bad.any(),
-            histogram=[["0", int(eq.sum())], ["mismatch", int(bad.sum())]],
-            **base,
-        )
+        histogram: list[list[Any]] = [["0", int(eq.sum())], ["mismatch", int(bad.sum())]]
+        c = Comparison(**_counts("bool", eq, bad, base), histogram=histogram)
     else:
         eq = np.asarray(eq, dtype=bool).reshape(a.shape)
         bad = ~eq
-        c = Comparison(
-            kind="other", identical=int(eq.sum()), failing=int(bad.sum()), passed=not bad.any(), **base
-        )
+        c = Comparison(**_counts("other", eq, bad, base))
     if bad.any():
         idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), a.shape))
         c.worst_index = idx
         c.worst = {"index": list(idx), "ort": json_value(a[idx]), "onemodel": json_value(b[idx])}
     return c
+
+
+def _counts(kind: str, equal: np.ndarray, bad: np.ndarray, base: dict[str, Any]) -> dict[str, Any]:
+    """The fields of every Comparison: `kind`, those of `base` (dtype, shape, elements) and the counts of
+    bit-identical (`equal`) and failing (`bad`) elements."""
+    failing = int(bad.sum())
+    return {"kind": kind, "identical": int(equal.sum()), "failing": failing, "passed": failing == 0, **base}
 
 
 def _rel(absd: np.ndarray, ref_abs: np.ndarray) -> np.ndarray:
@@ -234,10 +233,7 @@ def _compare_float(a: np.ndarray, b: np.ndarray, crit: Criteria, base: dict[str,
     key[nan_mis] = np.inf
     bad = ~ok
     c = Comparison(
-        kind="float",
-        identical=int(bit_eq.sum()),
-        failing=int(bad.sum()),
-        passed=not bad.any(),
+        **_counts("float", bit_eq, bad, base),
         max_abs=float(absd[counted].max()) if counted.any() else 0.0,
         max_rel=float(rel[counted].max()) if counted.any() else 0.0,
         max_ulp=int(dist[counted].max()) if counted.any() else 0,
@@ -250,7 +246,6 @@ def _compare_float(a: np.ndarray, b: np.ndarray, crit: Criteria, base: dict[str,
         signed_zero_mismatches=int(((a == 0) & (b == 0) & ~bit_eq).sum()),
         nan_payload_differs=int((both_nan & ~bit_eq).sum()),
         histogram=_histogram(dist[counted], int(nan_mis.sum())),
-        **base,
     )
     found = _worst(key, bad if bad.any() else differing, a, b, absd, rel, dist)
     if found:
@@ -270,17 +265,13 @@ def _compare_int(a: np.ndarray, b: np.ndarray, crit: Criteria, base: dict[str, A
     bad = ~ok
     differing = ~eq
     c = Comparison(
-        kind="int",
-        identical=int(eq.sum()),
-        failing=int(bad.sum()),
-        passed=not bad.any(),
+        **_counts("int", eq, bad, base),
         max_abs=float(absd.max()) if a.size else 0.0,
         max_rel=float(rel.max()) if a.size else 0.0,
         max_ulp=int(dist.max()) if a.size else 0,
         median_ulp=float(np.median(dist)) if a.size else 0.0,
         median_ulp_differing=float(np.median(dist[differing])) if differing.any() else 0.0,
         histogram=_histogram(dist, 0),
-        **base,
     )
     found = _worst(dist.astype(np.float64), bad if bad.any() else differing, a, b, absd, rel, dist)
     if found:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -12,10 +12,10 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from onemodel_ep.diff.compare import tensor_stats
+from onemodel_ep.errors import DiffError
 
-class DiffError(ValueError):
-    """A user error (bad model, inputs or options): one line, `onemodel diff` exits with status 2."""
-
+InputsArg = Union[Mapping[str, Any], str, "os.PathLike[str]", None]
 
 Dim = Union[int, str, None]  # a fixed size, a symbol, or unknown
 
@@ -261,3 +261,44 @@ def check_inputs(specs: list[InputSpec], feeds: Mapping[str, Any]) -> dict[str, 
                     )
         out[s.name] = a
     return out
+
+
+def make_inputs(
+    specs: list[InputSpec],
+    inputs: InputsArg,
+    seed: int,
+    shapes: Mapping[str, Sequence[int]],
+    value_range: tuple[float, float] | None,
+    special: float,
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], dict[str, Any] | None]:
+    if inputs is not None:
+        if isinstance(inputs, (str, os.PathLike)):
+            given, source = load_npz(inputs), os.fspath(inputs)
+        elif isinstance(inputs, Mapping):
+            given, source = dict(inputs), "given"
+        else:
+            raise TypeError(f"inputs: expected a mapping or an .npz path, got {type(inputs).__name__}")
+        feeds = check_inputs(specs, given)
+        info = [{"name": k, "source": source, **tensor_stats(v)} for k, v in feeds.items()]
+        return feeds, info, None
+    by_shape = {k: list(v) for k, v in shapes.items()}
+    known = {s.name for s in specs} | {d for s in specs for d in (s.dims or ()) if isinstance(d, str)}
+    unknown = sorted(set(by_shape) - known)
+    if unknown:
+        raise DiffError(
+            f"--shape {unknown[0]}: neither an input of the model nor one of its symbolic dimensions"
+        )
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    info = []
+    for s in specs:
+        feeds[s.name] = generate(s, resolve_shape(s, by_shape), rng, value_range, special)
+        info.append({"name": s.name, "source": "generated", **tensor_stats(feeds[s.name])})
+    generation = {
+        "seed": seed,
+        "special": special,
+        "range": list(value_range) if value_range is not None else None,
+        "ranges": {s.name: list(value_range or default_range(s.dtype)) for s in specs if s.dtype.kind != "b"},
+        "shapes": {s.name: list(feeds[s.name].shape) for s in specs},
+    }
+    return feeds, info, generation

@@ -1,0 +1,61 @@
+"""What ONNX shape inference tells of a model (its inferred copy, the element type of every value), and the
+walk into the subgraphs of control-flow nodes. The rewriter, the EP report and `onemodel diff` share it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import onnx
+
+from onemodel_ep import external_data
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    """The model's opset of the default ONNX domain (0 when it imports none)."""
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return int(imp.version)
+    return 0
+
+
+def subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
+    """The subgraphs an attribute holds (an If's branch, a Loop's body): none, one or several."""
+    if attr.type == onnx.AttributeProto.GRAPH:
+        yield attr.g
+    elif attr.type == onnx.AttributeProto.GRAPHS:
+        yield from attr.graphs
+
+
+def infer(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model with what ONNX shape inference finds (types and shapes, every graph), or the model itself
+    when inference fails (an unknown custom op, a malformed graph): then only what the model declares."""
+    if model.ByteSize() > external_data.SERIALISABLE_BYTES:  # its weights inline: infer without them
+        model = external_data.skeleton(model)
+    try:
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False)
+    except Exception:
+        return model
+
+
+def value_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
+    """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
+    `inferred`: the model after inference, when the caller has it already."""
+    if inferred is None:
+        inferred = infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
+    types: dict[str, int] = {}
+
+    def visit(graph: onnx.GraphProto) -> None:
+        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
+                types[vi.name] = vi.type.tensor_type.elem_type
+        for init in graph.initializer:
+            types[init.name] = init.data_type
+        for sp in graph.sparse_initializer:
+            types[sp.values.name] = sp.values.data_type
+        for node in graph.node:
+            for attr in node.attribute:
+                for sub in subgraphs(attr):
+                    visit(sub)
+
+    visit(inferred.graph)
+    return types

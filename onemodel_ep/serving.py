@@ -1,0 +1,66 @@
+"""Whether the library serves an ONNX node and, if not, why: the question the rewriter and the EP report
+ask of every node. The library itself answers (`node.probe`, i.e. om_node_create)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import onnx
+from onnx import helper
+
+from onemodel_ep._lib import op_table, type_name
+from onemodel_ep.node import probe
+
+
+def input_types(node: onnx.NodeProto, types: Mapping[str, int]) -> tuple[list[int], tuple[str, ...]]:
+    """The element types of `node`'s inputs (0: an absent optional input, -1: not known) and their names
+    as the reports show them."""
+    in_types = [types.get(name, -1) if name else 0 for name in node.input]
+    shown = tuple("absent" if t == 0 else ("unknown" if t < 0 else type_name(t)) for t in in_types)
+    return in_types, shown
+
+
+def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
+    """The node's scalar, string and integer-list attributes, by name (what om_node_create reads)."""
+    out: dict[str, object] = {}
+    for a in node.attribute:
+        if a.type in (
+            onnx.AttributeProto.INT,
+            onnx.AttributeProto.FLOAT,
+            onnx.AttributeProto.STRING,
+            onnx.AttributeProto.INTS,
+        ):
+            out[a.name] = helper.get_attribute_value(a)
+    return out
+
+
+def verdict(
+    node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
+) -> tuple[str, str] | None:
+    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
+    if node.op_type not in op_table():
+        return "op", f"{node.op_type} is not an operator of OneModel EP"
+    if any(t < 0 for t in in_types):
+        return "unknown type", "the element type of an input is not known"
+    reason = probe(
+        node.op_type,
+        in_types,
+        onnx_opset=opset,
+        attributes=node_attributes(node),
+        mode=mode,
+        kernel_path=kernel_path,
+        name=node.name,
+    )
+    return None if reason is None else (_classify(reason), reason)
+
+
+def _classify(reason: str) -> str:
+    if "opset" in reason:
+        return "opset"
+    if "element type" in reason or "no kernel for" in reason:
+        return "type"
+    if "attribute" in reason or "fmod" in reason:
+        return "attribute"
+    if "inputs given" in reason:
+        return "arity"
+    return "op"
