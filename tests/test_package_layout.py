@@ -170,3 +170,13 @@ def test_the_checks_find_what_they_look_for():
     sources["onemodel_ep.pkg.inner"] = "def late():\n    from onemodel_ep.d import y\n"
     cycle = find_cycle(analyse(sources)[0])  # d -> pkg (its __init__) -> pkg.inner -> d
     assert cycle is not None and set(cycle) == {"onemodel_ep.d", "onemodel_ep.pkg", "onemodel_ep.pkg.inner"}
+
+
+def test_every_subpackage_is_packaged():
+    """pyproject.toml lists the packages a wheel holds: a folder missing there would be left out of it."""
+    import re
+
+    text = (ROOT.parent / "pyproject.toml").read_text()
+    listed = set(re.findall(r'"([\w.]+)"', re.search(r"^packages = \[(.*)\]$", text, re.M).group(1)))
+    found = {".".join(p.parent.relative_to(ROOT.parent).parts) for p in ROOT.rglob("__init__.py")}
+    assert found == listed
