@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from onemodel_ep._lib import DOMAIN, kernel_paths, library_path, op_table
 from onemodel_ep.diff import diff
+from onemodel_ep.digests import BITS_VERSION
 from onemodel_ep.ep import EP_NAME, EpReport, ep_session_options, ep_supported
 from onemodel_ep.rewriter import NodeReport, RewriteReport, rewrite
 from onemodel_ep.session import InferenceSession, load_model, session_options
@@ -18,6 +19,7 @@ from onemodel_ep.session import InferenceSession, load_model, session_options
 __version__ = "0.1.0"
 
 __all__ = [
+    "BITS_VERSION",
     "DOMAIN",
     "EP_NAME",
     "EpReport",
