@@ -24,6 +24,7 @@ from onemodel_ep._lib import (
 )
 from onemodel_ep.custom_ops import session_options
 from onemodel_ep.diff import diff_models
+from onemodel_ep.digests import BITS_VERSION
 from onemodel_ep.ep import ep_session_options, ep_supported
 from onemodel_ep.report import EpReport, NodeReport, RewriteReport
 from onemodel_ep.rewriter import rewrite
@@ -31,6 +32,7 @@ from onemodel_ep.session import InferenceSession, load_model
 from onemodel_ep.version import __version__
 
 __all__ = [
+    "BITS_VERSION",
     "DOMAIN",
     "EP_NAME",
     "EpReport",

@@ -1,0 +1,201 @@
+"""Digests of exact-mode outputs: what `onemodel verify` prints, and the golden digests that pin the bits.
+
+A digest is the SHA-256 of every output in order, each as its element type, its shape and its bytes, so
+two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
+every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
+infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
+tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
+blocked loops full blocks and edges; and every unary op on all 65,536 float16 and bfloat16 bit patterns
+(keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
+testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
+cross-CPU tools compare against it.
+
+Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
+deliberate act: bump BITS_VERSION, regenerate the file (`python tools/gen/golden_digests.py --write`) and say
+in CHANGELOG.md which ops changed and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from onemodel_ep._lib import F_STRUCT, op_table
+from onemodel_ep.node import Node, NodeError
+
+# The version of the output bits: bumped, with regenerated golden digests and a CHANGELOG.md line, whenever a
+# change of the library changes an exact-mode output bit.
+BITS_VERSION = 1
+
+SEED = 20261130
+N = 1000 + 37  # vector bodies and a tail on every width
+# Inputs of arbitrary bit patterns, NaN payloads included: exact mode writes canonical NaNs, so they are bits
+# like any others.
+
+Case = tuple[list[int], dict[str, Any], list[Any], int]
+REDUCE_AXES_INPUT = {"ReduceSum": 13}  # the others take axes as an input from opset 18
+
+
+def output_digest(outputs: Sequence[np.ndarray]) -> str:
+    """SHA-256 of the outputs in order, each as element type, shape and bytes (hex, 64 characters)."""
+    h = hashlib.sha256()
+    for y in outputs:
+        a = np.ascontiguousarray(y)
+        h.update(f"{a.dtype.str}{list(a.shape)};".encode())
+        h.update(a.view(np.uint8).tobytes())
+    return h.hexdigest()
+
+
+def _values(t: int, rng: np.random.Generator) -> np.ndarray:
+    if t == TensorProto.BFLOAT16:
+        return rng.integers(0, 1 << 16, N).astype(np.uint16)
+    dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+    if dt == np.bool_:
+        return rng.integers(0, 2, N).astype(bool)
+    if dt.kind == "f":
+        bits = rng.integers(0, 1 << (8 * dt.itemsize), N, dtype=np.uint64).astype(f"u{dt.itemsize}")
+        x = bits.view(dt).copy()
+        x[: N // 2] = rng.normal(0, 20, N // 2).astype(dt)  # half ordinary values, half random bit patterns
+        x[:8] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5], dtype=dt)
+        return x
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, N, dtype=dt, endpoint=True)
+    edges = [0, 1, info.max, info.min, info.max - 1, -1 if info.min < 0 else 2]
+    x[:6] = np.array(edges, dtype=object).astype(dt)
+    return x
+
+
+def _struct_cases(op: str, t: int) -> list[Case]:
+    """(input types, attributes, input shapes (or, for an int64 axes input, its values), opset) per case."""
+    if op == "MatMul":
+        return [([t, t], {}, [(37, 67), (67, 41)], 13), ([t, t], {}, [(3, 1, 19, 33), (2, 33, 17)], 13),
+                ([t, t], {}, [(1037,), (1037,)], 13)]
+    if op == "Gemm":
+        gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
+        return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
+                ([t, t], {}, [(37, 67), (67, 41)], 13)]
+    if op in ("Softmax", "LogSoftmax"):
+        return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
+                ([t], {"axis": 1}, [(5, 33, 19)], 11)]
+    if op == "LayerNormalization":
+        return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
+                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op.startswith("Reduce"):
+        since = REDUCE_AXES_INPUT.get(op, 18)
+        return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
+                ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
+                ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
+                ([t], {}, [(3, 33, 19)], since)]
+    return []
+
+
+class OpCase:
+    """One op-table case: a node's op, input types, attributes, opset and its inputs."""
+
+    def __init__(self, op: str, types: list[int], attrs: dict[str, Any], shapes: list[Any] | None = None,
+                 opset: int = 0, given: list[np.ndarray] | None = None, tag: str = "") -> None:
+        key = f"{op}({','.join(str(t) for t in types)}){json.dumps(attrs, sort_keys=True) if attrs else ''}"
+        if shapes is not None:
+            key += f"{shapes}@{opset}"
+        rng = np.random.default_rng(SEED + len(key) * 7919 + sum(map(ord, key)))
+        arrays = given if given is not None else [_values(t, rng) for t in types]
+        if shapes is not None:  # a structured op: inputs of these shapes; a list of ints: an int64 axes input
+            arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
+                      else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
+        if op == "Clip":
+            arrays[1] = arrays[1][:1].copy()
+            arrays[2] = arrays[2][:1].copy()
+        self.key = key + tag
+        self.op, self.types, self.attrs, self.opset, self.inputs = op, types, attrs, opset, arrays
+
+    def outputs(self, mode: str, kernel_path: str | None) -> list[np.ndarray] | None:
+        """The node's outputs on that path; None when the library does not serve these types."""
+        try:
+            node = Node(self.op, self.types, attributes=self.attrs, mode=mode, kernel_path=kernel_path,
+                        onnx_opset=self.opset)
+        except NodeError:
+            return None
+        return node.run_outputs(*self.inputs)
+
+
+def op_cases() -> Iterator[OpCase]:
+    """Every case of every row of the op table, in a fixed order."""
+    for row in op_table().values():
+        if row.flags & F_STRUCT:
+            for t in sorted(row.input0_types):
+                for types, attrs, shapes, opset in _struct_cases(row.name, t):
+                    yield OpCase(row.name, types, attrs, shapes, opset)
+            continue
+        if row.name == "Where":  # condition bool, values of every stored type
+            for vt in sorted(row.other_types):
+                yield OpCase(row.name, [TensorProto.BOOL, vt, vt], {})
+            continue
+        for t in sorted(row.input0_types):
+            if row.name == "Mod":
+                for fmod in (0, 1):
+                    yield OpCase(row.name, [t, t], {"fmod": fmod})
+            elif row.name == "Cast":
+                for to in sorted(row.input0_types):
+                    yield OpCase(row.name, [t], {"to": to})
+            elif row.name == "Gelu":
+                for approx in ("none", "tanh"):
+                    yield OpCase(row.name, [t], {"approximate": approx})
+            elif row.name == "Clip":
+                yield OpCase(row.name, [t, t, t], {})
+            elif row.max_inputs == 1:
+                yield OpCase(row.name, [t], {})
+            else:
+                for o in sorted(row.other_types) if row.other_types else [t]:
+                    yield OpCase(row.name, [t, o], {})
+    all16 = np.arange(1 << 16, dtype=np.uint16)
+    for row in op_table().values():
+        if row.flags & F_STRUCT or row.max_inputs != 1 or row.name in ("Cast", "CastLike"):
+            continue
+        for t in sorted(row.input0_types & {TensorProto.FLOAT16, TensorProto.BFLOAT16}):
+            for attrs in ({"approximate": "none"}, {"approximate": "tanh"}) if row.name == "Gelu" else ({},):
+                x = all16.view(np.float16) if t == TensorProto.FLOAT16 else all16
+                yield OpCase(row.name, [t], attrs, given=[x], tag="/all16")
+
+
+def op_digests(kernel_path: str | None = None, mode: str = "exact") -> dict[str, str]:
+    """Every op-table case's output digest on one kernel path (None: the widest this CPU has)."""
+    out: dict[str, str] = {}
+    for case in op_cases():
+        ys = case.outputs(mode, kernel_path)
+        if ys is not None:
+            out[case.key] = output_digest(ys)
+    return out
+
+
+def model_feeds(model_file: Path) -> dict[str, np.ndarray]:
+    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9, a padding mask."""
+    rng = np.random.default_rng(7)
+    feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
+    if "bert" in model_file.name:
+        feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)
+        feeds["attention_mask"][1, 6:] = 0
+    return feeds
+
+
+def model_digest(model_file: Path, kernel_path: str | None = None, via: str = "ep", threads: int = 1,
+                 mode: str = "exact") -> str:
+    """The output digest of a test model on its fixed feeds, through OneModel EP or the rewrite."""
+    import onnxruntime as ort
+
+    from onemodel_ep.session import InferenceSession
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.log_severity_level = 3  # no "nodes not assigned" warning per session
+    sess = InferenceSession(str(model_file), so, mode=mode, kernel_path=kernel_path, via=via)
+    return output_digest(sess.run(None, model_feeds(model_file)))
+
+
+def golden_document(ops: dict[str, str], models: dict[str, str]) -> dict[str, Any]:
+    return {"bits_version": BITS_VERSION, "mode": "exact", "ops": ops, "models": models}
