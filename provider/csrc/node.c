@@ -650,7 +650,7 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
 }
 
 /* Every range runs under the IEEE default floating-point environment (om_fpenv.h). */
-#include "om_fpenv.h"
+#include "isa/fpenv.h"
 
 static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
   om_fpenv saved = om_fpenv_enter();
