@@ -9,7 +9,7 @@ OM_TARGET_X86_SSE42
 #include <immintrin.h>
 #include <math.h>
 
-#include "../math/om_fma_sse.h"
+#include "math/om_fma_sse.h"
 #include "gemm_internal.h"
 
 #define OM_VB 16

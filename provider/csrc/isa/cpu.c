@@ -1,8 +1,8 @@
 /* cpu.c - run-time tests that this CPU (and its OS) has what each path's target pragma (isa/target.h) assumes.
  * x86-64: CPUID through GCC's cpu model, which reports AVX/AVX-512 features only when XGETBV says the OS saves
  * the wide registers. AArch64: HWCAP. A test for an ISA this build has no path for returns 0. */
-#include "isa/isa.h"
-#include "isa/target.h"
+#include "isa.h"
+#include "target.h"
 
 #if OM_ISA_X86
 #include <cpuid.h>

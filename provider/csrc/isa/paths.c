@@ -1,8 +1,8 @@
 /* paths.c - the path registry (isa.h): each path's name, ISA, availability test and every family's kernels. */
 #include <string.h>
 
-#include "isa/isa.h"
-#include "isa/target.h"
+#include "isa.h"
+#include "target.h"
 
 /* Each family's objects for each path, defined in its NAME_PATH.c files (kernels/, gemm/, reduce/). Declared
  * here with their struct types incomplete: the registry only holds their addresses. */

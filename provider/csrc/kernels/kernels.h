@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "isa/isa.h" /* the paths: om_path_table(path) gives a path's table */
-#include "om_types.h"
+#include "core/om_types.h"
 
 enum {
   OM_FL_EXACT = 1u,   /* kernel flag: exact mode (canonical NaN) */

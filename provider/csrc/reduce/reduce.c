@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cast.h"
-#include "../kernels/kernels.h"
+#include "kernels/cast.h"
+#include "kernels/kernels.h"
 #include "isa/isa.h"
-#include "../math/om_half.h"
-#include "../om_types.h"
-#include "../onemodel.h"
+#include "math/om_half.h"
+#include "core/om_types.h"
+#include "onemodel.h"
 
 #define OM_RED_BLOCK ((size_t)1 << 16)
 
