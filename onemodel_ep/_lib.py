@@ -67,7 +67,7 @@ F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3 = 1, 2, 4, 8, 16
 
 @dataclass(frozen=True)
 class OpInfo:
-    """One row of the op table (provider/csrc/om_ops.def), read from the compiled library."""
+    """One row of the op table (provider/csrc/core/om_ops.def), read from the compiled library."""
 
     name: str
     since_opset: int
