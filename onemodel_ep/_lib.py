@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import Any
 
 
 def _missing_native() -> ImportError | None:
@@ -43,6 +44,18 @@ except ImportError:
 ffi = _native.ffi
 lib = _native.lib
 
+
+def native_test_entry(name: str) -> Any:
+    """The test-only C entry `name` (provider/csrc/onemodel_test.h: om_test_gemm, om_test_reduce,
+    om_test_rexp), which the library has only when built with ONEMODEL_TEST_ENTRIES=1."""
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise RuntimeError(
+            f"{name} is a test entry, absent from this build of onemodel_ep._native: "
+            "rebuild with ONEMODEL_TEST_ENTRIES=1 (ONEMODEL_TEST_ENTRIES=1 pip install -e .)"
+        )
+    return fn
+
 DOMAIN = "ai.onemodel"
 DOMAIN_VERSION = 1
 EP_NAME = "OneModelExecutionProvider"  # the execution provider the library offers (ep.py)
@@ -55,7 +68,7 @@ F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3 = 1, 2, 4, 8, 16
 
 @dataclass(frozen=True)
 class OpInfo:
-    """One row of the op table (provider/csrc/om_ops.def), read from the compiled library."""
+    """One row of the op table (provider/csrc/core/om_ops.def), read from the compiled library."""
 
     name: str
     since_opset: int

@@ -1,8 +1,8 @@
 """The rewriter: retargets every node the library serves to the `ai.onemodel` domain.
 
 It asks the compiled library itself (`node.probe`, i.e. om_node_create) whether a node is served, so the op
-table in provider/csrc/om_ops.def is the only place that decides; nodes it cannot serve stay with stock ORT,
-each with the reason. The input model is never edited.
+table in provider/csrc/core/om_ops.def is the only place that decides; nodes it cannot serve stay with stock
+ORT, each with the reason. The input model is never edited.
 """
 
 from __future__ import annotations

@@ -40,13 +40,18 @@ CFLAGS = [
 ]
 if os.environ.get("ONEMODEL_WERROR"):
     CFLAGS.append("-Werror")
+# Test entries (onemodel_test.h: om_test_gemm, om_test_reduce, om_test_rexp), which only tests and benchmarks
+# call, are compiled only when ONEMODEL_TEST_ENTRIES=1 at build time; the shipped library has none.
+TEST_ENTRIES = os.environ.get("ONEMODEL_TEST_ENTRIES") == "1"
+if TEST_ENTRIES:
+    CFLAGS.append("-DOM_TEST_ENTRIES")
 # Sanitizer builds (tools/sanitize.sh) add their flags here.
 CFLAGS += os.environ.get("ONEMODEL_EXTRA_CFLAGS", "").split()
 LDFLAGS = os.environ.get("ONEMODEL_EXTRA_LDFLAGS", "").split()
 
 
 def _cdef_from_header(path: Path) -> str:
-    """The declarations of onemodel.h without comments and preprocessor lines."""
+    """The declarations of a header without comments and preprocessor lines."""
     text = path.read_text()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
@@ -54,10 +59,11 @@ def _cdef_from_header(path: Path) -> str:
 
 
 ffibuilder = FFI()
-ffibuilder.cdef(_cdef_from_header(CSRC / "onemodel.h"))
+HEADERS = ["onemodel.h"] + (["onemodel_test.h"] if TEST_ENTRIES else [])
+ffibuilder.cdef("\n".join(_cdef_from_header(CSRC / h) for h in HEADERS))
 ffibuilder.set_source(
     "onemodel_ep._native",
-    '#include "onemodel.h"\n',
+    "".join(f'#include "{h}"\n' for h in HEADERS),
     sources=SOURCES,
     include_dirs=[str(CSRC.relative_to(ROOT))],
     extra_compile_args=CFLAGS,

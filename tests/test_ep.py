@@ -1,4 +1,4 @@
-"""OneModel as a plugin execution provider (provider/csrc/ep_*.c, onemodel_ep/ep.py).
+"""OneModel as a plugin execution provider (provider/csrc/ep/, onemodel_ep/ep.py).
 
 The EP path runs the unmodified model; it must give the rewrite path's bits on every kernel path, thread count
 and optimisation level (constant folding included), claim exactly what the library serves (subgraphs too),

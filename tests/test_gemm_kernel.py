@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from gemm_reference import canonical_nan, fma32, fma_gmpy, gemm_ref
 
-from onemodel_ep._lib import ffi, lib
+from onemodel_ep._lib import ffi, lib, native_test_entry
 
 T_FLOAT, T_FLOAT16, T_DOUBLE = 1, 10, 11
 TYPES = {np.float32: T_FLOAT, np.float16: T_FLOAT16, np.float64: T_DOUBLE}
@@ -68,7 +68,7 @@ def run(
     else:
         rsc = csc = 0
         cptr = ffi.NULL
-    rc = lib.om_test_gemm(
+    rc = native_test_entry("om_test_gemm")(
         path,
         TYPES[dt.type],
         mode,
@@ -305,7 +305,7 @@ def test_zero_sizes_and_bad_args():
     a = np.ones((2, 2), np.float32)
     # an unknown type, an unknown path
     assert (
-        lib.om_test_gemm(
+        native_test_entry("om_test_gemm")(
             0,
             7,
             0,
@@ -335,7 +335,7 @@ def test_zero_sizes_and_bad_args():
         == -2
     )
     assert (
-        lib.om_test_gemm(
+        native_test_entry("om_test_gemm")(
             99,
             1,
             0,

@@ -14,7 +14,7 @@ import pytest
 import reference_linalg as R
 
 import onemodel_ep
-from onemodel_ep._lib import PATH_NAMES, ffi, lib
+from onemodel_ep._lib import PATH_NAMES, ffi, native_test_entry
 
 PATHS = onemodel_ep.kernel_paths()
 I8, I16, I32, I64 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64)
@@ -47,9 +47,10 @@ def run(op: str, x: np.ndarray, mask: tuple[int, ...], path: str, *, mode: int =
             rows = int(np.prod([d for d, k in zip(x.shape, mask, strict=True) if not k], dtype=np.int64))
             mean = np.full(rows, 7, R.acc_type(x.dtype))
             inv = np.full(rows, 7, R.acc_type(x.dtype))
-    rc = lib.om_test_reduce(op.encode(), PATH_NAMES.index(path), ONNX_TYPE[x.dtype], mode, x.ndim, dims, m,
-                            chunk, int(reverse), epsilon, _ptr(x), _ptr(scale), _ptr(bias), _ptr(y),
-                            _ptr(mean), _ptr(inv))
+    reduce = native_test_entry("om_test_reduce")
+    rc = reduce(op.encode(), PATH_NAMES.index(path), ONNX_TYPE[x.dtype], mode, x.ndim, dims, m,
+                chunk, int(reverse), epsilon, _ptr(x), _ptr(scale), _ptr(bias), _ptr(y),
+                _ptr(mean), _ptr(inv))
     assert rc == 0, f"om_test_reduce({op}, {x.dtype}, {x.shape}, {mask}) returned {rc}"
     return y, mean, inv
 
@@ -317,7 +318,8 @@ def test_unsupported_is_refused() -> None:
     x = np.zeros((2, 3), np.int32)
     dims = ffi.new("int64_t[]", [2, 3])
     m = ffi.new("uint8_t[]", [0, 1])
+    reduce = native_test_entry("om_test_reduce")
     for op in ("ReduceL2", "ReduceLogSumExp", "Softmax", "NoSuchOp"):
-        rc = lib.om_test_reduce(op.encode(), 0, 6, EXACT, 2, dims, m, 0, 0, 0.0, ffi.from_buffer(x), ffi.NULL,
-                                ffi.NULL, ffi.from_buffer(np.zeros(6, np.int32)), ffi.NULL, ffi.NULL)
+        rc = reduce(op.encode(), 0, 6, EXACT, 2, dims, m, 0, 0, 0.0, ffi.from_buffer(x), ffi.NULL,
+                    ffi.NULL, ffi.from_buffer(np.zeros(6, np.int32)), ffi.NULL, ffi.NULL)
         assert rc == -1, op

@@ -18,7 +18,7 @@ rm -rf "$st" && mkdir -p "$st/base"
 git archive "$rev" provider/csrc | tar -x -C "$st/base"
 build() {
   gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -shared -fPIC \
-      -I"$1/provider/csrc" -o "$2" $(ls "$1"/provider/csrc/*.c "$1"/provider/csrc/kernels/*.c) -lm
+      -I"$1/provider/csrc" -o "$2" $(find "$1"/provider/csrc -name '*.c') -lm
 }
 build "$st/base" "$st/A.so" &
 pid=$!

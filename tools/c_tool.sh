@@ -12,5 +12,5 @@ CC=${TOOL_CC:-gcc}
 STATIC=; [ "$CC" = gcc ] || STATIC=-static
 $CC $STATIC -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -fno-math-errno -Wall -Wextra \
     -Iprovider/csrc -o "tools/cr_state/$name" "tools/$name.c" \
-    $(ls provider/csrc/*.c provider/csrc/kernels/*.c provider/csrc/reduce/*.c provider/csrc/gemm/*.c) -lm
+    $(find provider/csrc -name '*.c') -lm
 exec ${TOOL_RUN:-} "tools/cr_state/$name" "$@"

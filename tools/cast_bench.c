@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "kernels/kernels.h"
-#include "om_types.h"
+#include "core/om_types.h"
 
 static double now(void) {
   struct timespec t;

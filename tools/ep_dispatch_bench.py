@@ -3,7 +3,7 @@
     python tools/ep_dispatch_bench.py [--threads 1] [--budget 4] [MODEL[:INPUTS.npz] ...]
 
 `registry` is the EP's kernel registry (the default); `compile` claims each node as a compiled node of its own
-(GetCapability + Compile, provider/csrc/ep_compile.c). With no model, an Add of 1,024 floats (the per-call
+(GetCapability + Compile, provider/csrc/ep/ep_compile.c). With no model, an Add of 1,024 floats (the per-call
 overhead); else each model with its inputs (an .npz, or `onemodel bench`'s generated ones, dynamic dims 16).
 Prints each session's median time and its time over stock's (`_paired_ratios`: the median over rounds of
 adjacent runs).

@@ -2,7 +2,7 @@
 
     python tools/ort_api_slot_check.py
 
-ORT's wheels ship no C headers, so provider/csrc/ort_api.h and ort_ep_api.h declare the members we call by
+ORT's wheels ship no C headers, so provider/csrc/ort/ort_api.h and ort_ep_api.h declare the members we call by
 index. This makes a 2x3x4 float tensor through members 69 (CreateCpuMemoryInfo) and 49
 (CreateTensorWithDataAsOrtValue), calls member 414 on it, and checks that it reads back the element type FLOAT
 and the shape; it sets a session config entry (10, 130) and reads it back through 237

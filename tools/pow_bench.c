@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "kernels/kernels.h"
-#include "om_types.h"
-#include "pow.h"
+#include "core/om_types.h"
+#include "kernels/pow.h"
 
 void om_tr_on_fallback(float x) { (void)x; }
 void om_tr_on_second(float x) { (void)x; }

@@ -7,11 +7,11 @@ mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs
 FLAGS="-std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra -DOM_TR_STATS -DOM_POW_STATS -Iprovider/csrc"
 if [ "$1" = "--old" ]; then
   # every om_pow_* symbol of the old file renamed om_powold_*, so it links next to the current pow.c
-  git show "$2:provider/csrc/pow.c" | sed 's/om_pow_/om_powold_/g; s/#include "pow.h"/#include "pow.h"\n#include <stddef.h>/' \
+  { git show "$2:provider/csrc/kernels/pow.c" 2>/dev/null || git show "$2:provider/csrc/pow.c"; } | sed 's/om_pow_/om_powold_/g; s/#include "pow.h"/#include "pow.h"\n#include <stddef.h>/' \
       > tools/cr_state/pow_old.c
-  gcc $FLAGS -DOM_POW_BENCH_OLD -o tools/cr_state/pow_bench_old tools/pow_bench.c tools/cr_state/pow_old.c \
-      $(ls provider/csrc/*.c provider/csrc/kernels/*.c) -lm
+  gcc $FLAGS -Iprovider/csrc/kernels -Iprovider/csrc/core -DOM_POW_BENCH_OLD -o tools/cr_state/pow_bench_old tools/pow_bench.c tools/cr_state/pow_old.c \
+      $(find provider/csrc -name '*.c') -lm
   exec tools/cr_state/pow_bench_old
 fi
-gcc $FLAGS -o tools/cr_state/pow_bench tools/pow_bench.c $(ls provider/csrc/*.c provider/csrc/kernels/*.c) -lm
+gcc $FLAGS -o tools/cr_state/pow_bench tools/pow_bench.c $(find provider/csrc -name '*.c') -lm
 exec tools/cr_state/pow_bench

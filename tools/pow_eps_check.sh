@@ -13,5 +13,5 @@ fi
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs: never committed
 gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra $DEF \
     -Iprovider/csrc -Iprovider/csrc/kernels -o tools/cr_state/pow_eps_check tools/pow_eps_check.c \
-    $(ls provider/csrc/*.c provider/csrc/kernels/*.c) -lmpfr -lgmp -lm
+    $(find provider/csrc -name '*.c') -lmpfr -lgmp -lm
 exec tools/cr_state/pow_eps_check "$@"

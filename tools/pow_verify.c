@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "kernels/kernels.h"
-#include "pow.h"
+#include "kernels/pow.h"
 #include "verify_common.h"
 
 void om_tr_on_fallback(float x) { (void)x; }

@@ -23,7 +23,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 import onemodel_ep
-from onemodel_ep._lib import PATH_NAMES, ffi, lib
+from onemodel_ep._lib import PATH_NAMES, ffi, native_test_entry
 
 
 def stock_session(op: str, shape: tuple[int, ...], attrs: dict[str, object], out_shape: list[int],
@@ -62,7 +62,7 @@ def ours_call(op: str, x: np.ndarray, mask: tuple[int, ...], path: str, mode: in
     args = (op.encode(), PATH_NAMES.index(path), 1, mode, x.ndim, ffi.new("int64_t[]", list(x.shape)),
             ffi.new("uint8_t[]", list(mask)), 0, 0, 1e-5, ptr(x), ptr(scale), ptr(bias), ptr(y), ffi.NULL,
             ffi.NULL)
-    fn = lib.om_test_reduce
+    fn = native_test_entry("om_test_reduce")
 
     def call() -> object:
         if fn(*args) != 0:

@@ -58,6 +58,7 @@ mkdir -p "$BUILD/pkg/onemodel_ep" "$BUILD/tmp"
 # on it (integer arithmetic wraps on the unsigned types by design), so the sanitizer build takes it away.
 export ONEMODEL_EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -fno-wrapv -O1 -g"
 export ONEMODEL_EXTRA_LDFLAGS="-fsanitize=address,undefined"
+export ONEMODEL_TEST_ENTRIES=1  # the kernel tests call om_test_* (onemodel_test.h)
 export CC
 t0=$(date +%s)
 "$PY" - "$BUILD" <<'EOF'

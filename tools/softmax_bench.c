@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "om_types.h"
+#include "core/om_types.h"
 #include "onemodel.h"
 #include "reduce/reduce.h"
 

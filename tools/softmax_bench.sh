@@ -9,6 +9,6 @@ b=tools/cr_state/softmax_bench
 if [ ! -x "$b" ] || [ -n "$(find provider/csrc tools/softmax_bench.c -newer "$b" -print -quit)" ]; then
   gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -fno-math-errno -Wall -Wextra \
       -Iprovider/csrc -o "$b" tools/softmax_bench.c \
-      $(ls provider/csrc/*.c provider/csrc/kernels/*.c provider/csrc/reduce/*.c provider/csrc/gemm/*.c) -lm
+      $(find provider/csrc -name '*.c') -lm
 fi
 exec "$b" "$@"

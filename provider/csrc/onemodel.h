@@ -125,33 +125,10 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
 int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen);
 
-/* Test-only entry to the reduction kernels (reduce/reduce.h), ORT-independent. op: "ReduceSum" ... "ReduceLogSumExp",
- * "Softmax", "LogSoftmax" or "LayerNormalization"; x has `rank` dimensions `dims` and element type `type` on
- * kernel path `path` in mode `mode`. Reduce ops reduce the axes with mask[d] != 0 (the output: the kept
- * dimensions); Softmax, LogSoftmax: the masked axes (one run of adjacent axes) form the row; LayerNormalization:
- * the masked axes (a trailing run) form the row, with scale, bias (NULL: none) of its length, and mean, inv_std
- * (NULL: not wanted) of the stash type. The work runs in chunks of `chunk` output units (0: one call), from
- * last to first when reverse != 0. Returns 0, or -1 when the arguments are not supported. */
-int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, const int64_t* dims,
-                   const uint8_t* mask, size_t chunk, int reverse, double epsilon, const void* x, const void* scale,
-                   const void* bias, void* y, void* mean, void* inv_std);
-
-/* Test-only entry: y[i] = rexp(x[i]) for i < n, Softmax's row exponential (docs/exact-linalg.md) on kernel path
- * `path` (reduce/reduce_rexp.h). Returns 0, or -1 for a path this CPU lacks. */
-int om_test_rexp(int path, const float* x, float* y, size_t n);
-
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the
  * environment variable ONEMODEL_LEGACY_SHAPES set to anything but 0 when the ops were registered). Set by the
  * last RegisterCustomOps in this process; 0 before any. */
 int om_ort_glue_shape_ref(void);
-
-/* Test entry (tests/test_gemm_kernel.py, tools/gemm_bench.py): om_gemm (gemm/gemm.h) with its arguments as plain
- * values; prepack: pack B once (B + b_off[0]) first; threads > 1: run the tasks on that many threads. Returns
- * om_gemm's code (0, -1 allocation failure, -2 bad arguments). */
-int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N, size_t K, const void* A,
-                 ptrdiff_t rsa, ptrdiff_t csa, const int64_t* a_off, const void* B, ptrdiff_t rsb, ptrdiff_t csb,
-                 const int64_t* b_off, int prepack, double alpha, double beta, const void* Cin, ptrdiff_t rsc_in,
-                 ptrdiff_t csc_in, void* C, ptrdiff_t ldc, size_t c_batch_stride, int threads);
 
 #endif

@@ -4,40 +4,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 
-#include "../kernels/kernels.h"
 #include "gemm_internal.h"
-
-extern const om_gemm_kern om_gemm_kern_f32_scalar, om_gemm_kern_f64_scalar;
-#if defined(__x86_64__) || defined(__i386__)
-#define OM_GEMM_X86 1
-#include <immintrin.h>
-extern const om_gemm_kern om_gemm_kern_f32_512, om_gemm_kern_f64_512;
-extern const om_gemm_kern om_gemm_kern_f32_256, om_gemm_kern_f64_256;
-extern const om_gemm_kern om_gemm_kern_f32_128, om_gemm_kern_f64_128;
-#else
-#define OM_GEMM_X86 0
-#endif
-#if defined(__aarch64__)
-#define OM_GEMM_NEON 1
-extern const om_gemm_kern om_gemm_kern_f32_128, om_gemm_kern_f64_128;
-#else
-#define OM_GEMM_NEON 0
-#endif
-#include "../om_fpenv.h"
+#include "isa/fpenv.h"
+#include "isa/isa.h"
 
 const om_gemm_kern* om_gemm_kern_get(int path, int acc64) {
-  switch (path) {
-#if OM_GEMM_X86
-    case OM_PATH_512: return acc64 ? &om_gemm_kern_f64_512 : &om_gemm_kern_f32_512;
-    case OM_PATH_256: return acc64 ? &om_gemm_kern_f64_256 : &om_gemm_kern_f32_256;
-    case OM_PATH_128: return acc64 ? &om_gemm_kern_f64_128 : &om_gemm_kern_f32_128;
-#endif
-#if OM_GEMM_NEON
-    case OM_PATH_128: return acc64 ? &om_gemm_kern_f64_128 : &om_gemm_kern_f32_128;
-#endif
-    case OM_PATH_SCALAR: return acc64 ? &om_gemm_kern_f64_scalar : &om_gemm_kern_f32_scalar;
-    default: return NULL;
-  }
+  const om_isa_path* p = om_isa_path_get(path);
+  return p ? (acc64 ? p->gemm_f64 : p->gemm_f32) : NULL;
 }
 
 static size_t om_gemm_esize(int type) {

@@ -3,12 +3,13 @@
  * f32: fma(a, b, c) is emulated exactly, four lanes at a time (math/om_fma_sse.h: the f64 sum rounded to odd,
  * then rounded to f32). f64: libm's fma (IEEE-exact in software where the CPU has no FMA), one lane at a time.
  */
-#if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("sse4.2")
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_SSE42
 #include <immintrin.h>
 #include <math.h>
 
-#include "../math/om_fma_sse.h"
+#include "math/om_fma_sse.h"
 #include "gemm_internal.h"
 
 #define OM_VB 16
@@ -18,7 +19,7 @@
 #undef OM_G64
 #define OM_G64 1
 #include "gemm_body.inc"
-#elif defined(__aarch64__) /* NEON: hardware FMLA for f32 and f64 (gemm_simd.h) */
+#elif OM_ISA_NEON /* NEON: hardware FMLA for f32 and f64 (gemm_simd.h) */
 #include <arm_neon.h>
 
 #include "gemm_internal.h"

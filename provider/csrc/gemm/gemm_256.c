@@ -1,6 +1,7 @@
 /* gemm_256.c - the matrix-product kernels for the 256 path (AVX2 + FMA; body: gemm_body.inc). */
-#if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma,bmi2,f16c")
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_AVX2
 #include <immintrin.h>
 
 #include "gemm_internal.h"

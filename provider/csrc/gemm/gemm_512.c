@@ -1,6 +1,7 @@
 /* gemm_512.c - the matrix-product kernels for the 512 path (AVX-512F; body: gemm_body.inc). */
-#if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2,f16c")
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_AVX512
 #include <immintrin.h>
 
 #include "gemm_internal.h"

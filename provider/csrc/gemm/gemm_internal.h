@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../math/om_half.h"
-#include "../om_types.h"
+#include "math/om_half.h"
+#include "core/om_types.h"
 #include "gemm.h"
 
 /* The epilogue of one output element, after the chain: r = alpha*acc, r = r + beta*cin, NaN -> canonical NaN

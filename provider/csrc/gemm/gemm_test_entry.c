@@ -2,9 +2,10 @@
  *
  * threads > 1 runs the tasks on that many threads (the caller and threads-1 started for the call), which take
  * task indices from a shared counter, so the assignment of tasks to threads varies from run to run. */
+#ifdef OM_TEST_ENTRIES /* built with ONEMODEL_TEST_ENTRIES=1 only (onemodel_test.h) */
 #define _POSIX_C_SOURCE 200809L
-#include "../om_types.h"
-#include "../onemodel.h"
+#include "core/om_types.h"
+#include "onemodel_test.h"
 #include "gemm.h"
 
 #if !defined(_WIN32)
@@ -60,3 +61,4 @@ int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N,
   om_gemm_packed_free(p);
   return rc;
 }
+#endif

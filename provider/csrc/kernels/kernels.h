@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#include "../om_types.h"
+#include "isa/isa.h" /* the paths: om_path_table(path) gives a path's table */
+#include "core/om_types.h"
 
 enum {
   OM_FL_EXACT = 1u,   /* kernel flag: exact mode (canonical NaN) */
@@ -96,17 +97,5 @@ typedef struct om_kernel_table {
   om_un_fn cast[OM_T_SLOTS][OM_T_SLOTS]; /* [from][to]: vector Cast for common pairs; cast.c does the rest */
   om_pow_f32_fn pow_f32;                  /* Pow with f32 base and exponent (pow.inc) */
 } om_kernel_table;
-
-/* Kernel paths, widest first. */
-enum { OM_PATH_512, OM_PATH_256, OM_PATH_128, OM_PATH_SCALAR, OM_PATH_COUNT };
-
-const char* om_path_name(int path);
-int om_path_from_name(const char* name); /* -1 when unknown */
-int om_path_available(int path);         /* 1 when this CPU runs the path */
-/* om_path_available asked once per path (0 <= path < OM_PATH_COUNT): it runs CPUID, which a virtual machine traps
- * (about 10 us a call: as long as a small product, more than a reduction of a few thousand elements). */
-int om_path_available_cached(int path);
-int om_path_best(void);                  /* widest available */
-const om_kernel_table* om_path_table(int path);
 
 #endif

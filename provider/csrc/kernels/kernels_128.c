@@ -3,13 +3,12 @@
  * bodies are the same GCC vector extensions on both; the few intrinsics below them (lanes.h) have one branch
  * per ISA, and the exact-mode first passes are the IEEE + - * / ones on both (no FMA: the same operations as
  * x86's 128 path, so the same bits; see docs/exact-mode.md, "ARM64"). */
-#if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("sse4.2")
-#define OM_VB 16
-#elif defined(__aarch64__)
-#define OM_VB 16
+#include "isa/target.h"
+#if OM_ISA_X86 || OM_ISA_NEON
+#if OM_ISA_X86
+OM_TARGET_X86_SSE42
 #endif
-#ifdef OM_VB
+#define OM_VB 16
 #define OM_FN(name) om_##name##_128
 #include "elementwise.inc"
 #endif

@@ -1,6 +1,7 @@
 /* kernels_256.c - the element-wise kernels instantiated for the 256 path (generated shape: see elementwise.inc). */
-#if defined(__x86_64__) || defined(__i386__)
-#pragma GCC target("avx2,fma,bmi2,f16c")
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_AVX2
 #define OM_VB 32
 #define OM_FN(name) om_##name##_256
 #include "elementwise.inc"

@@ -10,34 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cast.h"
-#include "../kernels/kernels.h"
-#include "../math/om_half.h"
-#include "../om_types.h"
-#include "../onemodel.h"
+#include "kernels/cast.h"
+#include "kernels/kernels.h"
+#include "isa/isa.h"
+#include "math/om_half.h"
+#include "core/om_types.h"
+#include "onemodel.h"
 
 #define OM_RED_BLOCK ((size_t)1 << 16)
 
-extern const om_red_path om_red_path_scalar;
-#if defined(__x86_64__) || defined(__i386__)
-extern const om_red_path om_red_path_512;
-extern const om_red_path om_red_path_256;
-extern const om_red_path om_red_path_128;
-#elif defined(__aarch64__)
-extern const om_red_path om_red_path_128;
-#endif
-
 const om_red_path* om_red_path_get(int path) {
-  switch (path) {
-#if defined(__x86_64__) || defined(__i386__)
-    case OM_PATH_512: return &om_red_path_512;
-    case OM_PATH_256: return &om_red_path_256;
-    case OM_PATH_128: return &om_red_path_128;
-#elif defined(__aarch64__)
-    case OM_PATH_128: return &om_red_path_128;
-#endif
-    default: return &om_red_path_scalar;
-  }
+  const om_isa_path* p = om_isa_path_get(path);
+  return p ? p->reduce : om_isa_path_get(OM_PATH_SCALAR)->reduce;
 }
 
 static const char* const om_red_names[OM_RED_COUNT] = {

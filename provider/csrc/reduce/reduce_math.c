@@ -7,7 +7,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
-#include "../math/om_dd.h"
+#include "math/om_dd.h"
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

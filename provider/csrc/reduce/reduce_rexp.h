@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../math/om_fast_consts.h"
+#include "math/om_fast_consts.h"
 #if OM_RED_VB == 16 && (defined(__x86_64__) || defined(__i386__))
-#include "../math/om_fma_sse.h"
+#include "math/om_fma_sse.h"
 #endif
 
 typedef float om_rx_v __attribute__((vector_size(64), aligned(64)));

@@ -1,8 +1,9 @@
 /* reduce_test.c - om_test_reduce (onemodel.h): the reduction kernels driven directly, for tests and benches. */
+#ifdef OM_TEST_ENTRIES /* built with ONEMODEL_TEST_ENTRIES=1 only (onemodel_test.h) */
 #include <string.h>
 
-#include "../kernels/kernels.h"
-#include "../onemodel.h"
+#include "kernels/kernels.h"
+#include "onemodel_test.h"
 #include "reduce.h"
 
 /* Units [begin, end) in chunks of `chunk` (0: one call), first to last or last to first. */
@@ -89,3 +90,4 @@ int om_test_rexp(int path, const float* x, float* y, size_t n) {
   om_red_path_get(path)->rexp_f32(y, n);
   return 0;
 }
+#endif

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadcast.h"
-#include "om_ops.h"
-#include "node_family.h"
-#include "node_run.h"
+#include "node/broadcast.h"
+#include "core/om_ops.h"
+#include "node/node_family.h"
+#include "node/node_run.h"
 #include "onemodel.h"
 #include "ort_api.h"
 #include "ort_attrs.h"

@@ -34,9 +34,9 @@
 #include <string.h>
 
 #include "cast.h"
-#include "kernels/kernels.h"
+#include "kernels.h"
 #include "math/om_dd_core.h"
-#include "om_types.h"
+#include "core/om_types.h"
 
 static const om_dd OM_LN2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
 

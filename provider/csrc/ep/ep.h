@@ -1,11 +1,13 @@
-/* ep.h - the OneModel plugin execution provider's own types, shared by ep_factory.c (factory and EP), ep_kernels.c
- * (kernel registry and kernels) and ep_capability.c (which nodes it claims). Knows nothing of math. */
+/* ep.h - the OneModel plugin execution provider's own types, and the entries ep_factory.c (factory and EP) calls
+ * in the files below it: ep_kernels.c (kernel registry and kernels), ep_capability.c (which nodes it claims) and
+ * ep_compile.c (compiled nodes). None of those calls back into ep_factory.c. Knows nothing of math. */
 #ifndef OM_EP_H
 #define OM_EP_H
 
-#include "om_ops.h"
+#include "core/om_ops.h"
+#include "ep_error.h" /* om_ep_error, for every file of ep/ */
 #include "onemodel.h"
-#include "ort_ep_api.h"
+#include "ort/ort_ep_api.h"
 
 #define OM_EP_NAME "OneModelExecutionProvider"
 #define OM_EP_VENDOR "OneModel"
@@ -37,7 +39,6 @@ typedef struct om_ep {
   om_ep_kernel_state states[2 * OM_OP_COUNT]; /* [op], and [OM_OP_COUNT + op] for a split's later range */
 } om_ep;
 
-OrtStatus* om_ep_error(const OrtApi* api, OrtErrorCode code, const char* msg);
 
 /* ep_kernels.c: one kernel per row of the op table, for ep. */
 OrtStatus* om_ep_registry_create(om_ep* ep);

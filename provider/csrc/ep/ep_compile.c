@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadcast.h"
+#include "node/broadcast.h"
 #include "ep.h"
-#include "ort_kernel.h"
+#include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {
   OrtNodeComputeInfo base; /* first member */

@@ -17,7 +17,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
-#include "om_ops.h"
+#include "core/om_ops.h"
 #include "reduce/reduce.h"
 
 /* Input elements per parallel chunk (at least one output each): enough work to amortise the hand-off. */

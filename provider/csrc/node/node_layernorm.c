@@ -14,7 +14,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
-#include "om_ops.h"
+#include "core/om_ops.h"
 #include "reduce/reduce.h"
 
 /* Elements per parallel chunk: a few operations per element, as the cheap element-wise kernels (node.c). */

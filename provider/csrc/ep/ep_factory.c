@@ -8,13 +8,7 @@
 #include <string.h>
 
 #include "ep.h"
-#include "ort_attrs.h"
-
-OrtStatus* om_ep_error(const OrtApi* api, OrtErrorCode code, const char* msg) {
-  char buf[768];
-  snprintf(buf, sizeof buf, "OneModel EP: %s", msg);
-  return api->CreateStatus(code, buf);
-}
+#include "ort/ort_attrs.h"
 
 /* ---- the EP -------------------------------------------------------------------------------------------------- */
 static const char* OM_ORT_CALL om_ep_get_name(const OrtEp* this_ptr) {

@@ -13,7 +13,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
-#include "om_ops.h"
+#include "core/om_ops.h"
 #include "reduce/reduce.h"
 
 /* Elements per parallel chunk: 8K, as the costly element-wise kernels (node.c); 32K measured the same at one

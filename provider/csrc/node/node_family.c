@@ -1,6 +1,6 @@
 /* node_family.c - which family file serves each structured op of om_ops.def. */
 #include "node_family.h"
-#include "om_ops.h"
+#include "core/om_ops.h"
 
 const om_family* om_family_of(int op) {
   switch (op) {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 
 #include "ep.h"
-#include "node_family.h"
-#include "ort_attrs.h"
-#include "ort_kernel.h"
+#include "node/node_family.h"
+#include "ort/ort_attrs.h"
+#include "ort/ort_kernel.h"
 
 typedef struct om_ep_kernel {
   OrtKernelImpl base; /* first member */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "math/om_half.h"
-#include "om_types.h"
+#include "core/om_types.h"
 
 #define OM_CAST_CHUNK 256
 

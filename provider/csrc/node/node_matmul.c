@@ -12,7 +12,7 @@
 #include "broadcast.h"
 #include "gemm/gemm.h"
 #include "node_family.h"
-#include "om_ops.h"
+#include "core/om_ops.h"
 
 typedef struct om_matmul {
   int gemm;              /* 1: Gemm, 0: MatMul */

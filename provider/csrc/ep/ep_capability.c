@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ep.h"
-#include "ort_attrs.h"
+#include "ort/ort_attrs.h"
 
 /* ---- attributes of an OrtNode -------------------------------------------------------------------------------- */
 typedef struct om_node_attr_ctx {

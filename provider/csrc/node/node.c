@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "broadcast.h"
-#include "cast.h"
+#include "kernels/cast.h"
 #include "kernels/kernels.h"
 #include "math/om_half.h"
 #include "node_family.h"
 #include "node_run.h"
-#include "om_ops.h"
-#include "pow.h"
+#include "core/om_ops.h"
+#include "kernels/pow.h"
 
 /* Elements per parallel chunk: fixed per node (never from the thread count; and every kernel computes each
  * element on its own, so no result depends on where a chunk boundary falls). Cheap kernels (a few
@@ -650,7 +650,7 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
 }
 
 /* Every range runs under the IEEE default floating-point environment (om_fpenv.h). */
-#include "om_fpenv.h"
+#include "isa/fpenv.h"
 
 static void om_job_range_ieee(const om_job* j, size_t s, size_t e) {
   om_fpenv saved = om_fpenv_enter();
