@@ -16,6 +16,7 @@ from onnx import helper
 
 from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_table, type_name
+from onemodel_ep.attribute_kinds import attribute_problem
 from onemodel_ep.node import probe
 
 # Attributes the rewriter adds to a retargeted node.
@@ -171,16 +172,13 @@ def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
 
 
 def _node_attributes(node: onnx.NodeProto) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for a in node.attribute:
-        if a.type in (
-            onnx.AttributeProto.INT,
-            onnx.AttributeProto.FLOAT,
-            onnx.AttributeProto.STRING,
-            onnx.AttributeProto.INTS,
-        ):
-            out[a.name] = helper.get_attribute_value(a)
-    return out
+    """Every attribute of `node` but subgraphs, by value. Their kinds are the schema's (attribute_problem
+    checked them), so the library never reads one of the wrong kind as absent."""
+    return {
+        a.name: helper.get_attribute_value(a)
+        for a in node.attribute
+        if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    }
 
 
 def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
@@ -203,6 +201,9 @@ def _verdict(
         return "op", f"{node.op_type} is not an operator of OneModel EP"
     if any(t < 0 for t in in_types):
         return "unknown type", "the element type of an input is not known"
+    problem = attribute_problem(node, opset)
+    if problem is not None:
+        return "attribute", problem
     reason = probe(
         node.op_type,
         in_types,
