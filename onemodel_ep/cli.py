@@ -25,7 +25,7 @@ def example_model_path() -> Path:
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    from onemodel_ep.external_data import save_beside
+    from onemodel_ep.external_data import place_beside
     from onemodel_ep.rewriter import RewriteReport, rewrite
 
     model = cli_args.load_model(args.input, load_external_data=False)  # external weights stay in their files
@@ -33,9 +33,15 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     report = RewriteReport(args.mode, args.kernel_path)
     out = rewrite(model, mode=args.mode, kernel_path=args.kernel_path, report=report)
     try:
-        save_beside(out, args.input, args.output)
-    except (OSError, ValueError) as e:  # also an external data file that is missing or in the way
+        place_beside(out, Path(args.input).absolute().parent, Path(args.output).absolute().parent)
+    except (FileNotFoundError, ValueError) as e:  # an external data location ORT and onnx refuse
+        raise UsageError(f"cannot rewrite {args.input}: {e}") from None
+    except OSError as e:  # a data file in the way, a folder that cannot be written
         raise UsageError(f"output: cannot write {args.output}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        onnx.save(out, args.output)
+    except OSError as e:
+        raise UsageError(f"output: cannot write {args.output}: {e.strerror or e}") from None
     print(report.summary())
     print(f"wrote {args.output}")
     return 0

@@ -9,7 +9,9 @@ give stock's result. The fuzzers are seeded and bounded (a few seconds each).
 from __future__ import annotations
 
 import math
+import os
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,9 +21,9 @@ import pytest
 from onnx import TensorProto, helper
 
 import onemodel_ep
-from onemodel_ep import DOMAIN
+from onemodel_ep import DOMAIN, cli, data_files
 from onemodel_ep.node import NodeError
-from onemodel_ep.rewriter import RewriteReport, rewrite
+from onemodel_ep.rewriter import RewriteReport, rewrite, rewrite_file
 
 F, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
 A = helper.make_attribute
@@ -279,3 +281,142 @@ def test_valid_starts_move_and_agree():
         out = rewrite(model, report=report)
         assert [n.domain for n in out.graph.node if n.op_type == op] == [DOMAIN], report.summary()
         assert _agree(op, attrs) is None, op
+
+
+# ---- items 3 and 4: external data locations, and the layout of a rewritten model's data
+
+
+def _data_model(folder: Path, location: str, name: str = "m.onnx") -> Path:
+    """y = x + w, w (4 floats) at `location` relative to `folder`."""
+    t = onnx.TensorProto(name="w", data_type=F, dims=[4], data_location=TensorProto.EXTERNAL)
+    for k, v in (("location", location), ("offset", "0"), ("length", "16")):
+        t.external_data.add(key=k, value=v)
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+        "g",
+        [helper.make_tensor_value_info("x", F, [4])],
+        [helper.make_tensor_value_info("y", F, [4])],
+        [t],
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    onnx.save(helper.make_model(g, ir_version=9, opset_imports=[helper.make_opsetid("", 17)]), folder / name)
+    return folder / name
+
+
+W_IN, W_SECRET = np.arange(4, dtype=np.float32) + 1, np.full(4, 7.0, np.float32)
+
+
+def _layout(tmp: Path, kind: str) -> tuple[Path, str]:
+    """A model folder tmp/in whose weight's location is of `kind`; tmp/secret holds a file outside it."""
+    (tmp / "in").mkdir()
+    (tmp / "secret").mkdir()
+    (tmp / "in" / "d.bin").write_bytes(W_IN.tobytes())
+    (tmp / "secret" / "s.bin").write_bytes(W_SECRET.tobytes())
+    location = {
+        "symlinked folder": "sub/s.bin",
+        "symlinked file out": "out.bin",
+        "symlinked file in": "in.bin",
+        "dotdot": "../secret/s.bin",
+        "absolute": str(tmp / "secret" / "s.bin"),
+        "fifo": "fifo",
+        "dev zero": "zero",
+        "folder": "sub2",
+        "missing": "gone.bin",
+    }[kind]
+    if kind == "symlinked folder":
+        os.symlink("../secret", tmp / "in" / "sub")
+    elif kind == "symlinked file out":
+        os.symlink("../secret/s.bin", tmp / "in" / "out.bin")
+    elif kind == "symlinked file in":
+        os.symlink("d.bin", tmp / "in" / "in.bin")
+    elif kind == "fifo":
+        os.mkfifo(tmp / "in" / "fifo")
+    elif kind == "dev zero":
+        os.symlink("/dev/zero", tmp / "in" / "zero")
+    elif kind == "folder":
+        (tmp / "in" / "sub2").mkdir()
+    return _data_model(tmp / "in", location), location
+
+
+LAYOUTS = [
+    ("symlinked folder", "outside the model's folder"),
+    ("symlinked file out", "symbolic link"),
+    ("symlinked file in", "symbolic link"),
+    ("dotdot", "not a path inside"),
+    ("absolute", "not a path inside"),
+    ("fifo", "a FIFO, not a regular file"),
+    ("dev zero", "symbolic link"),
+    ("folder", "a folder, not a regular file"),
+    ("missing", "does not exist"),
+]
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("kind, words", LAYOUTS, ids=[k for k, _ in LAYOUTS])
+@pytest.mark.parametrize("same_folder", [False, True], ids=["other folder", "same folder"])
+def test_cli_rewrite_refuses_external_data_it_may_not_reference(tmp_path, capsys, kind, words, same_folder):
+    src, location = _layout(tmp_path, kind)
+    out_dir = tmp_path / "in" if same_folder else tmp_path / "out"
+    out_dir.mkdir(exist_ok=True)
+    before = _tree(tmp_path)
+    assert cli.main(["rewrite", str(src), str(out_dir / "r.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("onemodel: error: "), err
+    assert words in err and repr(location) in err, err
+    assert _tree(tmp_path) == before  # nothing written: no model, no data file, no folder
+    with pytest.raises((ValueError, FileNotFoundError), match=words):
+        rewrite_file(src, out_dir / "r2.onnx")
+    assert _tree(tmp_path) == before
+
+
+def _onnx_and_ort_load(path: Path) -> np.ndarray:
+    onnx.load(str(path))  # with its external data: onnx's checks of the data file's path
+    onnx.checker.check_model(str(path))
+    sess = ort.InferenceSession(str(path), _options(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"x": np.ones(4, np.float32)})[0]
+
+
+def test_rewritten_model_in_another_folder_loads_in_onnx_and_ort_and_so_does_the_input(tmp_path, capsys):
+    src = _data_model(tmp_path / "in", "d.bin")
+    (tmp_path / "in" / "d.bin").write_bytes(W_IN.tobytes())
+    (tmp_path / "out").mkdir()
+    assert cli.main(["rewrite", str(src), str(tmp_path / "out" / "r.onnx")]) == 0
+    for p in (src, tmp_path / "out" / "r.onnx"):
+        np.testing.assert_array_equal(_onnx_and_ort_load(p), W_IN + 1)
+    copy = tmp_path / "out" / "d.bin"
+    assert not os.path.samefile(copy, tmp_path / "in" / "d.bin") and copy.stat().st_nlink == 1
+    copy.write_bytes(W_SECRET.tobytes())  # a write to the copy leaves the input's data alone
+    assert (tmp_path / "in" / "d.bin").read_bytes() == W_IN.tobytes()
+    assert cli.main(["diff", str(src), "-q"]) == 0  # onnx loads the original after the rewrite
+
+
+def test_rewrite_again_replaces_an_old_hard_link_and_keeps_a_copy(tmp_path, capsys):
+    src = _data_model(tmp_path / "in", "d.bin")
+    (tmp_path / "in" / "d.bin").write_bytes(W_IN.tobytes())
+    (tmp_path / "out").mkdir()
+    os.link(tmp_path / "in" / "d.bin", tmp_path / "out" / "d.bin")  # what earlier versions left there
+    assert cli.main(["rewrite", str(src), str(tmp_path / "out" / "r.onnx")]) == 0
+    assert (tmp_path / "in" / "d.bin").stat().st_nlink == 1
+    np.testing.assert_array_equal(_onnx_and_ort_load(tmp_path / "out" / "r.onnx"), W_IN + 1)
+    assert cli.main(["rewrite", str(src), str(tmp_path / "out" / "r.onnx")]) == 0  # the copy is kept
+    np.testing.assert_array_equal(_onnx_and_ort_load(src), W_IN + 1)
+
+
+def test_sparse_data_file_stays_sparse_when_copied(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    with open(folder / "big.bin", "wb") as f:
+        f.truncate(1 << 30)  # 1 GiB of holes
+        f.seek(1 << 20)
+        f.write(b"\1" * 4096)
+    (tmp_path / "out").mkdir()
+    data_files.place(data_files.resolve(folder, "big.bin"), tmp_path / "out", "big.bin")
+    copied = tmp_path / "out" / "big.bin"
+    assert copied.stat().st_size == 1 << 30
+    assert copied.stat().st_blocks * 512 < 1 << 24  # not 1 GiB on disk
+    with open(copied, "rb") as f:
+        f.seek((1 << 20) - 1)
+        assert f.read(4098) == b"\0" + b"\1" * 4096 + b"\0"
