@@ -68,11 +68,17 @@ def place_beside(model: onnx.ModelProto, src_dir: PathArg, dst_dir: PathArg) -> 
     another each file is copied to the same relative location there. A different file already at that
     place is an error (FileExistsError)."""
     src, dst = Path(src_dir).resolve(), Path(dst_dir).resolve()
-    files = [(loc, data_files.resolve(src, loc)) for loc in locations(model)]
+    files = data_paths(model, src)
     if src == dst:
         return
-    for loc, path in files:
+    for loc, path in files.items():
         data_files.place(path, dst, loc)
+
+
+def data_paths(model: onnx.ModelProto, folder: PathArg) -> dict[str, Path]:
+    """Each external data location of `model` (read from a file in `folder`) -> the file it names, every
+    location checked as ORT and onnx check it (data_files.resolve: ValueError, FileNotFoundError)."""
+    return {loc: data_files.resolve(Path(folder), loc) for loc in locations(model)}
 
 
 Message = Union[onnx.ModelProto, onnx.GraphProto]

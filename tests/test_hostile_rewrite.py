@@ -397,11 +397,15 @@ def test_rewrite_again_replaces_an_old_hard_link_and_keeps_a_copy(tmp_path, caps
     src = _data_model(tmp_path / "in", "d.bin")
     (tmp_path / "in" / "d.bin").write_bytes(W_IN.tobytes())
     (tmp_path / "out").mkdir()
+    dst = tmp_path / "out" / "r.onnx"
     os.link(tmp_path / "in" / "d.bin", tmp_path / "out" / "d.bin")  # what earlier versions left there
-    assert cli.main(["rewrite", str(src), str(tmp_path / "out" / "r.onnx")]) == 0
+    assert cli.main(["rewrite", str(src), str(dst)]) == 2  # onnx's checker refuses the input now
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hardlink" in err and not dst.exists(), err
+    rewrite_file(src, dst)  # the API (no checker) replaces the link by a copy
     assert (tmp_path / "in" / "d.bin").stat().st_nlink == 1
-    np.testing.assert_array_equal(_onnx_and_ort_load(tmp_path / "out" / "r.onnx"), W_IN + 1)
-    assert cli.main(["rewrite", str(src), str(tmp_path / "out" / "r.onnx")]) == 0  # the copy is kept
+    np.testing.assert_array_equal(_onnx_and_ort_load(dst), W_IN + 1)
+    assert cli.main(["rewrite", str(src), str(dst)]) == 0  # the copy is kept
     np.testing.assert_array_equal(_onnx_and_ort_load(src), W_IN + 1)
 
 
@@ -420,3 +424,112 @@ def test_sparse_data_file_stays_sparse_when_copied(tmp_path):
     with open(copied, "rb") as f:
         f.seek((1 << 20) - 1)
         assert f.read(4098) == b"\0" + b"\1" * 4096 + b"\0"
+
+
+# ---- item 9: malformed models on `onemodel rewrite`, and one-line errors
+
+
+def _vi(name: str, t: int = F, shape: tuple[int, ...] | None = (2, 3)) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, t, None if shape is None else list(shape))
+
+
+def _graph_model(
+    nodes, ins=None, outs=None, inits=(), opset: int | None = 17, ir: int = 9
+) -> onnx.ModelProto:
+    g = helper.make_graph(
+        nodes, "g", [_vi("x")] if ins is None else ins, [_vi("y")] if outs is None else outs
+    )
+    g.initializer.extend(inits)
+    imports = [] if opset is None else [helper.make_opsetid("", opset)]
+    return helper.make_model(g, opset_imports=imports or [helper.make_opsetid("ai.other", 1)], ir_version=ir)
+
+
+def _malformed() -> dict[str, onnx.ModelProto]:
+    N, arr = helper.make_node, onnx.numpy_helper.from_array
+    w33, w22 = arr(np.ones((3, 3), np.float32), "w"), arr(np.ones((2, 2), np.float32), "w")
+    bad_size = onnx.TensorProto(name="w", data_type=F, dims=[2, 3], raw_data=b"\0" * 8)
+    return {
+        "Add with one input": _graph_model([N("Add", ["x"], ["y"], name="a")]),
+        "Add with three inputs": _graph_model([N("Add", ["x", "x", "x"], ["y"], name="a")]),
+        "Relu with two inputs": _graph_model([N("Relu", ["x", "x"], ["y"], name="a")]),
+        "dangling input": _graph_model([N("Add", ["x", "nowhere"], ["y"], name="a")]),
+        "duplicate output": _graph_model(
+            [N("Relu", ["x"], ["y"], name="a"), N("Neg", ["x"], ["y"], name="b")]
+        ),
+        "missing graph output": _graph_model([N("Relu", ["x"], ["z"], name="a")]),
+        "Gemm alpha list": _graph_model([N("Gemm", ["x", "w"], ["y"], name="g", alpha=[2.0])], inits=[w33]),
+        "Softmax axis list": _graph_model([N("Softmax", ["x"], ["y"], name="s", axis=[1])]),
+        "ReduceMean axes floats": _graph_model(
+            [N("ReduceMean", ["x"], ["y"], name="r", axes=[1.0])], outs=[_vi("y", F, None)]
+        ),
+        "unknown attribute": _graph_model([N("Relu", ["x"], ["y"], name="a", colour=1)]),
+        "no default-domain opset": _graph_model([N("Relu", ["x"], ["y"], name="a")], opset=None),
+        "opset 0": _graph_model([N("Relu", ["x"], ["y"], name="a")], opset=0),
+        "opset 999": _graph_model([N("Relu", ["x"], ["y"], name="a")], opset=999),
+        "type mismatch": _graph_model([N("Add", ["x", "i"], ["y"], name="a")], ins=[_vi("x"), _vi("i", I32)]),
+        "output declared int32": _graph_model([N("Relu", ["x"], ["y"], name="a")], outs=[_vi("y", I32)]),
+        "cycle": _graph_model(
+            [
+                N("Relu", ["z"], ["w"], name="a"),
+                N("Neg", ["w"], ["z"], name="b"),
+                N("Relu", ["x"], ["y"], name="c"),
+            ]
+        ),
+        "node before its input": _graph_model(
+            [N("Relu", ["z"], ["y"], name="a"), N("Neg", ["x"], ["z"], name="b")]
+        ),
+        "initializer of another type than its input": _graph_model(
+            [N("Relu", ["x"], ["y"], name="a")], inits=[arr(np.ones((2, 3), np.int32), "x")]
+        ),
+        "initializer data too short": _graph_model([N("Add", ["x", "w"], ["y"], name="a")], inits=[bad_size]),
+        "Cast to 12345": _graph_model(
+            [N("Cast", ["x"], ["y"], name="c", to=12345)], outs=[_vi("y", F, None)]
+        ),
+        "empty op type": _graph_model([N("", ["x"], ["y"], name="a")]),
+        "IR version 0": _graph_model([N("Relu", ["x"], ["y"], name="a")], ir=0),
+        "unknown operator": _graph_model([N("Frobnicate", ["x"], ["y"], name="a")]),
+        "MatMul shapes": _graph_model([N("MatMul", ["x", "w"], ["y"], name="m")], inits=[w22]),
+        "Gemm of rank 3": _graph_model(
+            [N("Gemm", ["x", "w"], ["y"], name="g")], ins=[_vi("x", F, (2, 2, 2))], inits=[w22]
+        ),
+    }
+
+
+MALFORMED = _malformed()
+
+
+def _refused(model: onnx.ModelProto) -> bool:
+    """Whether onnx's full check or stock ORT's session creation refuses `model`."""
+    try:
+        onnx.checker.check_model(model, full_check=True)
+    except Exception:
+        return True
+    return _outcome(model, {})[0] == "create"
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_cli_rewrite_of_a_malformed_model_exits_2_with_one_line(tmp_path, capfd, name):
+    model = MALFORMED[name]
+    assert _refused(model), f"{name}: neither onnx nor ORT refuses it"
+    src, dst = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    src.write_bytes(model.SerializeToString())
+    capfd.readouterr()
+    assert cli.main(["rewrite", str(src), str(dst)]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("onemodel: error: ") and "not a valid ONNX model" in err, (
+        err
+    )
+    assert not dst.exists()
+
+
+def test_cli_error_is_one_line_without_ort_log_unless_verbose(tmp_path, capfd):
+    """ORT logs an error line (coloured, on fd 2) before it raises; the CLI shows only its own line."""
+    path = tmp_path / "clip.onnx"
+    onnx.save(_model("Clip", [A("min", 2.0), A("max", 1.0)], X23, 10), path)
+    capfd.readouterr()
+    assert cli.main(["run", str(path), "--via", "rewrite"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("onemodel: error: cannot load"), err
+    assert cli.main(["--verbose", "run", str(path), "--via", "rewrite"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") > 1 and "onnxruntime" in err, err
