@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -26,20 +27,46 @@ def example_model_path() -> Path:
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    from onemodel_ep.external_data import save_beside
+    from onemodel_ep.external_data import data_paths, place_beside
     from onemodel_ep.rewriter import RewriteReport, rewrite
 
     model = cli_args.load_model(args.input, load_external_data=False)  # external weights stay in their files
-    cli_args.output_file(args.output, "output")
+    dst = cli_args.output_file(args.output, "output")
+    src_dir, dst_dir = Path(args.input).absolute().parent, dst.absolute().parent
+    try:
+        data_paths(model, src_dir)
+    except (FileNotFoundError, ValueError) as e:  # an external data location ORT and onnx refuse
+        raise UsageError(f"cannot rewrite {args.input}: {e}") from None
+    _check(args.input, model, f"{args.input} is not a valid ONNX model")
     report = RewriteReport(args.mode, args.kernel_path)
     out = rewrite(model, mode=args.mode, kernel_path=args.kernel_path, report=report)
+    tmp = dst_dir / f".{dst.name}.onemodel-tmp"  # checked before it takes the output's name
     try:
-        save_beside(out, args.input, args.output)
-    except (OSError, ValueError) as e:  # also an external data file that is missing or in the way
+        place_beside(out, src_dir, dst_dir)
+        onnx.save(out, tmp)
+        _check(str(tmp), out, f"the rewrite of {args.input} is not a valid ONNX model")
+        os.replace(tmp, dst)
+    except OSError as e:  # a data file in the way, a folder that cannot be written
         raise UsageError(f"output: cannot write {args.output}: {getattr(e, 'strerror', None) or e}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
     print(report.summary())
     print(f"wrote {args.output}")
     return 0
+
+
+def _check(path: str, model: onnx.ModelProto, what: str) -> None:
+    """onnx's full check of the model file `path` (structure, schemas, strict shape inference, its external
+    data files), read as `model`, and a default-domain opset onnx knows: a UsageError `what: the first
+    problem` otherwise, so that `onemodel rewrite` never writes a model that ORT refuses for these reasons."""
+    try:
+        onnx.checker.check_model(path, full_check=True)
+    except Exception as e:  # ValidationError, InferenceError and the C++ checker's others
+        raise UsageError(f"{what}: {cli_args.one_line(str(e).strip().splitlines()[0] or e)}") from None
+    newest = onnx.defs.onnx_opset_version()
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx") and imp.version > newest:
+            raise UsageError(f"{what}: it imports ONNX opset {imp.version}, newer than the newest, {newest}")
 
 
 def _example_inputs(sess: object, seed: int) -> dict[str, np.ndarray]:
@@ -77,7 +104,9 @@ def _session(path: str, args: argparse.Namespace) -> Any:
         import onnxruntime as ort
 
         so = ort.SessionOptions()
-        so.log_severity_level = 3  # not ORT's warning that nodes stay with the CPU EP: the report says which
+        # ORT's log lines (its warning that nodes stay with the CPU EP: the report says which; its error line
+        # before the exception this turns into one line) only with --verbose.
+        so.log_severity_level = 2 if args.verbose else 4
         return InferenceSession(path, so, mode=args.mode, kernel_path=args.kernel_path, via=args.via)
     except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
         raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
@@ -135,6 +164,9 @@ def add_kernel_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = cli_args.Parser(prog="onemodel", description="OneModel EP: exact element-wise kernels for ORT")
+    p.add_argument(
+        "--verbose", action="store_true", help="show ONNX Runtime's own log lines (default: none)"
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rewrite", help="retarget supported nodes of a model to ai.onemodel")
@@ -168,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not args.verbose:  # ORT logs an error before raising it: the error alone is one line
+        import onnxruntime as ort
+
+        ort.set_default_logger_severity(4)
     try:
         return int(args.func(args))
     except UsageError as e:

@@ -3,19 +3,21 @@
 The rewriter touches nodes only, so a model read with `onnx.load(path, load_external_data=False)` (the graph,
 without the weights) is all it needs; the weights stay in their files. Where the rewritten model is written
 to another folder, it needs its data beside it (ORT refuses a location outside the model's folder), so each
-data file is hard-linked there (copied where the file system cannot link).
+data file is copied there (data_files: a reflink where the file system has them; never a hard link, which
+onnx refuses), after its location is checked as ORT and onnx check it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Union
 
 import onnx
 from onnx.external_data_helper import uses_external_data
+
+from onemodel_ep import data_files
 
 # Tensors larger than this are left out of the copy that shape inference reads (their type and dims suffice).
 _SKELETON_BYTES = 1 << 20
@@ -54,37 +56,29 @@ def locations(model: onnx.ModelProto) -> list[str]:
     return list(found)
 
 
-def _checked(location: str) -> Path:
-    p = Path(location)
-    if not location or p.is_absolute() or ".." in p.parts:
-        raise ValueError(f"external data location {location!r} is not a path inside the model's folder")
-    return p
-
-
 PathArg = Union[str, "os.PathLike[str]"]
 
 
 def place_beside(model: onnx.ModelProto, src_dir: PathArg, dst_dir: PathArg) -> None:
-    """Make the external data files of `model` (read from a file in `src_dir`) available to the same model
-    written to `dst_dir`: nothing to do in the same folder, else each file is hard-linked (or copied) to the
-    same relative location there. A different file already at that place is an error (FileExistsError)."""
+    """Check the external data files of `model` (read from a file in `src_dir`) and make them available to
+    the same model written to `dst_dir`.
+
+    Every location must name a regular file inside `src_dir` with symbolic links followed, not itself a
+    link (data_files.resolve: ValueError, FileNotFoundError). In the same folder nothing more is done; in
+    another each file is copied to the same relative location there. A different file already at that
+    place is an error (FileExistsError)."""
     src, dst = Path(src_dir).resolve(), Path(dst_dir).resolve()
+    files = data_paths(model, src)
     if src == dst:
         return
-    for loc in locations(model):
-        rel = _checked(loc)
-        s, d = src / rel, dst / rel
-        if not s.is_file():
-            raise FileNotFoundError(f"external data file {s} (location {loc!r}) does not exist")
-        if d.exists():
-            if os.path.samefile(s, d):
-                continue
-            raise FileExistsError(f"{d} exists and is not the external data file {s} (remove it)")
-        d.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(s, d)
-        except OSError:  # another file system, or one without hard links
-            shutil.copyfile(s, d)
+    for loc, path in files.items():
+        data_files.place(path, dst, loc)
+
+
+def data_paths(model: onnx.ModelProto, folder: PathArg) -> dict[str, Path]:
+    """Each external data location of `model` (read from a file in `folder`) -> the file it names, every
+    location checked as ORT and onnx check it (data_files.resolve: ValueError, FileNotFoundError)."""
+    return {loc: data_files.resolve(Path(folder), loc) for loc in locations(model)}
 
 
 Message = Union[onnx.ModelProto, onnx.GraphProto]
@@ -149,7 +143,7 @@ def offload(model: onnx.ModelProto, folder: PathArg, location: str, min_bytes: i
     under `folder`, one tensor at a time, each tensor then naming its place in that file: the model shrinks
     to its graph without a second copy of its weights ever existing (onnx.save_model's external-data path
     holds more)."""
-    path = Path(folder) / _checked(location)
+    path = Path(folder) / data_files.relative(location)
     with open(path, "wb") as f:
         for t in model.graph.initializer:
             if uses_external_data(t) or not t.HasField("raw_data") or len(t.raw_data) < min_bytes:

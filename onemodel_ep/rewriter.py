@@ -183,9 +183,11 @@ def rewrite_file(
 
     The graph is read without its external tensors (`onnx.load(..., load_external_data=False)`), rewritten,
     and written with the same external data references. In `src`'s folder (or over `src`) the output shares
-    the input's data files; in another folder each data file is hard-linked beside `dst` under the same
-    relative name (copied where the file system cannot link), since ORT reads external data only from the
-    model's folder. Any size works: the graph alone is well under protobuf's 2 GiB limit.
+    the input's data files; in another folder each data file is copied beside `dst` under the same relative
+    name (a reflink where the file system has them), since ORT reads external data only from the model's
+    folder. A location that escapes `src`'s folder (symbolic links followed) or names a symbolic link, a
+    FIFO or a device is refused (ValueError). Any size works: the graph alone is well under protobuf's
+    2 GiB limit.
     """
     model = onnx.load(os.fspath(src), load_external_data=False)
     rep = report if report is not None else RewriteReport(mode, kernel_path)

@@ -9,6 +9,7 @@ import onnx
 from onnx import helper
 
 from onemodel_ep._lib import op_table, type_name
+from onemodel_ep.attribute_kinds import attribute_problem
 from onemodel_ep.node import probe
 
 
@@ -21,17 +22,13 @@ def input_types(node: onnx.NodeProto, types: Mapping[str, int]) -> tuple[list[in
 
 
 def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
-    """The node's scalar, string and integer-list attributes, by name (what om_node_create reads)."""
-    out: dict[str, object] = {}
-    for a in node.attribute:
-        if a.type in (
-            onnx.AttributeProto.INT,
-            onnx.AttributeProto.FLOAT,
-            onnx.AttributeProto.STRING,
-            onnx.AttributeProto.INTS,
-        ):
-            out[a.name] = helper.get_attribute_value(a)
-    return out
+    """Every attribute of `node` but subgraphs, by value. Their kinds are the schema's (attribute_problem
+    checked them), so the library never reads one of the wrong kind as absent."""
+    return {
+        a.name: helper.get_attribute_value(a)
+        for a in node.attribute
+        if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    }
 
 
 def verdict(
@@ -42,6 +39,9 @@ def verdict(
         return "op", f"{node.op_type} is not an operator of OneModel EP"
     if any(t < 0 for t in in_types):
         return "unknown type", "the element type of an input is not known"
+    problem = attribute_problem(node, opset)
+    if problem is not None:
+        return "attribute", problem
     reason = probe(
         node.op_type,
         in_types,
