@@ -85,12 +85,6 @@ extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... Redu
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
 
-/* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL), each call under
- * the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the caller's restored
- * afterwards: what every kernel family uses to split its work in fixed chunks. */
-void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
-                      void* ctx);
-
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);
 

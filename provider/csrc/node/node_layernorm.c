@@ -14,10 +14,11 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 
-/* Elements per parallel chunk: a few operations per element, as the cheap element-wise kernels (node.c). */
+/* Elements per parallel chunk: a few operations per element, as the cheap element-wise kernels (elementwise.c). */
 #define OM_LAYERNORM_CHUNK_ELEMS ((size_t)1 << 15)
 
 typedef struct om_layernorm_node {

@@ -17,6 +17,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 

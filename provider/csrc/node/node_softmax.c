@@ -13,10 +13,11 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 
-/* Elements per parallel chunk: 8K, as the costly element-wise kernels (node.c); 32K measured the same at one
+/* Elements per parallel chunk: 8K, as the costly element-wise kernels (elementwise.c); 32K measured the same at one
  * thread (onemodel bench --ops Softmax,LogSoftmax, 64K to 16M, 2026-12-02) and splits 64K rows in only two. */
 #define OM_SOFTMAX_CHUNK_ELEMS ((size_t)1 << 13)
 
