@@ -233,8 +233,8 @@ int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* cons
       snprintf(err, errlen, "node '%s' (op %s): input %zu has a rank but no shape", node->name, opn, k);
       return -1;
     }
-  if (node->family->shapes(node, n_inputs, data, shapes, ranks, n_outputs, out_shapes, out_ranks, err, errlen) != 0)
-    return -1;
+  om_node_io io = {n_inputs, data, shapes, ranks, n_outputs, NULL, out_shapes, out_ranks, NULL, NULL, err, errlen};
+  if (node->family->shapes(node, &io) != 0) return -1;
   for (size_t o = 0; o < n_outputs; o++) { /* the element count and its size in bytes must fit */
     size_t count = 1, esz = om_type_size(node->out_types[o]);
     int zero = 0;
@@ -275,6 +275,8 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
       snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;
     }
-  return node->family->run(node, n_inputs, data, shapes, ranks, n_outputs, outs, out_shapes, out_ranks,
-                           parallel_for, host_ctx, err, errlen);
+  /* run reads out_shapes and out_ranks only: io's pointers are not const for shapes' sake. */
+  om_node_io io = {n_inputs, data, shapes, ranks, n_outputs, outs, (int64_t*)out_shapes, (size_t*)out_ranks,
+                   parallel_for, host_ctx, err, errlen};
+  return node->family->run(node, &io);
 }
