@@ -1,8 +1,8 @@
 /* onemodel.h - the library's own C API: the op table, kernel paths, and ORT-independent nodes.
  *
  * Python reads this file as its cffi declarations (preprocessor lines and comments are stripped), and the ORT
- * glue (ort_glue.c) is a thin layer over the same functions, so tests that call kernels directly exercise the
- * code ORT runs.
+ * glue (ort/custom_ops.c, ort/kernel.c) is a thin layer over the same functions, so tests that call kernels
+ * directly exercise the code ORT runs.
  */
 #ifndef OM_ONEMODEL_H
 #define OM_ONEMODEL_H

@@ -2,9 +2,9 @@
  *
  * The environment is part of the result: a host that set flush-to-zero, denormals-are-zero, default-NaN or
  * another rounding mode on a thread (ORT can, with session.set_denormal_as_zero) would change our bits. Every
- * range of work (node.c's chunks, gemm.c's tasks, any new family's) runs between om_fpenv_enter, which sets the
- * IEEE default on this thread and returns the caller's setting, and om_fpenv_leave, which puts it back. Both are
- * one register read when the caller already runs under the default.
+ * range of work (node/parallel.c's chunks, gemm.c's tasks, any new family's) runs between om_fpenv_enter, which
+ * sets the IEEE default on this thread and returns the caller's setting, and om_fpenv_leave, which puts it back.
+ * Both are one register read when the caller already runs under the default.
  */
 #ifndef OM_FPENV_H
 #define OM_FPENV_H

@@ -36,7 +36,7 @@ OM_TR16_DECL(cos)
 OM_TR16_DECL(softplus)
 OM_TR16_DECL(mish)
 #undef OM_TR16_DECL
-/* Elu and Selu: binary kernels, operand b the f32 alpha (then gamma), broadcast (node.c's param_operand). */
+/* Elu and Selu: binary kernels, operand b the f32 alpha (then gamma), broadcast (node/elementwise.c's param_operand). */
 #define OM_TR16_DECL_P(name)                                                                                   \
   size_t om_tr16_##name##_f16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags); \
   size_t om_tr16_##name##_bf16(const void* a, const void* b, void* out, size_t n, unsigned bc, unsigned flags);

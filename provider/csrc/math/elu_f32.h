@@ -40,7 +40,7 @@ static inline __attribute__((always_inline)) om_vfh om_act_v(om_vfh xf, const om
 }
 
 /* The kernel of a parametrized unary f32 function: the binary kernel signature, operand b the node's
- * parameters (always broadcast: node.c's param_operand; f32 alpha, then gamma), read once by PRM. The loop is
+ * parameters (always broadcast: node/elementwise.c's param_operand; f32 alpha, then gamma), read once by PRM. The loop is
  * OM_TR_KERNEL's (om_vcore.h): whole vectors as two half vectors, the offsets of vectors with a flagged lane
  * noted per chunk (with a copy of their inputs when the output overlaps the input), then the fix. */
 #define OM_TR_KERNEL_PRM(NAME, PRM)                                                                   \

@@ -1,7 +1,7 @@
 /* om_half.h - scalar IEEE binary16 (f16) and bfloat16 (bf16) <-> f32 and f64: exact widening, one rounding to
  * nearest even back. Bit-based (integer operations and exact conversions only), so the same on every path. The
  * callers' NaN rules differ and each function names its own. Used by the reductions (reduce/reduce.c), GEMM
- * (gemm/gemm_body.inc), Cast (cast.c), the 16-bit transcendental tables (tr16.c) and node.c. */
+ * (gemm/gemm_body.inc), Cast (cast.c), the 16-bit transcendental tables (tr16.c) and node/elementwise.c. */
 #ifndef OM_HALF_H
 #define OM_HALF_H
 

@@ -18,6 +18,23 @@
 
 typedef struct om_family om_family;
 
+/* One call's inputs and outputs, as the entries of onemodel.h receive them: what a family's shapes and run
+ * read (shapes writes out_shapes and out_ranks; run only reads them). */
+typedef struct om_node_io {
+  size_t n_inputs;
+  const void* const* data;
+  const int64_t* const* shapes;
+  const size_t* ranks;
+  size_t n_outputs;
+  void* const* outs;     /* run only */
+  int64_t* out_shapes;   /* n_outputs x OM_MAX_RANK */
+  size_t* out_ranks;
+  om_parallel_for_fn parallel_for; /* run only */
+  void* host_ctx;
+  char* err;
+  size_t errlen;
+} om_node_io;
+
 struct om_node {
   int op;
   int kind;
@@ -48,12 +65,12 @@ struct om_family {
   /* Check the attributes; set node->out_types (and n_outputs, which node.c sets to the row's max_outputs)
    * and node->impl. 0, or -1 with a message naming node, op and problem. */
   int (*create)(om_node* node, const om_attrs* attrs, size_t n_inputs, const int* types, char* err, size_t errlen);
-  int (*shapes)(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
-                size_t errlen);
-  int (*run)(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-             const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
-             const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
+  /* The output shapes from io's inputs (data may be NULL where the shapes depend on no input's data) into
+   * io->out_shapes (OM_MAX_RANK per output) and io->out_ranks; 0, or -1 with a message in io->err. */
+  int (*shapes)(const om_node* node, const om_node_io* io);
+  /* Compute io's outputs (io->outs[o] NULL: not wanted) of the shapes `shapes` gave, splitting the work with
+   * io->parallel_for (om_parallel_ieee). 0, or -1 with a message in io->err. */
+  int (*run)(const om_node* node, const om_node_io* io);
   /* May be NULL: constant inputs are then read at run time like any other. */
   int (*set_constant)(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
                       size_t errlen);
@@ -84,12 +101,6 @@ extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
-
-/* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL), each call under
- * the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the caller's restored
- * afterwards: what every kernel family uses to split its work in fixed chunks. */
-void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
-                      void* ctx);
 
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);

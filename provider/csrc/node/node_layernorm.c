@@ -14,6 +14,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 
@@ -90,16 +91,13 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
   return 0;
 }
 
-static int om_ln_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
-                        size_t errlen) {
-  (void)data;
+static int om_ln_shapes(const om_node* node, const om_node_io* io) {
   size_t axis;
-  if (om_ln_axis(node, n_inputs, shapes, ranks, &axis, err, errlen) != 0) return -1;
-  size_t r = ranks[0];
-  for (size_t o = 0; o < n_outputs; o++) {
-    for (size_t d = 0; d < r; d++) out_shapes[o * OM_MAX_RANK + d] = o == 0 || d < axis ? shapes[0][d] : 1;
-    out_ranks[o] = r;
+  if (om_ln_axis(node, io->n_inputs, io->shapes, io->ranks, &axis, io->err, io->errlen) != 0) return -1;
+  size_t r = io->ranks[0];
+  for (size_t o = 0; o < io->n_outputs; o++) {
+    for (size_t d = 0; d < r; d++) io->out_shapes[o * OM_MAX_RANK + d] = o == 0 || d < axis ? io->shapes[0][d] : 1;
+    io->out_ranks[o] = r;
   }
   return 0;
 }
@@ -151,23 +149,18 @@ static void om_ln_chunk(void* ctx, size_t i) {
   }
 }
 
-static int om_ln_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
-                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
-                     size_t errlen) {
-  (void)out_shapes;
-  (void)out_ranks;
+static int om_ln_run(const om_node* node, const om_node_io* io) {
   size_t axis;
-  if (om_ln_axis(node, n_inputs, shapes, ranks, &axis, err, errlen) != 0) return -1;
+  if (om_ln_axis(node, io->n_inputs, io->shapes, io->ranks, &axis, io->err, io->errlen) != 0) return -1;
   om_ln_job j;
   memset(&j, 0, sizeof j);
   j.node = node;
-  j.rows = om_shape_count(shapes[0], axis);
-  j.n = om_shape_count(shapes[0] + axis, ranks[0] - axis);
-  j.x = data[0];
-  j.y = outs[0];
-  void* mean = n_outputs > 1 ? outs[1] : NULL;
-  void* inv = n_outputs > 2 ? outs[2] : NULL;
+  j.rows = om_shape_count(io->shapes[0], axis);
+  j.n = om_shape_count(io->shapes[0] + axis, io->ranks[0] - axis);
+  j.x = io->data[0];
+  j.y = io->outs[0];
+  void* mean = io->n_outputs > 1 ? io->outs[1] : NULL;
+  void* inv = io->n_outputs > 2 ? io->outs[2] : NULL;
   if (j.rows == 0) return 0;
   if (j.n == 0) { /* Y is empty; Mean and InvStdDev: +0 / 0 */
     const uint32_t nan = 0x7FC00000u;
@@ -178,25 +171,25 @@ static int om_ln_run(const om_node* node, size_t n_inputs, const void* const* da
     return 0;
   }
   if (!j.y) {
-    snprintf(err, errlen, "node '%s' (op LayerNormalization): output Y is required", node->name);
+    snprintf(io->err, io->errlen, "node '%s' (op LayerNormalization): output Y is required", node->name);
     return -1;
   }
-  size_t esz = om_type_size(node->type), m = ranks[0] - axis;
+  size_t esz = om_type_size(node->type), m = io->ranks[0] - axis;
   void* owned[4] = {NULL, NULL, NULL, NULL};
   int rc = 0;
   const void** ops[2] = {&j.scale, &j.bias};
   for (size_t k = 1; k < 3; k++) {
-    if (k >= n_inputs || !data[k]) continue;
-    if (om_shape_count(shapes[k], ranks[k]) == j.n) { /* broadcasting adds no element: the same layout */
-      *ops[k - 1] = data[k];
+    if (k >= io->n_inputs || !io->data[k]) continue;
+    if (om_shape_count(io->shapes[k], io->ranks[k]) == j.n) { /* broadcasting adds no element: the same layout */
+      *ops[k - 1] = io->data[k];
       continue;
     }
-    owned[k - 1] = om_ln_expand(data[k], shapes[k], ranks[k], shapes[0] + axis, m, j.n, esz);
+    owned[k - 1] = om_ln_expand(io->data[k], io->shapes[k], io->ranks[k], io->shapes[0] + axis, m, j.n, esz);
     if (!owned[k - 1]) goto oom;
     *ops[k - 1] = owned[k - 1];
   }
   if (!j.scale) {
-    snprintf(err, errlen, "node '%s' (op LayerNormalization): input Scale has no data", node->name);
+    snprintf(io->err, io->errlen, "node '%s' (op LayerNormalization): input Scale has no io->data", node->name);
     rc = -1;
     goto out;
   }
@@ -211,11 +204,11 @@ static int om_ln_run(const om_node* node, size_t n_inputs, const void* const* da
     j.inv32 = inv;
   }
   j.chunk = OM_LAYERNORM_CHUNK_ELEMS / j.n ? OM_LAYERNORM_CHUNK_ELEMS / j.n : 1;
-  om_parallel_ieee(parallel_for, host_ctx, (j.rows + j.chunk - 1) / j.chunk, om_ln_chunk, &j);
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (j.rows + j.chunk - 1) / j.chunk, om_ln_chunk, &j);
   if (j.failed) goto oom;
   goto out;
 oom:
-  snprintf(err, errlen, "node '%s' (op LayerNormalization): out of memory", node->name);
+  snprintf(io->err, io->errlen, "node '%s' (op LayerNormalization): out of memory", node->name);
   rc = -1;
 out:
   for (int q = 0; q < 4; q++) free(owned[q]);

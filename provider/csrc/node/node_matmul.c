@@ -131,40 +131,37 @@ static int om_mm_dims_of(const om_node* node, const int64_t* const* shapes, cons
   return 0;
 }
 
-static int om_mm_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
-                        size_t errlen) {
-  (void)data;
-  (void)n_outputs;
+static int om_mm_shapes(const om_node* node, const om_node_io* io) {
   const om_matmul* m = node->impl;
   om_mm_dims d;
-  if (om_mm_dims_of(node, shapes, ranks, &d, err, errlen) != 0) return -1;
+  if (om_mm_dims_of(node, io->shapes, io->ranks, &d, io->err, io->errlen) != 0) return -1;
   if (m->gemm) {
-    if (n_inputs > 2 && shapes[2] && ranks[2] > 0) { /* C must broadcast unidirectionally to [M, N] */
-      int ok = ranks[2] <= 2;
+    if (io->n_inputs > 2 && io->shapes[2] && io->ranks[2] > 0) { /* C must broadcast unidirectionally to [M, N] */
+      int ok = io->ranks[2] <= 2;
       int64_t want[2] = {d.M, d.N};
-      for (size_t k = 0; ok && k < ranks[2]; k++) {
-        int64_t c = shapes[2][k], w = want[2 - ranks[2] + k];
+      for (size_t k = 0; ok && k < io->ranks[2]; k++) {
+        int64_t c = io->shapes[2][k], w = want[2 - io->ranks[2] + k];
         ok = c == 1 || c == w;
       }
       if (!ok) {
         char sc[160];
-        om_shape_str(shapes[2], ranks[2], sc, sizeof sc);
-        snprintf(err, errlen, "node '%s' (op Gemm): C %s does not broadcast to [M, N] = [%lld, %lld]", node->name, sc,
+        om_shape_str(io->shapes[2], io->ranks[2], sc, sizeof sc);
+        snprintf(io->err, io->errlen,
+                 "node '%s' (op Gemm): C %s does not broadcast to [M, N] = [%lld, %lld]", node->name, sc,
                  (long long)d.M, (long long)d.N);
         return -1;
       }
     }
-    out_shapes[0] = d.M;
-    out_shapes[1] = d.N;
-    out_ranks[0] = 2;
+    io->out_shapes[0] = d.M;
+    io->out_shapes[1] = d.N;
+    io->out_ranks[0] = 2;
     return 0;
   }
   size_t r = 0;
-  for (size_t k = 0; k < d.batch_rank; k++) out_shapes[r++] = d.batch[k];
-  if (!d.a_vec) out_shapes[r++] = d.M;
-  if (!d.b_vec) out_shapes[r++] = d.N;
-  out_ranks[0] = r;
+  for (size_t k = 0; k < d.batch_rank; k++) io->out_shapes[r++] = d.batch[k];
+  if (!d.a_vec) io->out_shapes[r++] = d.M;
+  if (!d.b_vec) io->out_shapes[r++] = d.N;
+  io->out_ranks[0] = r;
   return 0;
 }
 
@@ -202,17 +199,11 @@ static int om_mm_set_constant(om_node* node, size_t k, const void* data, const i
   return 0;
 }
 
-static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
-                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
-                     size_t errlen) {
-  (void)n_outputs;
-  (void)out_shapes;
-  (void)out_ranks;
+static int om_mm_run(const om_node* node, const om_node_io* io) {
   const om_matmul* m = node->impl;
   const char* opn = om_op_row(node->op)->name;
   om_mm_dims d;
-  if (om_mm_dims_of(node, shapes, ranks, &d, err, errlen) != 0) return -1;
+  if (om_mm_dims_of(node, io->shapes, io->ranks, &d, io->err, io->errlen) != 0) return -1;
   om_gemm_args g;
   memset(&g, 0, sizeof g);
   g.path = node->path;
@@ -221,11 +212,11 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
   g.M = (size_t)d.M;
   g.N = (size_t)d.N;
   g.K = (size_t)d.K;
-  g.A = data[0];
-  g.B = data[1];
+  g.A = io->data[0];
+  g.B = io->data[1];
   g.alpha = m->alpha;
   g.beta = m->beta;
-  g.C = outs[0];
+  g.C = io->outs[0];
   g.ldc = (ptrdiff_t)d.N;
   g.c_batch_stride = (size_t)(d.M * d.N);
   if (m->gemm) {
@@ -234,10 +225,10 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
     g.csa = m->trans_a ? (ptrdiff_t)d.M : 1;
     g.rsb = m->trans_b ? 1 : (ptrdiff_t)d.N;
     g.csb = m->trans_b ? (ptrdiff_t)d.K : 1;
-    if (n_inputs > 2 && data[2]) { /* present (a rank-0 C may come with no dims pointer) */
-      size_t rc = ranks[2];
-      int64_t c0 = rc == 2 ? shapes[2][0] : 1, c1 = rc >= 1 ? shapes[2][rc - 1] : 1;
-      g.Cin = data[2];
+    if (io->n_inputs > 2 && io->data[2]) { /* present (a rank-0 C may come with no dims pointer) */
+      size_t rc = io->ranks[2];
+      int64_t c0 = rc == 2 ? io->shapes[2][0] : 1, c1 = rc >= 1 ? io->shapes[2][rc - 1] : 1;
+      g.Cin = io->data[2];
       g.rsc_in = c0 == 1 ? 0 : (ptrdiff_t)c1;
       g.csc_in = c1 == 1 ? 0 : 1;
     }
@@ -247,7 +238,8 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
     g.rsb = d.b_vec ? 1 : (ptrdiff_t)d.N;
     g.csb = d.b_vec ? 0 : 1;
   }
-  if (m->packed_b && m->packed_k == d.K && m->packed_n == d.N && (m->gemm || ranks[1] <= 2)) g.packed_b = m->packed_b;
+  if (m->packed_b && m->packed_k == d.K && m->packed_n == d.N && (m->gemm || io->ranks[1] <= 2))
+    g.packed_b = m->packed_b;
   size_t batch = 1;
   for (size_t k = 0; k < d.batch_rank; k++) batch *= (size_t)d.batch[k];
   g.batch = batch;
@@ -257,10 +249,10 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
     /* Each batch element's offsets into A and B (in elements) from the broadcast of their batch dims. */
     offs = malloc(2 * batch * sizeof(int64_t));
     if (!offs) {
-      snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+      snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
       return -1;
     }
-    size_t bra = d.a_vec ? 0 : ranks[0] - 2, brb = d.b_vec ? 0 : ranks[1] - 2;
+    size_t bra = d.a_vec ? 0 : io->ranks[0] - 2, brb = d.b_vec ? 0 : io->ranks[1] - 2;
     int64_t mat_a = d.a_vec ? d.K : d.M * d.K, mat_b = d.b_vec ? d.K : d.K * d.N;
     int64_t idx[OM_MAX_RANK];
     memset(idx, 0, sizeof idx);
@@ -269,12 +261,12 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
       for (size_t q = 0; q < d.batch_rank; q++) { /* from the innermost batch dim outwards */
         size_t dim = d.batch_rank - 1 - q;
         if (q < bra) {
-          int64_t e = shapes[0][bra - 1 - q];
+          int64_t e = io->shapes[0][bra - 1 - q];
           if (e != 1) oa += idx[dim] * sa;
           sa *= e;
         }
         if (q < brb) {
-          int64_t e = shapes[1][brb - 1 - q];
+          int64_t e = io->shapes[1][brb - 1 - q];
           if (e != 1) ob += idx[dim] * sb;
           sb *= e;
         }
@@ -289,10 +281,10 @@ static int om_mm_run(const om_node* node, size_t n_inputs, const void* const* da
     g.a_off = offs;
     g.b_off = offs + batch;
   }
-  int rc = om_gemm(&g, parallel_for, host_ctx);
+  int rc = om_gemm(&g, io->parallel_for, io->host_ctx);
   free(offs);
   if (rc != 0) { /* -1: allocation failed; -2: arguments om_gemm refuses (a bug here, never the user's) */
-    snprintf(err, errlen, rc == -2 ? "node '%s' (op %s): internal error: om_gemm refused its arguments"
+    snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_gemm refused its arguments"
                                    : "node '%s' (op %s): out of memory",
              node->name, opn);
     return -1;

@@ -17,6 +17,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 
@@ -214,19 +215,16 @@ static int om_rd_check_ranks(const om_node* node, size_t n_inputs, const size_t*
   return om_rd_resolve(node, n_inputs, NULL, NULL, ranks, &ax, err, errlen);
 }
 
-static int om_rd_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
-                        size_t errlen) {
-  (void)n_outputs;
+static int om_rd_shapes(const om_node* node, const om_node_io* io) {
   const om_reduce_node* r = node->impl;
   om_rd_axes ax;
-  if (om_rd_resolve(node, n_inputs, data, shapes, ranks, &ax, err, errlen) != 0) return -1;
+  if (om_rd_resolve(node, io->n_inputs, io->data, io->shapes, io->ranks, &ax, io->err, io->errlen) != 0) return -1;
   size_t o = 0;
-  for (size_t d = 0; d < ranks[0]; d++) {
-    if (ax.identity || !ax.mask[d]) out_shapes[o++] = shapes[0][d];
-    else if (r->keepdims) out_shapes[o++] = 1;
+  for (size_t d = 0; d < io->ranks[0]; d++) {
+    if (ax.identity || !ax.mask[d]) io->out_shapes[o++] = io->shapes[0][d];
+    else if (r->keepdims) io->out_shapes[o++] = 1;
   }
-  out_ranks[0] = o;
+  io->out_ranks[0] = o;
   return 0;
 }
 
@@ -247,21 +245,15 @@ static void om_rd_chunk(void* vt, size_t i) {
     __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
 }
 
-static int om_rd_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
-                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
-                     size_t errlen) {
-  (void)n_outputs;
-  (void)out_shapes;
-  (void)out_ranks;
+static int om_rd_run(const om_node* node, const om_node_io* io) {
   const om_reduce_node* r = node->impl;
   const char* opn = om_rd_name(node);
   om_rd_axes ax;
-  if (om_rd_resolve(node, n_inputs, data, shapes, ranks, &ax, err, errlen) != 0) return -1;
-  size_t rank = ranks[0];
-  size_t count = om_shape_count(shapes[0], rank);
+  if (om_rd_resolve(node, io->n_inputs, io->data, io->shapes, io->ranks, &ax, io->err, io->errlen) != 0) return -1;
+  size_t rank = io->ranks[0];
+  size_t count = om_shape_count(io->shapes[0], rank);
   if (ax.identity) {
-    if (count) memcpy(outs[0], data[0], count * om_type_size(node->type));
+    if (count) memcpy(io->outs[0], io->data[0], count * om_type_size(node->type));
     return 0;
   }
   /* coalesce: drop size-1 dimensions, merge neighbours of the same kind */
@@ -269,14 +261,15 @@ static int om_rd_run(const om_node* node, size_t n_inputs, const void* const* da
   uint8_t mask[OM_RED_MAX_RANK];
   size_t c = 0;
   for (size_t d = 0; d < rank; d++) {
-    int64_t e = shapes[0][d];
+    int64_t e = io->shapes[0][d];
     if (e == 1) continue;
     if (c && mask[c - 1] == ax.mask[d]) {
       dims[c - 1] *= e;
       continue;
     }
     if (c == OM_RED_MAX_RANK) {
-      snprintf(err, errlen, "node '%s' (op %s): the reduced and kept dimensions of input 0 alternate more than %d "
+      snprintf(io->err, io->errlen,
+               "node '%s' (op %s): the reduced and kept dimensions of input 0 alternate more than %d "
                "times", node->name, opn, OM_RED_MAX_RANK);
       return -1;
     }
@@ -285,16 +278,17 @@ static int om_rd_run(const om_node* node, size_t n_inputs, const void* const* da
   }
   om_reduce_plan plan;
   if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
+    snprintf(io->err, io->errlen,
+             "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
     return -1;
   }
   if (plan.units == 0) return 0;
   size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
   if (per == 0) per = 1;
-  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, per, data[0], outs[0], 0};
-  om_parallel_ieee(parallel_for, host_ctx, (plan.units + per - 1) / per, om_rd_chunk, &t);
+  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, per, io->data[0], io->outs[0], 0};
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + per - 1) / per, om_rd_chunk, &t);
   if (t.failed) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
     return -1;
   }
   return 0;

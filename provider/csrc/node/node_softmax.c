@@ -13,6 +13,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "parallel.h"
 #include "core/om_ops.h"
 #include "reduce/reduce.h"
 
@@ -70,16 +71,11 @@ static int om_sm_view(const om_node* node, const int64_t* dims, size_t rank, siz
   return 0;
 }
 
-static int om_sm_shapes(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                        const size_t* ranks, size_t n_outputs, int64_t* out_shapes, size_t* out_ranks, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)data;
-  (void)n_outputs;
+static int om_sm_shapes(const om_node* node, const om_node_io* io) {
   size_t outer, n, inner;
-  if (om_sm_view(node, shapes[0], ranks[0], &outer, &n, &inner, err, errlen) != 0) return -1;
-  for (size_t d = 0; d < ranks[0]; d++) out_shapes[d] = shapes[0][d];
-  out_ranks[0] = ranks[0];
+  if (om_sm_view(node, io->shapes[0], io->ranks[0], &outer, &n, &inner, io->err, io->errlen) != 0) return -1;
+  for (size_t d = 0; d < io->ranks[0]; d++) io->out_shapes[d] = io->shapes[0][d];
+  io->out_ranks[0] = io->ranks[0];
   return 0;
 }
 
@@ -100,22 +96,15 @@ static void om_sm_chunk(void* ctx, size_t i) {
     j->failed = 1;
 }
 
-static int om_sm_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                     const size_t* ranks, size_t n_outputs, void* const* outs, const int64_t* out_shapes,
-                     const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
-                     size_t errlen) {
-  (void)n_inputs;
-  (void)n_outputs;
-  (void)out_shapes;
-  (void)out_ranks;
-  om_sm_job j = {node, 0, 0, 0, 0, 0, data[0], outs[0], 0};
-  if (om_sm_view(node, shapes[0], ranks[0], &j.outer, &j.n, &j.inner, err, errlen) != 0) return -1;
+static int om_sm_run(const om_node* node, const om_node_io* io) {
+  om_sm_job j = {node, 0, 0, 0, 0, 0, io->data[0], io->outs[0], 0};
+  if (om_sm_view(node, io->shapes[0], io->ranks[0], &j.outer, &j.n, &j.inner, io->err, io->errlen) != 0) return -1;
   j.units = j.outer * j.inner;
   if (j.units == 0 || j.n == 0) return 0; /* no element */
   j.chunk = OM_SOFTMAX_CHUNK_ELEMS / j.n ? OM_SOFTMAX_CHUNK_ELEMS / j.n : 1;
-  om_parallel_ieee(parallel_for, host_ctx, (j.units + j.chunk - 1) / j.chunk, om_sm_chunk, &j);
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (j.units + j.chunk - 1) / j.chunk, om_sm_chunk, &j);
   if (j.failed) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
     return -1;
   }
   return 0;

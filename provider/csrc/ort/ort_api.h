@@ -7,7 +7,7 @@
  * version 21 (ORT 1.21); the comment before each member is its index. OrtCustomOp is versioned: ORT reads the
  * members up to the version we put in OrtCustomOp.version.
  *
- * Only ORT glue code (ort_glue.c) includes this file; kernels never do.
+ * Only ORT glue code (ort/, ep/) includes this file; kernels never do.
  */
 #ifndef OM_ORT_API_H
 #define OM_ORT_API_H
@@ -397,7 +397,7 @@ typedef struct OrtApi {
   /* The members below exist only in newer runtimes: 285-368 from API version 22/23 (ORT 1.22, 1.23; the graph
    * and execution-provider API, indices from the published layout of API version 30 and checked against ORT
    * 1.31.1 by tools/ort_api_slot_check.py), 414 from API 24. Read them only after checking the runtime's
-   * version (ort_glue.c, om_runtime_has_shape_ref; ep_factory.c). */
+   * version (custom_ops.c, om_runtime_has_shape_ref; ep_factory.c). */
   /* 285-288 */ void* unused_285_288[4];
   /* 289 */ OrtStatus*(OM_ORT_CALL* GetValueInfoName)(const OrtValueInfo* value_info, const char** name);
   /* 290 */ OrtStatus*(OM_ORT_CALL* GetValueInfoTypeInfo)(const OrtValueInfo* value_info, const OrtTypeInfo** type_info);

@@ -1,5 +1,5 @@
 /* ort_kernel.h - one ORT kernel over an om_node: created from an OrtKernelInfo, computed on an OrtKernelContext.
- * Shared by the custom-op path (ort_glue.c) and the execution-provider path (ep_kernels.c), so both read the same
+ * Shared by the custom-op path (custom_ops.c) and the execution-provider path (ep_kernels.c), so both read the same
  * attributes and run the same per-call code. Knows nothing of math. */
 #ifndef OM_ORT_KERNEL_H
 #define OM_ORT_KERNEL_H

@@ -19,7 +19,7 @@
  *
  * Work ranges: each entry computes the output units [begin, end) of its index space (om_reduce_units,
  * om_softmax_units, rows for LayerNorm). The FP environment is the caller's concern: the node layer runs
- * every range under the IEEE default (node.c, om_job_range_ieee); these functions never change it.
+ * every range under the IEEE default (node/parallel.c, om_parallel_ieee); these functions never change it.
  *
  * Return value: 0, or -1 when the op/type pair is not supported (nothing written).
  */

@@ -1,0 +1,16 @@
+/* parallel.h - the parallel-for every node family splits its work with: fixed chunks on the host's threads,
+ * each under the IEEE default floating-point environment. Knows nothing of ORT. */
+#ifndef OM_NODE_PARALLEL_H
+#define OM_NODE_PARALLEL_H
+
+#include <stddef.h>
+
+#include "onemodel.h"
+
+/* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL or total is 1),
+ * each call under the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the
+ * caller's restored afterwards. */
+void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
+                      void* ctx);
+
+#endif
