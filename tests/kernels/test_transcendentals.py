@@ -23,6 +23,7 @@ from gmpy2 import mpfr
 
 import onemodel_ep
 from onemodel_ep.node import Node
+from tests.reference import transcendental16 as g16
 
 PATHS = onemodel_ep.kernel_paths()
 F32 = 1  # onnx TensorProto.FLOAT
@@ -132,40 +133,21 @@ _F32 = gmpy2.ieee(32)
 
 
 def _mpfr_value(name, xf):
+    """f(xf) at 256 bits: tests/reference/transcendental16.py's formulas, and the parameterised Elu family."""
     with gmpy2.context(_CTX):
         x = mpfr(xf)
-        if name == "exp":
-            y = gmpy2.exp(x)
-        elif name == "log":
-            y = gmpy2.log(x)
-        elif name == "tanh":
-            y = gmpy2.tanh(x)
-        elif name == "sigmoid":
-            y = 1 / (1 + gmpy2.exp(-x))
-        elif name == "erf":
-            y = gmpy2.erf(x)
-        elif name == "gelu_erf":
-            y = x / 2 * gmpy2.erfc(-x / gmpy2.sqrt(mpfr(2)))
-        elif name == "gelu_tanh":  # x/2 (1 + tanh u) = x sigma(2u), no cancellation in the tail
-            v = 2 * gmpy2.sqrt(2 / gmpy2.const_pi()) * (x + mpfr("0.044715") * x * x * x)
-            y = x / (1 + gmpy2.exp(-v))
-        elif name == "softplus":  # no overflow of e^x
-            y = max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
-        elif name == "mish":
-            y = x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
-        elif name in ACT_PARAMS:
-            alpha, gamma = ACT_PARAMS[name]
-            op = name[:4]
-            if x > 0:
-                y = mpfr(gamma) * x if op == "selu" else x
-            elif x == 0:
-                y = x if op.startswith("elu") else mpfr(0)
-            else:
-                t = x / mpfr(alpha) if op == "celu" else x
-                em1 = gmpy2.expm1(t) if gmpy2.is_finite(t) else (mpfr(-1) if t < 0 else t)
-                y = (mpfr(gamma) * mpfr(alpha) if op == "selu" else mpfr(alpha)) * em1
+        if name not in ACT_PARAMS:
+            return g16.value(name, x)
+        alpha, gamma = ACT_PARAMS[name]
+        op = name[:4]
+        if x > 0:
+            y = mpfr(gamma) * x if op == "selu" else x
+        elif x == 0:
+            y = x if op.startswith("elu") else mpfr(0)
         else:
-            raise ValueError(name)
+            t = x / mpfr(alpha) if op == "celu" else x
+            em1 = gmpy2.expm1(t) if gmpy2.is_finite(t) else (mpfr(-1) if t < 0 else t)
+            y = (mpfr(gamma) * mpfr(alpha) if op == "selu" else mpfr(alpha)) * em1
     return y
 
 
