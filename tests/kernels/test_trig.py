@@ -219,7 +219,7 @@ def test_16bit_exhaustive(refs16, op, name, fmt):
 
 
 def test_16bit_reference_sample_from_mpfr(refs16):
-    import gen_transcendental16_refs as g16
+    from tests.reference import transcendental16 as g16
 
     rng = np.random.default_rng(8)
     for key in ("sin_f16", "cos_f16", "sin_bf16", "cos_bf16"):
