@@ -281,7 +281,7 @@ def _paired_ratios(per_round: Sequence[Sequence[float]]) -> list[float]:
     On a VM whose speed drifts from second to second (this project's CI machine moved by 10-30% within a
     minute), the ratio of two medians taken over the whole budget mixes slow and fast phases in different
     proportions for each session; the ratio within a round does not (a build against itself gives 1.000 this
-    way, see tools/ab_kernels.c), so the ratios are computed per round and their median reported.
+    way, see tools/bench/ab_kernels.c), so the ratios are computed per round and their median reported.
     """
     base = per_round[0]
     return [statistics.median(a / b for a, b in zip(base, ts, strict=True)) for ts in per_round]

@@ -45,7 +45,7 @@ if os.environ.get("ONEMODEL_WERROR"):
 TEST_ENTRIES = os.environ.get("ONEMODEL_TEST_ENTRIES") == "1"
 if TEST_ENTRIES:
     CFLAGS.append("-DOM_TEST_ENTRIES")
-# Sanitizer builds (tools/sanitize.sh) add their flags here.
+# Sanitizer builds (tools/ci/sanitize.sh) add their flags here.
 CFLAGS += os.environ.get("ONEMODEL_EXTRA_CFLAGS", "").split()
 LDFLAGS = os.environ.get("ONEMODEL_EXTRA_LDFLAGS", "").split()
 

@@ -22,7 +22,7 @@ ModelArg = Union[str, "os.PathLike[str]", bytes, onnx.ModelProto, None]
 
 
 def example_model_path() -> Path:
-    """The bundled example for `onemodel diff` with no MODEL (tools/make_diff_example.py writes it)."""
+    """The bundled example for `onemodel diff` with no MODEL (tools/gen/make_diff_example.py writes it)."""
     return Path(str(resources.files("onemodel_ep") / "examples" / "diff_demo.onnx"))
 
 

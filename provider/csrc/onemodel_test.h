@@ -21,7 +21,7 @@ int om_test_reduce(const char* op, int path, int type, int mode, size_t rank, co
  * `path` (reduce/reduce_rexp.h). Returns 0, or -1 for a path this CPU lacks. */
 int om_test_rexp(int path, const float* x, float* y, size_t n);
 
-/* Test entry (tests/test_gemm_kernel.py, tools/gemm_bench.py): om_gemm (gemm/gemm.h) with its arguments as plain
+/* Test entry (tests/kernels/test_gemm_kernel.py, tools/bench/gemm_bench.py): om_gemm (gemm/gemm.h) with its arguments as plain
  * values; prepack: pack B once (B + b_off[0]) first; threads > 1: run the tasks on that many threads. Returns
  * om_gemm's code (0, -1 allocation failure, -2 bad arguments). */
 int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N, size_t K, const void* A,

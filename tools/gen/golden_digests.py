@@ -5,9 +5,9 @@
 
 A change of bits is deliberate: bump onemodel_ep.digests.BITS_VERSION, run --write, and add a CHANGELOG.md
 line naming the ops that changed and why. --write refuses to run while BITS_VERSION equals the file's and the
-digests differ, so the file cannot be regenerated over a change by accident. The model digests are taken
-through OneModel EP at one thread on the widest path; the test (tests/test_golden.py) checks every path,
-both ways in (EP and rewrite) and two threads against them.
+digests differ, so the file cannot be regenerated over a change by accident. The model digests are
+taken through OneModel EP at one thread on the widest path; the test (tests/models/test_golden.py) checks
+every path, both ways in (EP and rewrite) and two threads against them.
 """
 
 from __future__ import annotations

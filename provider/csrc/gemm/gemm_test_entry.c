@@ -1,4 +1,4 @@
-/* gemm_test_entry.c - om_test_gemm: om_gemm with plain arguments, for tests and tools/gemm_bench.py (cffi).
+/* gemm_test_entry.c - om_test_gemm: om_gemm with plain arguments, for tests and tools/bench/gemm_bench.py (cffi).
  *
  * threads > 1 runs the tasks on that many threads (the caller and threads-1 started for the call), which take
  * task indices from a shared counter, so the assignment of tasks to threads varies from run to run. */

@@ -18,7 +18,7 @@
  *     This decides every pair whose x^y is farther than 2^-96 relative from a rounding boundary. That no
  *     non-exact pair comes closer is NOT proven (the worst cases of binary32 pow are not known to us); under
  *     the usual model (the distance to the nearest boundary uniform in ulps) the expected number of such pairs
- *     among all 2^64 is about 2^64 * 2^25 * 2^-96 = 2^-7. tools/pow_verify.sh counts fallback results within
+ *     among all 2^64 is about 2^64 * 2^25 * 2^-96 = 2^-7. tools/c_tool.py pow_verify counts fallback results within
  *     2^-90 of a boundary (none so far) and checks samples of 10^9 pairs against MPFR (see the doc).
  * Fast mode, f32: the same first pass without the rounding test (< 1 ulp; specials through om_pow_exact_f32).
  *
@@ -235,7 +235,7 @@ double om_pow_exact_f64(double x, double y) {
  * errs by < 2^-104 relative, log x by < 2^-103 relative, t by < |t| 2^-102.8 absolute (|t| <= 104 in the range
  * that matters), e^t by < 2^-101 relative more: |V - x^y| < 2^-96 x^y. We do not claim this as a proof; the
  * decision below uses B = 2^-90 and every lane whose V lies within B of a rounding boundary, exact cases
- * excluded (they are settled before), is reported by the OM_POW_STATS hook (tools/pow_verify.c counts them). */
+ * excluded (they are settled before), is reported by the OM_POW_STATS hook (tools/verify/pow_verify.c counts them). */
 static const om_dd OM_POW_INV_ODD[21] = {
     {0x1.0000000000000p+0, 0x0.0p+0},          {0x1.5555555555555p-2, 0x1.5555555555555p-56},
     {0x1.999999999999ap-3, -0x1.999999999999ap-57}, {0x1.2492492492492p-3, 0x1.2492492492492p-57},
@@ -292,7 +292,7 @@ static om_dd om_pow_exp_acc(om_dd t, int* k) { /* |t.hi| <= 120 */
   return om_dd_add(om_dd_make(1.0, 0.0), em1);
 }
 
-#ifdef OM_POW_STATS /* tools/pow_verify.c: the accuracy of the general path, and the lanes it cannot vouch for */
+#ifdef OM_POW_STATS /* tools/verify/pow_verify.c: the accuracy of the general path, and the lanes it cannot vouch for */
 void om_pow_on_undecided(float x, float y);
 void om_pow_on_general(float x, float y, double hi, double lo);
 #endif

@@ -5,7 +5,7 @@
  * result is known (each bound below is far outside the range where the 16-bit result could differ), else
  * evaluate the function in double-double (math/om_dd.h: relative error below about 2^-85) and round the pair
  * once to the 16-bit format (om_tr16_round). A 16-bit rounding boundary is a midpoint of precision p + 1 <= 12
- * bits; the exhaustive test (tests/test_transcendentals_16.py, all 65,536 inputs of both types against MPFR)
+ * bits; the exhaustive test (tests/kernels/test_transcendentals_16.py, all 65,536 inputs of both types against MPFR)
  * shows that no true value lies closer to one than the double-double error, except the exact cases the
  * evaluation reproduces exactly (e^0 = 1, log 1 = 0, sigma(0) = 1/2).
  *

@@ -70,7 +70,7 @@ static inline __attribute__((always_inline)) om_vd om_erf_y_fma(om_vfh xf) {
  * T = 32 (needs < 0.7 T = 22.4): only about one flagged lane in 1,000 (252 of 261,582 over all 2^32 inputs; one in
  * 128 with the degree-8 first pass) goes on to the double-double om_fb_erf (the
  * erf series, about 1 us a lane), whose lanes made about 6% of a 1M call's time (perf on
- * tools/profile_node.py Erf 1M exact). Lanes outside the first pass's range (zeros, subnormals) go straight to
+ * tools/bench/profile_node.py Erf 1M exact). Lanes outside the first pass's range (zeros, subnormals) go straight to
  * om_fb_erf. */
 static inline __attribute__((always_inline)) om_vd om_erf_y2_fma(om_vfh xf) {
   return om_erf_y_tab(xf, om_erf16_c9, 9); /* rounding test T = 32 */

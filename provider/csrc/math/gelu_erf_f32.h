@@ -39,8 +39,8 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
 /* FMA paths (512, 256). Ordinary inputs: -11.875 <= x <= +inf and |x| >= 2^-60 (results between 2^-104 and
  * FLT_MAX in magnitude, or +inf: below, z = +inf makes n = +inf and y = +inf, which the rounding test passes
  * or sends to the fallback, both +inf; with no upper bound the 512 path's input test is one compare shorter,
- * Gelu none 1.5% faster at 64K, tools/ab_kernels.sh, and its outputs are those of the FLT_MAX bound on every
- * f32 input, exact and fast, 512 and 256 paths, tools/ab_kernels.sh bits); other lanes (NaN, -inf, tiny or very
+ * Gelu none 1.5% faster at 64K, tools/bench/ab_kernels.sh, and its outputs are those of the FLT_MAX bound on every
+ * f32 input, exact and fast, 512 and 256 paths, tools/bench/ab_kernels.sh bits); other lanes (NaN, -inf, tiny or very
  * negative x) send the whole vector (then the half vector, OM_TR_KERNEL_FMA) to om_gelu_erf_v above.
  * One formula for both signs, with C = erfc(u/sqrt2) <= 1 (no cancellation anywhere):
  *   x Phi(x) = x C/2 = -|x|/2 C (x < 0),  x - |x|/2 C (x > 0),  i.e.  y = max(x, 0) - |x| C/2.
@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  * C = e^t P(u)/Q(u), t = -u^2/2, P/Q ~= G(u) = e^(u^2/2) erfc(u/sqrt2) (a rational function: no table):
  *   e^t by om_vexp16's reduction done on w = u^2 = -2t (exact), with the 1.5 2^52 shifter and the scale from
  *   the bits of ke (om_vexp16_sc_bits) on both paths (the 512 path's VSCALEFPD made this kernel 1% slower,
- *   tools/ab_kernels.sh): ke = fma(w, -RN(16/ln2)/2, 1.5 2^52) rounds the same product as fma(t, RN(16/ln2),
+ *   tools/bench/ab_kernels.sh): ke = fma(w, -RN(16/ln2)/2, 1.5 2^52) rounds the same product as fma(t, RN(16/ln2),
  *   1.5 2^52), so the same k, and kq = ke - 1.5 2^52 = k; r2 = fms(kq, -2 HI, w) = -2 k HI - w =
  *   2 r' with r' = t - k HI om_vexp16's exact reduced argument (for k != 0, |t| >= 0.0216 means u >= 0.2, u a
  *   multiple of 2^-26, t of 2^-53, k HI of 2^-57, and |t - k HI| < 2^-5: at most 52 bits), so r2 is exact too;
@@ -58,8 +58,8 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  *   in units of 2^-53 (relative, on e^t); -70.5 <= t <= 0 keeps sc normal. Pe = 1 + p(r') as one Horner chain in
  *   r2 (the coefficients 1, 1/2, q_j/2^(j+2) of om_expm1_q16s: the same polynomial, scaled exactly): within
  *   2^-45.65 (Sollya, absolute) + 1.06 2^-53 of e^r' (166.2 + 1.1 units); sc = T_j 2^(k >> 4) within 2^-53.
- *   P/Q: om_gelu_rp (-P/2) and om_gelu_rq, degree 6 and 7, from tools/sollya/om_tr_consts.sollya (Q fitted by
- *   tools/sollya/gelu_rational_fit.py): relative error against G < 2^-40.71875 (OM_GELU_RAT_LOG2ERR, supnorm,
+ *   P/Q: om_gelu_rp (-P/2) and om_gelu_rq, degree 6 and 7, from tools/gen/sollya/om_tr_consts.sollya (Q fitted by
+ *   tools/gen/sollya/gelu_rational_fit.py): relative error against G < 2^-40.71875 (OM_GELU_RAT_LOG2ERR, supnorm,
  *   rigorous, rounded up) < 4977.7 units. Every coefficient is positive and u >= 0, so each Horner step in FMA
  *   adds two nonnegative terms and rounds once: P~ within (1 + 2^-53)^6 - 1 < 6.01 units of P, Q~ within 7.01 of Q.
  *   ep = RN(RN(sc P~) Pe): two more roundings. ep/Q~ = -C~/2 with C~ within 4977.7 + 21.4 + 167.3 + 1 + 2 + 6.01
@@ -72,7 +72,7 @@ static inline __attribute__((always_inline)) om_vfh om_gelu_erf_v(om_vfh xf, int
  *   The division as n/d (OM_TR_KERNEL_FMA_QUOT: a half vector alone by VDIVPD, 1 unit; a whole vector by
  *   om_vdiv_pair, 4.01 units; finite x Q~ <= 2^128 Q(11.875) < 2^144 and d0 d1 < 2^32, every product a normal double).
  * Total below 5182.4 + 3.01 + 4.01 < 5190 units < 2^-40.65; rounding test T = 8192 (needs < 0.7 T = 5734.4
- * units). About twice the fallback lanes of T = 4096, still below 2^-17 of the lanes (tools/cr_verify.sh). */
+ * units). About twice the fallback lanes of T = 4096, still below 2^-17 of the lanes (tools/verify/cr_verify.sh). */
 static inline __attribute__((always_inline)) void om_gelu_erf_nd(om_vfh xf, const double* rp, int np, const double* rq,
                                                                   int nq, om_vd* n, om_vd* d) {
   om_vd x = om_vwiden(xf);
@@ -100,7 +100,7 @@ static inline __attribute__((always_inline)) void om_gelu_erf_q_fma(om_vfh xf, o
  * = 261.3, n within 3.01 (x > 0) or 1 unit, the division 1: < 266 units < 2^-44.9, rounding test T = 512
  * (needs < 0.7 T = 358.4). A lane it cannot settle either (about one in 16 of them) takes the double-double
  * om_fb_gelu_erf, 0.3 to 6 us a lane: on uniform inputs on [-10, 10] those made about 9% of a call's time with
- * T = 8192 and no second chance (perf, tools/profile_node.py Gelu 1M exact). Other lanes (x outside the first
+ * T = 8192 and no second chance (perf, tools/bench/profile_node.py Gelu 1M exact). Other lanes (x outside the first
  * pass's range) go straight to om_fb_gelu_erf. */
 static inline __attribute__((always_inline)) om_vd om_gelu_erf_y2_fma(om_vfh xf) {
   om_vd n, d;

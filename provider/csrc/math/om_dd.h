@@ -8,7 +8,7 @@
  * products are made exact by Veltkamp/Dekker splitting), no libm: the same bits on every kernel path.
  *
  * That the fallbacks settle every lane that reaches them is not argued from the bounds alone: the exhaustive
- * check (tools/cr_verify.c) runs every f32 input through the kernels and compares with MPFR.
+ * check (tools/verify/cr_verify.c) runs every f32 input through the kernels and compares with MPFR.
  *
  * The dd-valued om_dd_log, om_dd_tanh, om_dd_erf, om_dd_gelu_erf, om_dd_gelu_tanh (with om_dd_exp and
  * om_dd_sigmoid) are also the evaluations behind the f16/bf16 tables of ../tr16.c, which round them once to

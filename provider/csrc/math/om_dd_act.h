@@ -4,7 +4,7 @@
  *
  * Only IEEE + - * / on doubles (om_dd_core.h, om_dd.h's om_dd_exp), as everywhere in exact mode. The error
  * bounds below are a priori estimates; that every fallback lane rounds correctly is what the MPFR checks
- * (tools/cr_verify.c, tests/test_activations_cr.py) verify.
+ * (tools/verify/cr_verify.c, tests/kernels/test_transcendentals.py) verify.
  */
 #ifndef OM_DD_ACT_H
 #define OM_DD_ACT_H

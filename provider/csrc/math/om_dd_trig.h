@@ -3,7 +3,7 @@
  *
  * Reduction (om_trig_reduce, |x| >= 0.78, x an f32 value): x = m 2^e with m < 2^24 an integer, e = E - 150
  * (E the biased f32 exponent, so -24 <= e <= 104 here). With 2/pi = sum_{i >= 1} b_i 2^-i (om_2opi_bits,
- * tools/gen_trig_tables.py; b_i = 0 for i <= 0),
+ * tools/gen/gen_trig_tables.py; b_i = 0 for i <= 0),
  *   x 2/pi = m sum_i b_i 2^(e-i).
  * The bits i < i0 = e - 31 add multiples of m 2^32, a multiple of 4: they change no quadrant and no fraction.
  * The 192 bits b_i0 .. b_(i0+191) form the integer G (b_i0 its top bit), so they add m G 2^(e - i0 - 191) =
@@ -15,7 +15,7 @@
  * accurate double-double additions, each within 2^-105 of its result, all partial sums within 2^-64 of t):
  * the result is within 3 2^-105 |t| + 2^-136 of x 2/pi - k. For x < 0 the reduction of |x| is negated (k -> -k).
  * The table is read from b_-55 (e = -24) to b_264 (e = 104): the 11 words hold b_-63 .. b_288.
- * Over all f32 |x| >= 0.78 the smallest |t| is 2^-29.86, at x = 0x1.f37c8ap+95 (tools/trig_reduce_scan.sh scans
+ * Over all f32 |x| >= 0.78 the smallest |t| is 2^-29.86, at x = 0x1.f37c8ap+95 (tools/c_tool.py trig_reduce_scan scans
  * them all and checks the reduction against MPFR), so t is within 2^-103 of x 2/pi - k, relatively.
  *
  * r = t pi/2 in double-double (pi/2 to 107 bits, one product): within 2^-102 relative of x - k pi/2.

@@ -1,6 +1,6 @@
 /* om_fast_f32.h - FAST mode of the f32 Exp, Log, Tanh, Sigmoid, Erf, Gelu (none, tanh) kernels: evaluated in
  * f32 at the path's full lane count (16 lanes on the 512 path), range reduction and minimax polynomials with
- * binary32 coefficients (tools/sollya/om_fast_consts.sollya -> om_fast_consts.h). No double-precision pass,
+ * binary32 coefficients (tools/gen/sollya/om_fast_consts.sollya -> om_fast_consts.h). No double-precision pass,
  * no rounding test, no scalar fallback. See docs/exact-transcendentals.md, "Fast mode", for the algorithms
  * and the exhaustively measured errors (a few ulp; exact mode is untouched and still correctly rounded).
  *

@@ -271,7 +271,7 @@ static inline __attribute__((always_inline)) int om_tr_all(om_vih m) {
 /* sc = T_j 2^(k >> 4) (tab = om_exp16_t), or 2 T_j 2^(k >> 4) (tab = om_exp16_t2), j = k & 15, from ks and kq
  * above, exact while the exponent stays normal (|k >> 4| <= 1021):
  *   512 path: VSCALEFPD(tab[j], kq) = tab[j] 2^floor(k/16): one operation where the 256 path's shift and add
- *   take two (tools/port_bench.c: VPSLLQ and VPADDQ each occupy a vector port like an FMA).
+ *   take two (tools/bench/port_bench.c: VPSLLQ and VPADDQ each occupy a vector port like an FMA).
  *   256 path (om_vexp16_sc_bits, for a ks from the 1.5 2^52 shifter on any path): bits(om_exp16_adj[j]) +
  *   (bits(ks) << 48) = bits(T_j) + (k >> 4) << 52 (the shifter's bits vanish in the shift; om_exp16_adj[j] =
  *   T_j's bits minus j << 48); for 2 T_j the caller's shifter is 1.5 2^52 + 16, whose 16 adds 1 << 52 (one to
@@ -435,7 +435,7 @@ static inline __attribute__((always_inline)) om_vd om_vclamp_sym(om_vd w, double
  * w = RN(1/RN(d0 d1)), y0 = RN(RN(n0 d1) w), y1 = RN(RN(n1 d0) w). Four roundings, each within 2^-53 relative
  * (the first enters through 1/p): y0 = (n0/d0)(1 + eta) with |eta| < 4.01 2^-53, and the same for y1
  * (3.01 2^-53 where a numerator is exactly 1). The division itself is VDIVPD, the IEEE one; the divider is a
- * unit of its own that takes about 16 cycles per VDIVPD of 8 lanes here (tools/port_bench.c), so one division
+ * unit of its own that takes about 16 cycles per VDIVPD of 8 lanes here (tools/bench/port_bench.c), so one division
  * per 16 lanes instead of two halves its load. Split for the pipelined loop (OM_TR_KERNEL_FMA_QUOT): the start
  * (products and the division) of one vector, the end (two products) PIPE vectors later. */
 static inline __attribute__((always_inline)) void om_vdiv_pair_start(om_vd n0, om_vd d0, om_vd n1, om_vd d1,
@@ -487,7 +487,7 @@ static inline __attribute__((always_inline)) int om_tr_test_index(unsigned t) {
 #endif
 /* mem = 0: the two constants held in registers (the asm keeps GCC from rebuilding them in every iteration);
  * mem = 1 (512 path; the kernels whose tables or coefficients fill the registers: Log, Erf, Gelu none; and
- * Sigmoid, 1-3% faster so by tools/ab_kernels.sh): both as broadcast memory operands, a load each and no
+ * Sigmoid, 1-3% faster so by tools/bench/ab_kernels.sh): both as broadcast memory operands, a load each and no
  * vector-port operation, where GCC would otherwise rebuild them from general registers in every iteration. Same
  * flags either way. */
 static inline __attribute__((always_inline)) om_vfh om_tr_round_bits_as(om_vd y, unsigned t, int mem, int exact,
@@ -586,7 +586,7 @@ static inline __attribute__((always_inline)) int om_tr_any(const om_vih* bad) {
  * then NAME_fix redoing the noted vectors once the chunk's stores are all done. ORT may run these nodes in place
  * (GetMayInplace): when the output overlaps the input, the chunk's stores have overwritten the inputs by the
  * time the fix runs, so OM_TR_NOTE also copies the vector's input lanes to xin[nfix] and the fix reads that
- * copy (tests/test_transcendentals.py, test_in_place_matches_out_of_place; out of place the copy is skipped:
+ * copy (tests/kernels/test_transcendentals.py, test_in_place_matches_out_of_place; out of place the copy is skipped:
  * it cost Exp 3%). Between OM_TR_LOOP_OPEN and OM_TR_LOOP_CLOSE comes the chunk's loop over i (up to end). */
 #define OM_TR_LOOP_OPEN(NAME)                                                                    \
   static size_t OM_FN(NAME)(const void* pa, void* po, size_t n, unsigned fl) {                   \
@@ -693,7 +693,7 @@ static inline __attribute__((always_inline)) int om_tr_any_test2(om_vd y0, om_vd
  * the other vectors' work covers: a chain ending in a division or in five dependent products ran at the same
  * lower speed, so the chain's length, not the operation count, was what held these loops back. A vector that
  * fails the input test first finishes the pending ones. Each kernel's PIPE is the fastest of those tried on
- * this machine (tools/tr_bench.sh OP 65536, binaries alternated): 4 for Tanh (3 was 6% slower; 2 on the 256
+ * this machine (tools/c_tool.py tr_bench OP 65536, binaries alternated): 4 for Tanh (3 was 6% slower; 2 on the 256
  * path) and Sigmoid (3 no faster than 2, 4 5% faster; 2 on the 256 path, where 4 was 9% slower), each with the
  * reduction of its exponential in the start and the polynomial in the startb, and Gelu tanh (6% faster than
  * 3), with v in the start and the whole exponential in the startb; 3 for Gelu none (4, with either its P and e^t or its Q in the start, no faster); 2 for Log and

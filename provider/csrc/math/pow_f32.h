@@ -8,7 +8,7 @@
  *   log2: u = bits(double x); tmp = u - bits(0.70703125); k = tmp >> 52 (arithmetic), i = 8 bits of tmp under
  *         the exponent, z = x 2^-k in [0.70703125, 1.4140625) (exact, also for subnormal f32 x, normal in
  *         double). invc_i has 20 significant bits, so z invc_i (24 x 20 bits) is exact and r = z invc_i - 1 is
- *         exact (Sterbenz); |r| <= 2^-8 (tools/gen_pow_consts.py). logc_i = RN(-log2 invc_i); invc = 1, logc = 0
+ *         exact (Sterbenz); |r| <= 2^-8 (tools/gen/gen_pow_consts.py). logc_i = RN(-log2 invc_i); invc = 1, logc = 0
  *         on the two subintervals around 1. P(r) = degree-7 Taylor polynomial of log2(1 + r): truncation
  *         < 2^-58.9 |log2(1+r)|; Horner with c0 rounded, the sum c0 + r q and the product r (...) rounded:
  *         |P - log2(1+r)| <= 3.03 * 2^-53 |P| < 1.5625 * 2^-52 |P|.
@@ -17,7 +17,7 @@
  *         |t - y log2 x| <= Et = |y| (2^-53 |logc| + 1.5625 * 2^-52 |P| + 2^-53 |w|) + 2^-53 (|tw| + |t|),
  *         computed per lane (times 1.01 for the roundings of its own evaluation).
  *         Et < 2^-44 |t| always: for k != 0, |log2 x| >= 1/2 >= |w|, |logc|, so |y| <= 2 |t|; for k = 0,
- *         |logc| <= 1.51 |log2 z| (tools/gen_pow_consts.py).
+ *         |logc| <= 1.51 |log2 z| (tools/gen/gen_pow_consts.py).
  *   range: t - Et > 128: x^y > 2^128, RN = inf; t + Et < -150: x^y < 2^-150, RN = 0 (the midpoint 2^-150
  *         itself rounds to the even 0). Others are evaluated with t clamped to [-160, 130].
  *   exp2: j = rint(64 t), r2 = t - j/64 exact, |r2| <= 1/128; 2^r2 - 1 = p(r2), degree-6 Taylor (truncation
@@ -136,7 +136,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
   om_vl redo = sc;
   if (exact) {
     om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
-#ifdef OM_POW_DEBUG /* tools/pow_eps_check.c: v and its bound eps per lane, before the test */
+#ifdef OM_POW_DEBUG /* tools/verify/pow_eps_check.c: v and its bound eps per lane, before the test */
     OM_POW_DEBUG(x, y, v, eps, settled);
 #endif
     om_vl bad = __builtin_convertvector(om_pow_unsettled(v, eps), om_vl);
@@ -163,7 +163,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v(om_vfh xf, om_vfh y
  * The polynomial steps P(r) (Horner) and p2 were bounded with a relative rounding |d| <= 2^-53 for every
  * product and every sum; a fused multiply-add is the case d = 0 for its product, so those bounds cover it.
  * The per-lane Et and eps are computed by the same expressions (with their 1.01 margin) and the rounding test
- * is the same. Verification: tools/pow_verify.sh (all paths against MPFR) and tools/pow_eps_check.sh. */
+ * is the same. Verification: tools/c_tool.py pow_verify (all paths against MPFR) and tools/c_tool.py pow_eps_check. */
 static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_vfh yf, int exact, om_vih* fix) {
   om_vuh xb = (om_vuh)xf, yb = (om_vuh)yf & 0x7fffffffu;
   om_vih ord = (om_vih)(xb - 1u <= 0x7f7ffffeu) & (om_vih)(yb < 0x7f800000u);
@@ -192,7 +192,7 @@ static inline __attribute__((always_inline)) om_vfh om_pow_v_fma(om_vfh xf, om_v
   if (exact) {
     om_vd et = om_pow_et(y, logc, p, w, tw, t);
     om_vd eps = et * 0.71 + 1.1 * 0x1p-53;
-#ifdef OM_POW_DEBUG_FMA /* tools/pow_eps_check.c -p 512: v and its bound eps per lane, before the test */
+#ifdef OM_POW_DEBUG_FMA /* tools/verify/pow_eps_check.c -p 512: v and its bound eps per lane, before the test */
     OM_POW_DEBUG_FMA(x, y, v, eps);
 #endif
     *fix = om_pow_unsettled(v, eps);

@@ -8,7 +8,7 @@
  * q = k + 1 mod 4 (k mod 4 from the integer k, two's complement, for either sign of x).
  *
  * Reduction (Cody-Waite in quarter turns with per-exponent constants, every finite x; om_trig_tab.h, written by
- * tools/gen_trig_tables.py). om_trig_cw gives C1, C2, C3 for the f32 biased exponent E of x:
+ * tools/gen/gen_trig_tables.py). om_trig_cw gives C1, C2, C3 for the f32 biased exponent E of x:
  *   |x| < 2^33 (E < 160): 2/pi = C1 + C2 + rho2, C1 and C2 of 28 bits (ulp(C1) = 2^-28, |C2| < 2^-30.8),
  *   |rho2| < 2^-60.68, C3 = RN(rho2), |rho2 - C3| < 2^-114.9. The same three constants for every such lane (a
  *   half vector with no wider lane takes them without the gathers: the same values).
@@ -27,7 +27,7 @@
  *   t - T = T(e1 + e3 + e1 e3) - x rho e1 (1 + e3) + x (C3 - rho) + x C3 e2 (1 + e3), so
  *   |t - T| <= 2^-51.99 |T| + 2^-112.5 |x| (|x| < 2^33; the last three terms < 2^-113.68, 2^-114.9, 2^-113.68 of |x|)
  *   and <= 2^-51.99 |T| + 2^-81.4 for the wider lanes (each of the three < 2^-83).
- * Polynomials (tools/sollya/om_trig_consts.sollya -> om_trig_consts.h), |t| <= 1/2 + 2^-20:
+ * Polynomials (tools/gen/sollya/om_trig_consts.sollya -> om_trig_consts.h), |t| <= 1/2 + 2^-20:
  *   s(t) ~= t S(u), u = RN(t^2), S of degree 6: relative error < 2^-54.5 (supnorm); Horner with |u S'/S| < 0.11:
  *   u's rounding < 0.11 2^-53, the steps < 1.25 2^-53 (the last addition 2^-53, the rest damped by 0.11), t S:
  *   2^-53; in all < 2^-54.5 + 2.36 2^-53 < 2^-51.55.

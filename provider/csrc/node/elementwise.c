@@ -31,12 +31,12 @@
  * instructions per element, memory-bound beyond the caches) take 32K-element chunks, whose hand-off to a
  * thread costs far less than the chunk, and which split a 64K tensor over two threads (with 64K chunks such
  * a tensor ran on one thread while ORT's own node used two: Sqrt 64K at two threads 26.6 -> 20.0 us, at one
- * thread within the noise, tools/profile_node.py); the f32/f64 transcendentals and Pow cost tens of
+ * thread within the noise, tools/bench/profile_node.py); the f32/f64 transcendentals and Pow cost tens of
  * instructions per element, so they take 8K-element chunks, but for the f32 transcendentals in fast mode
  * (3 to 10 times cheaper per element than exact) 16K: at 64K with two threads a call took 1-4% less
  * (Exp 10.1-10.4 -> 9.9-10.2 us, Tanh 12.1-12.6 -> 12.0-12.2, Sigmoid 13.3-14.3 -> 12.7-13.1, Erf 13.1 ->
  * 12.6-12.9, Gelu 17.4-17.6 -> 16.8-17.0, Log 15.3 -> 15.1; stock ORT's Exp 10.0), and at 1M the same within
- * the noise (tools/profile_node.py OP 64K|1M fast --threads 0, a temporary build reading the chunk size from
+ * the noise (tools/bench/profile_node.py OP 64K|1M fast --threads 0, a temporary build reading the chunk size from
  * the environment, three processes each). */
 #define OM_CHUNK ((size_t)1 << 15)
 #define OM_CHUNK_COSTLY ((size_t)1 << 13)

@@ -20,7 +20,7 @@
 /* GetTensorElementTypeAndShapeDataReference (member 414) came with API version 24 (ORT 1.24): the shape of an
  * input without the OrtTensorTypeAndShapeInfo that GetTensorTypeAndShape allocates and frees per call. Its
  * index is 3312 / 8 in the published layout, and was checked against ORT 1.31.1 by calling it on a tensor
- * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back: tools/ort_api_slot_check.py). */
+ * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back: tools/verify/ort_api_slot_check.py). */
 #define OM_ORT_API_SHAPE_REF_VERSION 24u
 
 #if defined(_WIN32)
@@ -396,7 +396,7 @@ typedef struct OrtApi {
   /* 284 */ void* unused_284; /* SetEpDynamicOptions */
   /* The members below exist only in newer runtimes: 285-368 from API version 22/23 (ORT 1.22, 1.23; the graph
    * and execution-provider API, indices from the published layout of API version 30 and checked against ORT
-   * 1.31.1 by tools/ort_api_slot_check.py), 414 from API 24. Read them only after checking the runtime's
+   * 1.31.1 by tools/verify/ort_api_slot_check.py), 414 from API 24. Read them only after checking the runtime's
    * version (custom_ops.c, om_runtime_has_shape_ref; ep_factory.c). */
   /* 285-288 */ void* unused_285_288[4];
   /* 289 */ OrtStatus*(OM_ORT_CALL* GetValueInfoName)(const OrtValueInfo* value_info, const char** name);

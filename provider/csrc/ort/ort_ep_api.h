@@ -13,8 +13,8 @@
  *     OrtEp::Compile fills one per fused node, OrtEpApi member 2 (EpGraphSupportInfo_AddNodesToFuse, with
  *     no fusion options) claims the nodes for it.
  * Layout taken from ORT's header of API version 30 (whose members 0-41 and struct prefixes are those of 24) and
- * checked against ORT 1.31.1 by tools/ort_api_slot_check.py (OrtEpApi members 18-37 and 40 called and their
- * results read back) and by tests/test_ep.py (every member the EP uses, end to end).
+ * checked against ORT 1.31.1 by tools/verify/ort_api_slot_check.py (OrtEpApi members 18-37 and 40 called and their
+ * results read back) and by tests/ep/test_ep.py (every member the EP uses, end to end).
  *
  * Only the execution-provider glue (ep_*.c) includes this file.
  */

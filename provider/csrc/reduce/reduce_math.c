@@ -37,7 +37,7 @@ double om_red_log_d(double x) {
 
 /* The correctly rounded log of one f32, for the one-row calls of LogSoftmax, where the log of a row's sum sits
  * between the row's two passes, so that its latency counts: a 16-lane Log kernel call for one value takes 29 ns
- * there against this function's 18 (tools/red_logf_check.sh, which also compares all 2^32 inputs with the Log
+ * there against this function's 18 (tools/c_tool.py red_logf_check, which also compares all 2^32 inputs with the Log
  * kernel of every path: 0 differ). Reduction and table as math/log_f32.h's om_log_v: x = 2^k z, z in [0.6875,
  * 1.375) on the double of x (subnormal f32 are ordinary doubles), c_i and -log c_i (hi, lo) from om_log_tab
  * (128 subintervals), r = z c_i - 1 exact, |r| <= 2^-7. log1p(r) ~= r - r^2/2 + r^3 q(r) (relative error <

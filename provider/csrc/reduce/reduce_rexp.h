@@ -7,7 +7,7 @@
  * and 256, FMLA on AArch64, the exact emulation of math/om_fma_sse.h on x86's 128 path and libm's fmaf (IEEE
  * exact) on the one-lane path; the scaling by 2^k rounds once (VSCALEFPS on 512, two power-of-two products
  * elsewhere, the first exact). So rexp gives the same bits on every path, CPU and mode. Its error over every
- * f32 in [-104, 0] is measured by tools/rexp_check.c against the correctly rounded Exp kernel.
+ * f32 in [-104, 0] is measured by tools/verify/rexp_check.c against the correctly rounded Exp kernel.
  *
  * Included by reduce_body.inc once per path, with OM_RED_VB (64, 32, 16 or 0) and that path's target pragma.
  */

@@ -1,0 +1,121 @@
+"""The two test models (testdata/models, tools/gen/make_test_models.py) run end to end on OneModel EP.
+
+Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
+it) x every kernel path x intra_op_num_threads 1, 2, 4 x every ORT optimisation level give the same bits;
+the outputs are within 1e-4 (scaled by max(1, max|stock|)) of stock ORT; and every node that computes
+runs on OneModel EP kernels, only data movement staying with stock ORT.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import onemodel_ep
+
+MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
+NAMES = ("bert_tiny", "llama_tiny")
+THREADS = (1, 2, 4)
+LEVELS = {
+    "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+TOLERANCE = 1e-4
+
+# Operators that only move, select or describe data (or make index tensors); they may stay with stock ORT.
+DATA_MOVEMENT = frozenset({
+    "Shape", "Size", "Reshape", "Transpose", "Gather", "GatherElements", "GatherND", "Concat", "Slice",
+    "Split", "Unsqueeze", "Squeeze", "Expand", "Flatten", "Identity", "Constant", "ConstantOfShape", "Range",
+    "Tile", "Pad",
+})
+
+def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seq * 100 + batch)
+    feeds = {"input_ids": rng.integers(0, 256, size=(batch, seq), dtype=np.int64)}
+    if name == "bert_tiny":
+        mask = np.ones((batch, seq), dtype=np.int64)
+        mask[-1, max(1, seq - 3):] = 0  # padding at the end of the last row
+        feeds["attention_mask"] = mask
+    return feeds
+
+
+VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
+
+
+def _ours(name: str, via: str, path: str | None, threads: int = 1,
+          level: ort.GraphOptimizationLevel = LEVELS["all"]) -> onemodel_ep.InferenceSession:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.graph_optimization_level = level
+    so.log_severity_level = 3  # ORT's notice that shape ops stay on the CPU EP
+    return onemodel_ep.InferenceSession(str(MODELS / f"{name}.onnx"), sess_options=so, mode="exact",
+                                        kernel_path=path, via=via)
+
+
+def _stock(name: str, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.graph_optimization_level = LEVELS["disable_all"]
+    sess = ort.InferenceSession(str(MODELS / f"{name}.onnx"), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_bits_on_every_path_thread_count_and_level(name: str) -> None:
+    """One set of bits for every (via, kernel path, intra-op threads, optimisation level)."""
+    feeds = _feeds(name, 2, 7)
+    want: list[np.ndarray] | None = None
+    first = ""
+    for via in VIAS:
+        for path in onemodel_ep.kernel_paths():
+            for threads in THREADS:
+                for level_name, level in LEVELS.items():
+                    got = _ours(name, via, path, threads, level).run(None, feeds)
+                    where = f"via {via}, path {path}, {threads} thread(s), level {level_name}"
+                    if want is None:
+                        want, first = got, where
+                        continue
+                    for i, (g, w) in enumerate(zip(got, want)):
+                        assert g.dtype == w.dtype and g.shape == w.shape, (name, where, i)
+                        diff = np.flatnonzero(g.view(np.uint32).ravel() != w.view(np.uint32).ravel())
+                        assert diff.size == 0, (
+                            f"{name} output {i}: {diff.size} element(s) differ between {first} and {where}, "
+                            f"max |diff| {float(np.max(np.abs(g - w)))}"
+                        )
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("batch", "seq"), [(1, 1), (2, 7), (3, 17)])
+def test_close_to_stock_ort(name: str, batch: int, seq: int) -> None:
+    feeds = _feeds(name, batch, seq)
+    stock = _stock(name, feeds)
+    scale = max(1.0, max(float(np.max(np.abs(s))) for s in stock))
+    for via in VIAS:
+        ours = _ours(name, via, None).run(None, feeds)
+        for i, (o, s) in enumerate(zip(ours, stock)):
+            assert o.shape == s.shape and o.dtype == s.dtype
+            assert np.all(np.isfinite(o)), (name, via, i)
+            err = float(np.max(np.abs(o.astype(np.float64) - s.astype(np.float64))))
+            assert err <= TOLERANCE * scale, f"{name} output {i}, via {via}: max |ours-stock| {err:.3g}"
+
+
+def _computing_stayed(name: str) -> set[str]:
+    """Computing ops left to stock ORT, over both ways in and the default and no optimisation."""
+    stayed: set[str] = set()
+    for via in VIAS:
+        for level in (LEVELS["disable_all"], LEVELS["all"]):
+            report = _ours(name, via, None, level=level).report
+            assert report.nodes, "the report is empty"
+            stayed |= {n.op for n in report.stayed if n.op not in DATA_MOVEMENT}
+    return stayed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_computing_node_is_retargeted(name: str) -> None:
+    stayed = _computing_stayed(name)
+    assert not stayed, f"{name}: computing nodes left to stock ORT: {sorted(stayed)}"

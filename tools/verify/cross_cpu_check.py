@@ -1,0 +1,249 @@
+"""Exact-mode fingerprint of every served operator, to compare across CPUs.
+
+    python tools/verify/cross_cpu_check.py --out native.json
+    qemu-x86_64 -cpu Haswell     $(which python) tools/verify/cross_cpu_check.py --out haswell.json
+    qemu-x86_64 -cpu SandyBridge $(which python) tools/verify/cross_cpu_check.py --out sandybridge.json
+    # on AArch64 (tools/verify/arm64_check.sh runs it)
+    python tools/verify/cross_cpu_check.py --out arm64.json
+    python tools/verify/cross_cpu_check.py --compare native.json haswell.json sandybridge.json arm64.json
+
+Each run computes, on every kernel path the CPU has (real CPUID or HWCAP dispatch, under qemu too), every
+operator of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
+infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
+tail, and records a SHA-256 of the output bytes. The structured ops (MatMul, Gemm, Softmax,
+LayerNormalization, Reduce*) run on shapes that give their blocked loops full blocks and edges, and the test
+models of testdata/models run whole, rewritten, at one and two threads; and every unary operator on every one
+of the 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). Exact mode promises the same digest
+on every path of every machine.
+
+--mode fast records fast mode instead, which promises a bound, not the same bits across paths; compare then
+selects paths to hold to the same bits with FILE:PATH,... and cases with --keys REGEX (for example
+--keys '^(Exp|Log|Tanh|Sigmoid|Erf|Gelu)\\(1\\)' x86.json:256 arm64.json:128: AArch64's 128 path runs the
+256 path's FMA bodies for the f32 transcendentals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from onnx import TensorProto, helper
+
+import onemodel_ep
+from onemodel_ep._lib import F_STRUCT, kernel_paths, op_table
+from onemodel_ep.node import Node, NodeError
+
+MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
+
+N = 1000 + 37  # vector bodies and a tail on every width
+
+
+def _values(t: int, rng: np.random.Generator) -> np.ndarray:
+    if t == TensorProto.BFLOAT16:
+        return rng.integers(0, 1 << 16, N).astype(np.uint16)
+    dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+    if dt == np.bool_:
+        return rng.integers(0, 2, N).astype(bool)
+    if dt.kind == "f":
+        bits = rng.integers(0, 1 << (8 * dt.itemsize), N, dtype=np.uint64).astype(f"u{dt.itemsize}")
+        x = bits.view(dt).copy()
+        x[: N // 2] = rng.normal(0, 20, N // 2).astype(dt)  # half ordinary values, half random bit patterns
+        x[:8] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5], dtype=dt)
+        return x
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, N, dtype=dt, endpoint=True)
+    edges = [0, 1, info.max, info.min, info.max - 1, -1 if info.min < 0 else 2]
+    x[:6] = np.array(edges, dtype=object).astype(dt)
+    return x
+
+
+def fingerprint(mode: str = "exact") -> dict[str, Any]:
+    rng_seed = 20261130
+    out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "arch": platform.machine(),
+                           "mode": mode, "paths": kernel_paths(), "digests": {}}
+    for row in op_table().values():
+        if row.flags & F_STRUCT:
+            for t in sorted(row.input0_types):
+                for types, attrs, shapes, opset in _struct_cases(row.name, t):
+                    _one(out, row.name, types, attrs, rng_seed, shapes, opset)
+            continue
+        if row.name == "Where":  # condition bool, values of every stored type
+            for vt in sorted(row.other_types):
+                _one(out, row.name, [TensorProto.BOOL, vt, vt], {}, rng_seed)
+            continue
+        for t in sorted(row.input0_types):
+            if row.name == "Mod":
+                for fmod in (0, 1):
+                    _one(out, row.name, [t, t], {"fmod": fmod}, rng_seed)
+            elif row.name == "Cast":
+                for to in sorted(row.input0_types):
+                    _one(out, row.name, [t], {"to": to}, rng_seed)
+            elif row.name == "Gelu":
+                for approx in ("none", "tanh"):
+                    _one(out, row.name, [t], {"approximate": approx}, rng_seed)
+            elif row.name == "Clip":
+                _one(out, row.name, [t, t, t], {}, rng_seed)
+            elif row.max_inputs == 1:
+                _one(out, row.name, [t], {}, rng_seed)
+            else:
+                for o in sorted(row.other_types) if row.other_types else [t]:
+                    _one(out, row.name, [t, o], {}, rng_seed)
+    all16 = np.arange(1 << 16, dtype=np.uint16)
+    for row in op_table().values():
+        if row.flags & F_STRUCT or row.max_inputs != 1 or row.name in ("Cast", "CastLike"):
+            continue
+        for t in sorted(row.input0_types & {TensorProto.FLOAT16, TensorProto.BFLOAT16}):
+            for attrs in ({"approximate": "none"}, {"approximate": "tanh"}) if row.name == "Gelu" else ({},):
+                x = all16.view(np.float16) if t == TensorProto.FLOAT16 else all16
+                _one(out, row.name, [t], attrs, rng_seed, given=[x], tag="/all16")
+    _models(out)
+    return out
+
+
+Case = tuple[list[int], dict[str, Any], list[Any], int]
+REDUCE_AXES_INPUT = {"ReduceSum": 13}  # the others take axes as an input from opset 18
+
+
+def _struct_cases(op: str, t: int) -> list[Case]:
+    """(input types, attributes, input shapes (or, for an int64 axes input, its values), opset) per case."""
+    if op == "MatMul":
+        return [([t, t], {}, [(37, 67), (67, 41)], 13), ([t, t], {}, [(3, 1, 19, 33), (2, 33, 17)], 13),
+                ([t, t], {}, [(1037,), (1037,)], 13)]
+    if op == "Gemm":
+        gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
+        return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
+                ([t, t], {}, [(37, 67), (67, 41)], 13)]
+    if op in ("Softmax", "LogSoftmax"):
+        return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
+                ([t], {"axis": 1}, [(5, 33, 19)], 11)]
+    if op == "LayerNormalization":
+        return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
+                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op.startswith("Reduce"):
+        since = REDUCE_AXES_INPUT.get(op, 18)
+        return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
+                ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
+                ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
+                ([t], {}, [(3, 33, 19)], since)]
+    return []
+
+
+def _models(out: dict[str, Any]) -> None:
+    """The test models, rewritten for each kernel path, at one and two threads."""
+    import onnxruntime as ort
+
+    for model_file in sorted(MODELS.glob("*.onnx")):
+        rng = np.random.default_rng(7)
+        feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
+        if "bert" in model_file.name:
+            feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)
+            feeds["attention_mask"][1, 6:] = 0
+        for threads in (1, 2):
+            digests = {}
+            for path in kernel_paths():
+                so = ort.SessionOptions()
+                so.intra_op_num_threads = threads
+                so.log_severity_level = 3  # no "nodes not assigned" warning per session
+                sess = onemodel_ep.InferenceSession(str(model_file), so, kernel_path=path)
+                h = hashlib.sha256()
+                for y in sess.run(None, feeds):
+                    h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
+                digests[path] = h.hexdigest()[:16]
+            out["digests"][f"model:{model_file.stem}:threads={threads}"] = digests
+
+
+def _one(out: dict[str, Any], op: str, types: list[int], attrs: dict[str, Any], seed: int,
+         shapes: list[Any] | None = None, opset: int = 0, given: list[np.ndarray] | None = None,
+         tag: str = "") -> None:
+    key = f"{op}({','.join(str(t) for t in types)}){json.dumps(attrs, sort_keys=True) if attrs else ''}"
+    if shapes is not None:
+        key += f"{shapes}@{opset}"
+    rng = np.random.default_rng(seed + len(key) * 7919 + sum(map(ord, key)))
+    arrays = given if given is not None else [_values(t, rng) for t in types]
+    if shapes is not None:  # a structured op: inputs of these shapes; a list of ints is an int64 axes input
+        arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
+                  else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
+    if op == "Clip":
+        arrays[1] = arrays[1][:1].copy()
+        arrays[2] = arrays[2][:1].copy()
+    key += tag
+    digests = {}
+    for path in kernel_paths():
+        try:
+            node = Node(op, types, attributes=attrs, mode=out["mode"], kernel_path=path, onnx_opset=opset)
+        except NodeError:
+            return  # not served for these types (e.g. a kernel not landed yet)
+        h = hashlib.sha256()
+        for y in node.run_outputs(*arrays):
+            h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
+        digests[path] = h.hexdigest()[:16]
+    out["digests"][key] = digests
+
+
+def compare(specs: list[str], keys_re: str | None = None) -> int:
+    """0 when every selected (file, path) gives the same digest for every case (those whose key matches
+    keys_re, when given); a spec is FILE or FILE:PATH,PATH (only those paths of that file)."""
+    files: list[str] = []
+    runs: list[dict[str, Any]] = []
+    chosen: list[set[str] | None] = []
+    for spec in specs:
+        name, _, sel = spec.partition(":") if not spec.endswith(".json") else (spec, "", "")
+        files.append(name)
+        runs.append(json.load(open(name)))
+        chosen.append(set(sel.split(",")) if sel else None)
+    modes = {r.get("mode", "exact") for r in runs}
+    if len(modes) > 1:
+        print(f"the files hold different modes: {sorted(modes)}")
+        return 2
+    bad = 0
+    keys = sorted(set().union(*(r["digests"].keys() for r in runs)))
+    if keys_re:
+        keys = [k for k in keys if re.search(keys_re, k)]
+    n_pairs = 0
+    for key in keys:
+        seen = {}
+        for f, r, sel in zip(files, runs, chosen):
+            for path, d in r["digests"].get(key, {}).items():
+                if sel is None or path in sel:
+                    seen[f"{f}:{path}"] = d
+        n_pairs += len(seen)
+        if len(set(seen.values())) > 1:
+            bad += 1
+            print(f"DIFFER {key}: {seen}")
+    print(f"{len(keys)} op/type cases, {n_pairs} (case, machine, path) digests, {bad} cases differ "
+          f"({modes.pop()} mode)")
+    for f, r, sel in zip(files, runs, chosen):
+        print(f"  {f}: {r.get('arch', r['machine'])}, paths {r['paths']}"
+              + (f", compared {sorted(sel)}" if sel else ""))
+    return 1 if bad else 0
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out")
+    p.add_argument("--mode", choices=("exact", "fast"), default="exact")
+    p.add_argument("--compare", nargs="+", metavar="FILE[:PATH,...]")
+    p.add_argument("--keys", metavar="REGEX", help="compare only the cases whose key matches")
+    a = p.parse_args(argv)
+    if a.compare:
+        return compare(a.compare, a.keys)
+    fp = fingerprint(a.mode)
+    text = json.dumps(fp, indent=1, sort_keys=True)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    else:
+        print(text)
+    print(f"{len(fp['digests'])} cases on paths {fp['paths']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
