@@ -26,7 +26,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SETS = ROOT / "benchmarks"
-REGION = re.compile(r"(<!-- figures: ([A-Za-z0-9_.-]+) -->\n)(.*?)(<!-- /figures -->)", re.S)
+# groups: 1 the start marker line, 2 its indent (a region in a list item is indented), 3 NAME, 5 end marker
+REGION = re.compile(
+    r"^(([ \t]*)<!-- figures: ([A-Za-z0-9_.-]+) -->\n)(.*?)^([ \t]*<!-- /figures -->)", re.S | re.M
+)
 REQUIRED = ("title", "command", "commit", "date", "machine", "ort_version", "columns", "rows", "notes")
 
 
@@ -91,8 +94,15 @@ def table(name: str, data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n\n" + provenance(name, data) + "\n"
 
 
+def _region(m: re.Match[str]) -> str:
+    indent = m.group(2)
+    lines = table(m.group(3), load_set(m.group(3))).splitlines(True)
+    body = "".join(indent + line if line.strip() else line for line in lines)
+    return m.group(1) + body + m.group(5)
+
+
 def render(text: str) -> str:
-    return REGION.sub(lambda m: m.group(1) + table(m.group(2), load_set(m.group(2))) + m.group(4), text)
+    return REGION.sub(_region, text)
 
 
 def all_sets() -> list[str]:
@@ -110,7 +120,7 @@ def main(argv: list[str]) -> int:
     used: set[str] = set()
     for doc in sorted(DOCS.glob("*.md")):
         text = doc.read_text()
-        used.update(m.group(2) for m in REGION.finditer(text))
+        used.update(m.group(3) for m in REGION.finditer(text))
         try:
             new = render(text)
         except (ValueError, json.JSONDecodeError) as e:
