@@ -2,6 +2,7 @@
 tables (the measurement sets in benchmarks/)."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,13 @@ def test_figure_sets_need_provenance():
         assert check_set("x", bad), field
     assert check_set("x", dict(good, rows=[good["rows"][0][:-1]]))
     assert check_set("x", dict(good, source="measured somewhere"))
+
+
+def test_doc_links_resolve():
+    missing = []
+    for doc in sorted((ROOT / "docs").glob("*.md")):
+        for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
+            target = m.group(1)
+            if "://" not in target and not (doc.parent / target).exists():
+                missing.append(f"{doc.name}: {target}")
+    assert missing == []
