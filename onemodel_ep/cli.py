@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from onemodel_ep import bench, cli_args, cli_diff
+from onemodel_ep import bench, cli_args, cli_diff, cli_verify
 from onemodel_ep._lib import EP_NAME, MODES, PATH_NAMES, kernel_paths, library_path, op_table, type_name
 from onemodel_ep.errors import UsageError
 from onemodel_ep.version import __version__
@@ -162,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench.add_subparser(sub)
     cli_diff.add_subparser(sub)
+    cli_verify.add_subparser(sub)
     return p
 
 
