@@ -44,4 +44,10 @@ class ParallelBuildExt(build_ext):
             compiler.compile = serial  # type: ignore[method-assign]
 
 
-setup(cffi_modules=["provider/build_ffi.py:ffibuilder"], cmdclass={"build_ext": ParallelBuildExt})
+# cffi builds _native as a limited-API module (_native.abi3.so, no Python symbols beyond the stable ABI), so
+# one wheel per platform serves every CPython 3.9+: tag it abi3, not the building interpreter's cp3X.
+setup(
+    cffi_modules=["provider/build_ffi.py:ffibuilder"],
+    cmdclass={"build_ext": ParallelBuildExt},
+    options={"bdist_wheel": {"py_limited_api": "cp39"}},
+)

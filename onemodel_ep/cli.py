@@ -1,4 +1,5 @@
-"""The `onemodel` command line: rewrite, run, info; bench (bench.py) and diff (cli_diff.py)."""
+"""The `onemodel` command line: rewrite, info; run (cli_run.py), verify (cli_verify.py), bench (bench.py)
+and diff (cli_diff.py)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,26 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import onnx
 
-from onemodel_ep import bench, cli_args, cli_diff
-from onemodel_ep._lib import EP_NAME, MODES, PATH_NAMES, kernel_paths, library_path, op_table, type_name
+from onemodel_ep import bench, cli_args, cli_diff, cli_run, cli_verify
+from onemodel_ep._lib import (
+    EP_NAME,
+    F_STRUCT,
+    MODES,
+    PATH_NAMES,
+    kernel_paths,
+    library_path,
+    op_table,
+    type_name,
+)
+from onemodel_ep.cli_run import example_model_path
 from onemodel_ep.errors import UsageError
 from onemodel_ep.version import __version__
 
 __all__ = ["UsageError", "build_parser", "example_model_path", "main"]
-
-
-def example_model_path() -> Path:
-    """The bundled example model."""
-    return Path(str(resources.files("onemodel_ep") / "examples" / "elementwise_demo.onnx"))
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
@@ -69,70 +72,6 @@ def _check(path: str, model: onnx.ModelProto, what: str) -> None:
             raise UsageError(f"{what}: it imports ONNX opset {imp.version}, newer than the newest, {newest}")
 
 
-def _example_inputs(sess: object, seed: int) -> dict[str, np.ndarray]:
-    import onnxruntime as ort
-
-    assert isinstance(sess, ort.InferenceSession)
-    rng = np.random.default_rng(seed)
-    feeds: dict[str, np.ndarray] = {}
-    for i in sess.get_inputs():
-        shape = [d if isinstance(d, int) and d >= 0 else 4 for d in i.shape]
-        dtype = np.dtype(
-            onnx.helper.tensor_dtype_to_np_dtype(
-                {
-                    "tensor(float)": 1,
-                    "tensor(double)": 11,
-                    "tensor(float16)": 10,
-                    "tensor(int32)": 6,
-                    "tensor(int64)": 7,
-                }.get(i.type, 1)
-            )
-        )
-        if dtype.kind == "f":
-            feeds[i.name] = rng.uniform(-20, 20, size=shape).astype(dtype)
-        else:
-            feeds[i.name] = rng.integers(-100, 100, size=shape).astype(dtype)
-    return feeds
-
-
-def _session(path: str, args: argparse.Namespace) -> Any:
-    """The OneModel EP session of the model at `path`, with the kernel options of `args`."""
-    from onemodel_ep.session import InferenceSession
-
-    cli_args.load_model(path, load_external_data=False)  # a readable ONNX model; the session reads it again
-    try:
-        import onnxruntime as ort
-
-        so = ort.SessionOptions()
-        # ORT's log lines (its warning that nodes stay with the CPU EP: the report says which; its error line
-        # before the exception this turns into one line) only with --verbose.
-        so.log_severity_level = 2 if args.verbose else 4
-        return InferenceSession(path, so, mode=args.mode, kernel_path=args.kernel_path, via=args.via)
-    except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
-        raise UsageError(f"cannot load {path}: {cli_args.one_line(e)}") from None
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    path = args.model or str(example_model_path())
-    feeds = cli_args.read_inputs(args.inputs) if args.inputs else None
-    sess = _session(path, args)
-    print(f"model: {path}")
-    print(sess.rewrite_report.summary())
-    if feeds is None:
-        feeds = _example_inputs(sess, args.seed)
-    for k, v in feeds.items():
-        print(f"input  {k}: {v.dtype} {list(v.shape)}\n{np.array2string(v, threshold=40)}")
-    try:
-        outs = sess.run(None, feeds)
-    except Exception as e:  # wrong names, types or shapes of inputs, or a kernel's error
-        raise UsageError(f"cannot run {path}: {cli_args.one_line(e)}") from None
-    for meta, v in zip(sess.get_outputs(), outs):
-        print(
-            f"output {meta.name}: {v.dtype} {list(v.shape)}\n{np.array2string(np.asarray(v), threshold=40)}"
-        )
-    return 0
-
-
 def cmd_info(args: argparse.Namespace) -> int:
     import onnxruntime as ort
 
@@ -143,6 +82,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"onnx {onnx.__version__}")
     print(f"library {library_path()}")
     print(f"kernel paths (widest first): {', '.join(kernel_paths())}")
+    rows = op_table().values()
+    structured = [r.name for r in rows if r.flags & F_STRUCT]
+    print(f"serves {', '.join(structured)} and {len(rows) - len(structured)} element-wise ops (info --ops)")
     reason = ep_unsupported_reason()
     print(
         f"execution provider path (--via ep): supported, {EP_NAME}"
@@ -175,18 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_kernel_options(r)
     r.set_defaults(func=cmd_rewrite)
 
-    x = sub.add_parser("run", help="run a model on OneModel EP kernels (default: the bundled example)")
-    x.add_argument("model", nargs="?", default=None)
-    x.add_argument("--inputs", help=".npz file of inputs (names as keys); default: seeded random")
-    x.add_argument("--seed", type=cli_args.number(int), default=0, help="seed of the random inputs (>= 0)")
-    add_kernel_options(x)
-    x.add_argument(
-        "--via",
-        choices=("ep", "rewrite"),
-        default=None,
-        help="OneModel through its execution provider or the rewrite (default: ep where ORT supports it)",
-    )
-    x.set_defaults(func=cmd_run)
+    cli_run.add_subparser(sub)
 
     i = sub.add_parser("info", help="versions and the kernel paths of this machine")
     i.add_argument("--ops", action="store_true", help="also list the supported operators")
@@ -194,12 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench.add_subparser(sub)
     cli_diff.add_subparser(sub)
+    cli_verify.add_subparser(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    cli_args.set_ort_verbose(args.verbose)
     if not args.verbose:  # ORT logs an error before raising it: the error alone is one line
         import onnxruntime as ort
 

@@ -111,3 +111,16 @@ def comma_list(text: str, what: str, choices: Iterable[str] | None = None) -> li
             if t not in allowed:
                 raise UsageError(f"{what}: unknown {t!r}; expected one of {', '.join(allowed)}")
     return items
+
+
+# The log severity the command line gives ORT sessions: 4 (none) unless --verbose (2, warnings), so that an
+# error is the one line the command prints, not ORT's coloured log line before it. Library callers keep 3.
+_ORT_SESSION_LOG_LEVEL = [3]
+
+
+def set_ort_verbose(verbose: bool) -> None:
+    _ORT_SESSION_LOG_LEVEL[0] = 2 if verbose else 4
+
+
+def ort_session_log_level() -> int:
+    return _ORT_SESSION_LOG_LEVEL[0]

