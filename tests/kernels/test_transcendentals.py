@@ -210,10 +210,10 @@ def test_in_place_matches_out_of_place(op, attrs, name):
     fallback and hard cases and subnormals (Gelu's subnormal lanes always take the fallback), scattered among
     ordinary values so that both whole vectors and half vectors are redone, over more than one chunk."""
     data = json.loads(HARD.read_text())
-    bits = [int(b, 16) for b in data.get("fallback_inputs", {}).get(name, [])]
-    bits += [int(c[0], 16) for c in data["cases"][name]]
-    bits += [0x00000001, 0x00400000, 0x007FFFFF, 0x80000001, 0x80400000, 0x807FFFFF]
-    special = np.array(bits, dtype=np.uint32).view(np.float32)
+    patterns = [int(b, 16) for b in data.get("fallback_inputs", {}).get(name, [])]
+    patterns += [int(c[0], 16) for c in data["cases"][name]]
+    patterns += [0x00000001, 0x00400000, 0x007FFFFF, 0x80000001, 0x80400000, 0x807FFFFF]
+    special = np.array(patterns, dtype=np.uint32).view(np.float32)
     rng = np.random.default_rng(5)
     x = rng.uniform(0.01, 9.0, 3000).astype(np.float32)
     if name != "log":
