@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -189,6 +190,28 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _rss_growth(cycle: Callable[[], None], warmup: int, cycles: int, kb_digits: int) -> dict[str, float]:
+    """Run `cycle` `warmup` times, then `cycles` times between two RSS readings; report the growth."""
+    import gc
+
+    for _ in range(warmup):
+        cycle()
+    gc.collect()
+    before = _rss_mb()
+    for _ in range(cycles):
+        cycle()
+    gc.collect()
+    after = _rss_mb()
+    return {
+        "warmup": warmup,
+        "cycles": cycles,
+        "rss_before_mb": round(before, 1),
+        "rss_after_mb": round(after, 1),
+        "growth_mb": round(after - before, 2),
+        "growth_kb_per_cycle": round((after - before) * 1024 / cycles, kb_digits),
+    }
+
+
 def child_session_cycles(warmup: int, cycles: int, via: str = "rewrite") -> dict[str, float]:
     """In a child: create / run / destroy sessions (`via` as VIAS; "ep-register" also registers and
     unregisters the EP library each cycle); RSS after warm-up and after the cycles."""
@@ -214,28 +237,11 @@ def child_session_cycles(warmup: int, cycles: int, via: str = "rewrite") -> dict
             gc.collect()
             ep.unregister_library()
 
-    for _ in range(warmup):
-        cycle()
-    gc.collect()
-    before = _rss_mb()
-    for _ in range(cycles):
-        cycle()
-    gc.collect()
-    after = _rss_mb()
-    return {
-        "warmup": warmup,
-        "cycles": cycles,
-        "rss_before_mb": round(before, 1),
-        "rss_after_mb": round(after, 1),
-        "growth_mb": round(after - before, 2),
-        "growth_kb_per_cycle": round((after - before) * 1024 / cycles, 2),
-    }
+    return _rss_growth(cycle, warmup, cycles, kb_digits=2)
 
 
 def child_node_cycles(warmup: int, cycles: int) -> dict[str, float]:
     """In a child: om_node_create / run / destroy through the Python Node (no ORT)."""
-    import gc
-
     from onemodel_ep.node import Node
 
     x = np.arange(1000, dtype=np.float32)
@@ -254,22 +260,7 @@ def child_node_cycles(warmup: int, cycles: int) -> dict[str, float]:
         except ValueError:
             pass
 
-    for _ in range(warmup):
-        cycle()
-    gc.collect()
-    before = _rss_mb()
-    for _ in range(cycles):
-        cycle()
-    gc.collect()
-    after = _rss_mb()
-    return {
-        "warmup": warmup,
-        "cycles": cycles,
-        "rss_before_mb": round(before, 1),
-        "rss_after_mb": round(after, 1),
-        "growth_mb": round(after - before, 2),
-        "growth_kb_per_cycle": round((after - before) * 1024 / cycles, 3),
-    }
+    return _rss_growth(cycle, warmup, cycles, kb_digits=3)
 
 
 def _child(fn: str, *args: int | str) -> dict[str, float]:

@@ -204,26 +204,10 @@ def test_variadic_and_where_mismatch_at_run_time(glue_shapes: int):
         ],
         [_vi("s", TensorProto.FLOAT, None), _vi("w", TensorProto.FLOAT, None)],
     )
-    r = _run(
-        m,
-        {
-            "a": np.ones(2, np.float32),
-            "b": np.ones(2, np.float32),
-            "c": np.ones((3, 5), np.float32),
-            "k": np.ones(2, bool),
-        },
-    )
-    _assert_error(r, "run", "sum3", "Sum")
-    r = _run(
-        m,
-        {
-            "a": np.ones(2, np.float32),
-            "b": np.ones(2, np.float32),
-            "c": np.ones((3, 2), np.float32),
-            "k": np.ones(7, bool),
-        },
-    )
-    _assert_error(r, "run", "where1", "Where")
+    ones = {"a": np.ones(2, np.float32), "b": np.ones(2, np.float32)}
+    for c_shape, k_len, node, op in (((3, 5), 2, "sum3", "Sum"), ((3, 2), 7, "where1", "Where")):
+        r = _run(m, {**ones, "c": np.ones(c_shape, np.float32), "k": np.ones(k_len, bool)})
+        _assert_error(r, "run", node, op)
     r = _run(
         m,
         {

@@ -31,6 +31,7 @@ from onnx import TensorProto
 
 import onemodel_ep
 from onemodel_ep.node import Node
+from tests.reference.rounding import round_magnitude
 
 PATHS = onemodel_ep.kernel_paths()
 
@@ -78,36 +79,10 @@ def udtype(t: str) -> np.dtype:
 # Exact reference
 
 
-def _floor_log2(v: Fraction) -> int:
-    """floor(log2(v)) for v > 0."""
-    num, den = v.numerator, v.denominator
-    e = num.bit_length() - den.bit_length()
-    if (num << max(0, -e)) < (den << max(0, e)):
-        e -= 1
-    return e
-
-
 def _encode_float(t: str, v: Fraction) -> int:
     """Bits of the magnitude |v| rounded to nearest even in format t (subnormals, overflow to infinity)."""
     _, ebits, mbits = FLOATS[t]
-    v = abs(v)
-    if v == 0:
-        return 0
-    bias = (1 << (ebits - 1)) - 1
-    emin = 1 - bias
-    e = max(_floor_log2(v), emin)
-    shift = mbits - e
-    num, den = v.numerator, v.denominator
-    if shift >= 0:
-        num <<= shift
-    else:
-        den <<= -shift
-    q, r = divmod(num, den)
-    if 2 * r > den or (2 * r == den and q & 1):
-        q += 1
-    bits = ((e - emin) << mbits) + q  # q == 2^(m+1) carries into the exponent field by itself
-    inf = ((1 << ebits) - 1) << mbits
-    return min(bits, inf)
+    return round_magnitude(v, ebits, mbits)
 
 
 def _float_value(t: str, bits: int) -> tuple[str, bool, Fraction]:

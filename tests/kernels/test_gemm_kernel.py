@@ -304,66 +304,37 @@ def test_zero_sizes_and_bad_args():
             assert run(a, b, path=path).shape == (m, n)
     a = np.ones((2, 2), np.float32)
     # an unknown type, an unknown path
-    assert (
-        native_test_entry("om_test_gemm")(
-            0,
-            7,
-            0,
-            1,
-            2,
-            2,
-            2,
-            _ptr(a),
-            2,
-            1,
-            ffi.NULL,
-            _ptr(a),
-            2,
-            1,
-            ffi.NULL,
-            0,
-            1.0,
-            1.0,
-            ffi.NULL,
-            0,
-            0,
-            _ptr(a),
-            2,
-            4,
-            1,
-        )
-        == -2
-    )
-    assert (
-        native_test_entry("om_test_gemm")(
-            99,
-            1,
-            0,
-            1,
-            2,
-            2,
-            2,
-            _ptr(a),
-            2,
-            1,
-            ffi.NULL,
-            _ptr(a),
-            2,
-            1,
-            ffi.NULL,
-            0,
-            1.0,
-            1.0,
-            ffi.NULL,
-            0,
-            0,
-            _ptr(a),
-            2,
-            4,
-            1,
-        )
-        == -2
-    )
+    for path, type_code in ((0, 7), (99, 1)):
+        assert (
+            native_test_entry("om_test_gemm")(
+                path,
+                type_code,
+                0,
+                1,
+                2,
+                2,
+                2,
+                _ptr(a),
+                2,
+                1,
+                ffi.NULL,
+                _ptr(a),
+                2,
+                1,
+                ffi.NULL,
+                0,
+                1.0,
+                1.0,
+                ffi.NULL,
+                0,
+                0,
+                _ptr(a),
+                2,
+                4,
+                1,
+            )
+            == -2
+        ), (path, type_code)
 
 
 # ---- the error bound ----

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import gmpy2
 import numpy as np
@@ -31,6 +32,8 @@ from onnx import TensorProto
 
 import onemodel_ep
 from onemodel_ep.node import Node
+from tests.reference.rounding import round_magnitude
+from tests.reference.transcendental32 import report_misrounded
 
 PATHS = onemodel_ep.kernel_paths()
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy overflow in casts and x*x
@@ -803,22 +806,9 @@ def _round_f32_by_hand(v: mpfr) -> float:
     if gmpy2.is_nan(v) or gmpy2.is_infinite(v) or gmpy2.is_zero(v):
         return float(v)
     num, den = v.as_integer_ratio()
-    neg = num < 0
-    num = abs(num)
-    e = num.bit_length() - den.bit_length()
-    if (num << max(0, -e)) < (den << max(0, e)):
-        e -= 1
-    e = max(e, -126)
-    shift = 23 - e
-    if shift >= 0:
-        num <<= shift
-    else:
-        den <<= -shift
-    q, r = divmod(num, den)
-    if 2 * r > den or (2 * r == den and q & 1):
-        q += 1
-    out = math.inf if e > 127 or (e == 127 and q >> 24) else math.ldexp(q, e - 23)
-    return -out if neg else out
+    bits = np.array(round_magnitude(Fraction(num, den), 8, 23), dtype=np.uint32)
+    out = float(bits.view(np.float32))
+    return -out if num < 0 else out
 
 
 def test_reference_self_check():
@@ -899,14 +889,14 @@ def _check_f32_exact(x: np.ndarray, y: np.ndarray, what: str) -> None:
     g, r = bits_of(got), bits_of(ref)
     nan = np.isnan(ref)
     assert np.all(g[nan] == F32.nan_bits), f"{what}: NaN results must be the canonical NaN"
-    bad = np.nonzero((g != r) & ~nan)[0]
-    if bad.size:
-        lines = [
-            f"x={float(x[i])!r} ({int(bits_of(x[i : i + 1])[0]):#010x}) y={float(y[i])!r} "
-            f"({int(bits_of(y[i : i + 1])[0]):#010x}): got {float(got[i])!r} expected {float(ref[i])!r}"
-            for i in bad[:10]
-        ]
-        pytest.fail(f"{what}: {bad.size} of {x.size} not correctly rounded\n" + "\n".join(lines))
+    report_misrounded(
+        what,
+        np.nonzero((g != r) & ~nan)[0],
+        x.size,
+        lambda i: f"x={float(x[i])!r} ({int(bits_of(x[i : i + 1])[0]):#010x}) y={float(y[i])!r} "
+        f"({int(bits_of(y[i : i + 1])[0]):#010x}): got {float(got[i])!r} expected {float(ref[i])!r}",
+        rows=10,
+    )
 
 
 def test_f32_exact_correctly_rounded_large_sample():

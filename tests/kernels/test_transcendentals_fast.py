@@ -1,12 +1,13 @@
 """Fast mode of the f32 Exp, Log, Tanh, Sigmoid, Erf and Gelu (both forms): f32 kernels (provider/csrc/math/
 om_fast_f32.h), FMA on the 512 and 256 paths, a few ulp.
 
-The bounds (test_transcendentals.FAST_ULP) are the exhaustive maxima of tools/verify/cr_verify.sh -f over all
-2^32 inputs (docs/exact-transcendentals.md, "Fast mode") rounded up to what the docs state, per function and
-per kind of path: FMA (512, 256) and no FMA (128, scalar). Here a seeded sample spread over every binade (2^17
-inputs per function, plus the neighbourhoods of the kernels' thresholds) must stay within them on every
-kernel path the CPU has; the error is measured against a float64 reference (relative error < 2^-44, so the
-ulp error is exact to 2^-20 ulp) and the worst inputs are measured again against MPFR (gmpy2, 256 bits).
+The bounds (FAST_ULP of tests/reference/transcendental32.py) are the exhaustive maxima of
+tools/verify/cr_verify.sh -f over all 2^32 inputs (docs/exact-transcendentals.md, "Fast mode") rounded up to
+what the docs state, per function and per kind of path: FMA (512, 256) and no FMA (128, scalar). Here a seeded
+sample spread over every binade (2^17 inputs per function, plus the neighbourhoods of the kernels' thresholds)
+must stay within them on every kernel path the CPU has; the error is measured against a float64 reference
+(relative error < 2^-44, so the ulp error is exact to 2^-20 ulp) and the worst inputs are measured again
+against MPFR (gmpy2, 256 bits).
 Special values: as exact mode gives them.
 """
 
@@ -16,21 +17,24 @@ import gmpy2
 import numpy as np
 import pytest
 
-from tests.kernels import test_transcendentals as tt
+import onemodel_ep
+from onemodel_ep.node import Node
+from tests.reference import transcendental32 as tt
 
-PATHS = tt.PATHS
+PATHS = onemodel_ep.kernel_paths()
 FUNCS = tt.FUNCS
 IDS = tt.IDS
 SAMPLE = 1 << 17
 
 
 def bound(name, path):
-    """The documented bound (test_transcendentals.FAST_ULP: per function, FMA paths and the others)."""
+    """The documented bound (transcendental32.FAST_ULP: per function, FMA paths and the others)."""
     return tt.fast_ulp(name, path)
 
 
-def _fast(op, attrs, x, path):
-    return tt._run(op, attrs, x, mode="fast", path=path)
+def _run(op, attrs, x, path, mode="fast"):
+    node = Node(op, [1], onnx_opset=20, attributes=attrs, mode=mode, kernel_path=path)  # 1: float32
+    return node.run(np.ascontiguousarray(x, dtype=np.float32))
 
 
 def fast_sample(seed):
@@ -54,8 +58,8 @@ def _mpfr_ulp_error(name, xf, got):
         return 0.0 if got == want else float("inf")
     if np.isinf(want) or np.isinf(got):
         return 0.0 if got == want else float("inf")
-    y = tt._mpfr_value(name, float(xf))
-    with gmpy2.context(tt._CTX):
+    y = tt.mpfr_value(name, float(xf))
+    with gmpy2.context(tt.MPFR_CTX):
         if y == 0:
             return abs(float(got)) / 2.0**-149
         e = max(gmpy2.floor(gmpy2.log2(abs(y))), -126)
@@ -64,15 +68,15 @@ def _mpfr_ulp_error(name, xf, got):
 
 @pytest.fixture(scope="module")
 def samples():
-    return tt.sample_cache(lambda name: fast_sample(0xFA57 + IDS.index(name)), tt._ref64)
+    return tt.sample_cache(lambda name: fast_sample(0xFA57 + IDS.index(name)), tt.ref64)
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
 def test_fast_sample_within_bound(op, attrs, name, samples):
     x, ref = samples(name)
     for path in PATHS:
-        got = _fast(op, attrs, x, path)
-        err = tt._ulp_error(got, ref)
+        got = _run(op, attrs, x, path)
+        err = tt.ulp_error(got, ref)
         nan_ok = np.isnan(got) == np.isnan(ref)
         assert nan_ok.all(), f"{name} fast, path {path}: NaN where the function has none (or the reverse)"
         worst = np.argsort(np.nan_to_num(err, nan=0.0))[-8:]
@@ -85,14 +89,14 @@ def test_fast_sample_within_bound(op, attrs, name, samples):
 
 
 def _specials():
-    return tt._specials()
+    return tt.specials()
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
 def test_fast_special_values_within_bound(op, attrs, name):
     x = _specials()
     for path in PATHS:
-        got = _fast(op, attrs, x, path)
+        got = _run(op, attrs, x, path)
         for xi, gi in zip(x, got):
             e = _mpfr_ulp_error(name, xi, gi)
             assert e <= bound(name, path), f"{name} fast, path {path}: {gi!r} for {xi!r} ({e:.3f} ulp)"
@@ -137,36 +141,30 @@ INF = float("inf")
         ("Erf", {}, INF, 1.0),
         ("Erf", {}, -INF, -1.0),
         ("Erf", {}, 5.0, 1.0),
-        ("Gelu", {"approximate": "none"}, 0.0, 0.0),
-        ("Gelu", {"approximate": "none"}, -0.0, -0.0),
-        ("Gelu", {"approximate": "none"}, INF, INF),
-        ("Gelu", {"approximate": "none"}, -INF, -0.0),
-        ("Gelu", {"approximate": "none"}, -20.0, -0.0),
-        ("Gelu", {"approximate": "none"}, 3.0e38, 3.0e38),
-        ("Gelu", {"approximate": "tanh"}, 0.0, 0.0),
-        ("Gelu", {"approximate": "tanh"}, -0.0, -0.0),
-        ("Gelu", {"approximate": "tanh"}, INF, INF),
-        ("Gelu", {"approximate": "tanh"}, -INF, -0.0),
-        ("Gelu", {"approximate": "tanh"}, -20.0, -0.0),
-        ("Gelu", {"approximate": "tanh"}, 3.0e38, 3.0e38),
+        *[
+            ("Gelu", {"approximate": form}, x, want)
+            for form in ("none", "tanh")
+            for x, want in [(0.0, 0.0), (-0.0, -0.0), (INF, INF), (-INF, -0.0), (-20.0, -0.0)]
+            + [(3.0e38, 3.0e38)]
+        ],
     ],
 )
 def test_fast_named_special_cases(op, attrs, x, want):
     for path in PATHS:
-        got = _fast(op, attrs, np.array([x] * 19, dtype=np.float32), path)
+        got = _run(op, attrs, np.array([x] * 19, dtype=np.float32), path)
         w = np.float32(want)
         if np.isnan(w):
             assert np.isnan(got).all(), (op, x, path, got[0])
         else:
-            want_bits = tt._bits(np.full(19, w, dtype=np.float32))
-            assert (tt._bits(got) == want_bits).all(), (op, attrs, x, path, got[0])
+            want_bits = tt.bits(np.full(19, w, dtype=np.float32))
+            assert (tt.bits(got) == want_bits).all(), (op, attrs, x, path, got[0])
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
 def test_fast_nan_in_nan_out(op, attrs, name):
     x = np.array([0x7FC00000, 0xFFC00000, 0x7FC12345, 0x7F800001] * 5, dtype=np.uint32).view(np.float32)
     for path in PATHS:
-        assert np.isnan(_fast(op, attrs, x, path)).all(), (name, path)
+        assert np.isnan(_run(op, attrs, x, path)).all(), (name, path)
 
 
 @pytest.mark.parametrize("op,attrs,name", FUNCS, ids=IDS)
@@ -175,9 +173,9 @@ def test_fast_tails_and_bodies_agree(op, attrs, name):
     zero-padded vector), so results do not depend on the length or offset."""
     x = tt.sample(11)[:1001]
     for path in PATHS:
-        full = tt._bits(_fast(op, attrs, x, path))
+        full = tt.bits(_run(op, attrs, x, path))
         for k in (1, 3, 15, 17, 33):
-            assert (tt._bits(_fast(op, attrs, x[k:], path)) == full[k:]).all(), (name, path, k)
+            assert (tt.bits(_run(op, attrs, x[k:], path)) == full[k:]).all(), (name, path, k)
 
 
 # Softplus, Mish, Elu, Selu and Celu run their exact kernel in fast mode too (tt.FAST_ULP gives them 0.5 ulp).
@@ -189,6 +187,6 @@ def test_fast_mode_is_the_f32_kernel(op, attrs, name):
     """Fast mode is not exact mode under another name: on a sample some results differ from the correctly
     rounded ones (a fast kernel that fell back to the exact one would make the bounds above meaningless)."""
     x = tt.sample(5)[:4096]
-    fast = tt._canon(_fast(op, attrs, x, PATHS[0]))
-    differ = (fast != tt._canon(tt._run(op, attrs, x, path=PATHS[0]))).sum()
+    fast = tt.canon(_run(op, attrs, x, PATHS[0]))
+    differ = (fast != tt.canon(_run(op, attrs, x, PATHS[0], mode="exact"))).sum()
     assert differ > 0, name

@@ -25,6 +25,7 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node
+from tests.reference.transcendental32 import assert_cr, bit_sample, bits
 
 PATHS = onemodel_ep.kernel_paths()
 F32, F16, BF16 = 1, 10, 16
@@ -38,10 +39,6 @@ _F32 = gmpy2.ieee(32)
 
 def _run(op, x, mode="exact", path=None, t=F32):
     return Node(op, [t], onnx_opset=7, mode=mode, kernel_path=path).run(x)
-
-
-def _bits(a):
-    return np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
 
 
 def mpfr_f32(name, xf):
@@ -71,17 +68,6 @@ def reference(name, x):
     return out
 
 
-def _assert_cr(name, x, got, want, where):
-    gb = _bits(got)
-    wb = _bits(want).copy()
-    wb[np.isnan(want)] = 0x7FC00000
-    bad = np.flatnonzero(gb != wb)
-    if bad.size:
-        rows = [f"x={float(x[i])!r} ({_bits(x)[i]:#010x}) got {gb[i]:#010x} want {wb[i]:#010x}"
-                for i in bad[:8]]
-        pytest.fail(f"{name} {where}: {bad.size} of {x.size} not correctly rounded:\n" + "\n".join(rows))
-
-
 def _check_all_paths(op, name, x, want=None):
     x = np.ascontiguousarray(x, dtype=np.float32)
     want = reference(name, x) if want is None else want
@@ -89,20 +75,16 @@ def _check_all_paths(op, name, x, want=None):
     for mode in ("exact", "fast"):
         for path in PATHS:
             got = _run(op, x, mode, path)
-            _assert_cr(name, x, got, want, f"{mode} path {path}")
+            assert_cr(name, x, got, want, f"{mode} path {path}")
             if first is None:
-                first = _bits(got)
-            assert np.array_equal(_bits(got), first), f"{name} {mode} path {path} differs from {PATHS[0]}"
+                first = bits(got)
+            assert np.array_equal(bits(got), first), f"{name} {mode} path {path} differs from {PATHS[0]}"
 
 
 def sample(seed, n):
     """Uniform bit patterns, a uniform exponent over [2^-30, 2^30), and |x| in the large-argument range."""
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, 2**32, n // 3, dtype=np.uint64).astype(np.uint32)
-    e = rng.integers(127 - 30, 127 + 30, n // 3, dtype=np.uint32)
-    m = rng.integers(0, 2**23, n // 3, dtype=np.uint32)
-    s = rng.integers(0, 2, n // 3, dtype=np.uint32)
-    b = (s << 31) | (e << 23) | m
+    a, b, s = bit_sample(rng, n // 3, -30, 30)
     big = rng.integers(0x4B800000, 0x7F800000, n // 3, dtype=np.uint64).astype(np.uint32)  # |x| >= 2^24
     return np.concatenate([a, b, big | (s << 31)]).view(np.float32)
 
@@ -141,9 +123,9 @@ def test_special_values(op, name):
     _check_all_paths(op, name, x)
     for path in PATHS:
         y = _run(op, x, "exact", path)
-        assert (_bits(y)[np.isnan(x) | np.isinf(x)] == 0x7FC00000).all(), "exact mode: canonical NaN"
+        assert (bits(y)[np.isnan(x) | np.isinf(x)] == 0x7FC00000).all(), "exact mode: canonical NaN"
         if name == "sin":
-            assert _bits(y)[1] == 0x80000000 and _bits(y)[0] == 0, "sin(+-0) = +-0"
+            assert bits(y)[1] == 0x80000000 and bits(y)[0] == 0, "sin(+-0) = +-0"
         else:
             assert y[0] == 1.0 and y[1] == 1.0
 
@@ -164,7 +146,7 @@ def test_hard_cases(op, name):
     x = np.array([int(c[0], 16) for c in cases], dtype=np.uint32).view(np.float32)
     want = np.array([int(c[1], 16) for c in cases], dtype=np.uint32).view(np.float32)
     mp = np.array([mpfr_f32(name, float(v)) for v in x], dtype=np.float32)
-    assert np.array_equal(_bits(mp), _bits(want)), "the recorded hard cases disagree with MPFR"
+    assert np.array_equal(bits(mp), bits(want)), "the recorded hard cases disagree with MPFR"
     mirrored = -want if name == "sin" else want
     _check_all_paths(op, name, np.concatenate([x, -x]), np.concatenate([want, mirrored]))
 
@@ -185,9 +167,9 @@ def test_odd_lengths_and_in_place(op, name):
     np.random.default_rng(4).shuffle(x)
     for path in PATHS:
         node = Node(op, [F32], onnx_opset=7, mode="exact", kernel_path=path)
-        full = _bits(node.run(x))
+        full = bits(node.run(x))
         for k in (1, 3, 15, 17, 33):
-            assert (_bits(node.run(x[k:])) == full[k:]).all()
+            assert (bits(node.run(x[k:])) == full[k:]).all()
         buf = np.array(x, dtype=np.float32, copy=True)
         ptr = ffi.cast("void*", buf.ctypes.data)
         shape = ffi.new("int64_t[]", [buf.size])
@@ -195,7 +177,7 @@ def test_odd_lengths_and_in_place(op, name):
         rc = lib.om_node_run(node._ptr, 1, ffi.new("void*[]", [ptr]), ffi.new("int64_t*[]", [shape]),
                              ffi.new("size_t[]", [1]), ptr, shape, 1, ffi.NULL, ffi.NULL, err, 512)
         assert rc == 0, ffi.string(err)
-        assert np.array_equal(_bits(buf), full), f"{name} path {path}: in place differs"
+        assert np.array_equal(bits(buf), full), f"{name} path {path}: in place differs"
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +234,7 @@ def test_through_ort_and_near_stock(op, name):
     sess = ort.InferenceSession(r.SerializeToString(), sess_options=onemodel_ep.session_options(),
                                 providers=["CPUExecutionProvider"])
     (got,) = sess.run(None, {"x": x})
-    _assert_cr(name, x, got, reference(name, x), "through ORT")
+    assert_cr(name, x, got, reference(name, x), "through ORT")
     stock = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
     (s,) = stock.run(None, {"x": x})
     assert np.allclose(got, s, rtol=1e-5, atol=1e-5), float(np.max(np.abs(got - s)))

@@ -3,7 +3,8 @@
 Written from the spec's text only (never from the C kernels). `expected(op, inputs, attrs)` returns the
 spec's result; how to compare it with the library's (bit-exact, NaN-as-NaN, or within a tolerance) is
 `comparison(op, ...)`. Cases the spec leaves open are reported as `Open` so the fuzzer skips the comparison
-of those elements (never the cross-path bit identity).
+of those elements (never the cross-path bit identity). The float64 formulas of the transcendental operators
+are the table of tests/reference/unary64.py, which reference.py shares.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from tests.reference.unary64 import PLAIN64, act64, gelu64
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FLOATS = (F16, F32, F64)
@@ -223,38 +226,14 @@ def _f32(v: Any) -> np.float32:
 def _transcendental(op: str, x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
     with np.errstate(all="ignore"):  # NaN and inf inputs are the point here
         x64 = x.astype(np.float64)
-        if op == "Exp":
-            r = np.exp(x64)
-        elif op == "Log":
-            r = np.log(x64)
-        elif op == "Tanh":
-            r = np.tanh(x64)
-        elif op == "Sigmoid":
-            r = 1.0 / (1.0 + np.exp(-x64))
-        elif op == "Erf":
-            r = np.array([math.erf(v) for v in x64.ravel().tolist()]).reshape(x.shape)
-        elif op in ("Sin", "Cos"):
-            r = np.sin(x64) if op == "Sin" else np.cos(x64)
-        elif op == "Softplus":
-            r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
-        elif op == "Mish":
-            r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
+        if op in PLAIN64:
+            r = PLAIN64[op](x64)
         elif op in ("Elu", "Selu", "Celu"):  # the spec's formulas; Selu and Celu give +0 at +-0
             alpha = float(_f32(attrs.get("alpha", 1.67326319217681884765625 if op == "Selu" else 1.0)))
             gamma = float(_f32(attrs.get("gamma", 1.05070102214813232421875))) if op == "Selu" else 1.0
-            neg = gamma * alpha * np.expm1(x64 / (alpha if op == "Celu" else 1.0))
-            zero = x64 if op == "Elu" else np.zeros_like(x64)
-            r = np.where(x64 > 0, gamma * x64, np.where(x64 == 0, zero, np.where(np.isnan(x64), np.nan, neg)))
+            r = act64(op, x64, alpha, gamma)
         else:
-            approx = attrs.get("approximate", "none")
-            if approx == "tanh":
-                z = math.sqrt(2.0 / math.pi) * (x64 + 0.044715 * x64**3)
-                r = x64 / (1.0 + np.exp(-2.0 * z))
-            else:
-                r = np.array([0.5 * v * math.erfc(-v / math.sqrt(2.0)) if math.isfinite(v) else v
-                              for v in x64.ravel().tolist()]).reshape(x.shape)
-            r = np.where(np.isneginf(x64), -0.0, r)
-            r = np.where(np.isposinf(x64), np.inf, r)
+            r = gelu64(x64, attrs.get("approximate", "none"))
         return np.asarray(r).astype(np.float32)  # overflow to inf is the rounding wanted
 
 

@@ -505,23 +505,7 @@ def drafts_for_op(op: str, info: Any) -> Iterator[Draft]:
         return
     main = min(max(MAIN_OPSET_FLOOR, forms[-1]), ORT_MAX_OPSET)
     table_types = {np.dtype(helper.tensor_dtype_to_np_dtype(t)) for t in info.input0_types}
-    order = [
-        np.dtype(t)
-        for t in (
-            "float32",
-            "float16",
-            "float64",
-            "int8",
-            "int16",
-            "int32",
-            "int64",
-            "uint8",
-            "uint16",
-            "uint32",
-            "uint64",
-            "bool",
-        )
-    ]
+    order = [t for t in STORED if t.name != "bfloat16"]  # every stored type but bfloat16, in this order
 
     for attrs in spec.attributes:
         atag = _tag_of(attrs)
@@ -568,7 +552,7 @@ def drafts_for_op(op: str, info: Any) -> Iterator[Draft]:
             for n in MAIN_LENGTHS if main_type else OTHER_LENGTHS:
                 yield draft("length", dtype, main, [(n,)] * n_in)
             # sizes 0 and 1, scalars
-            for s in [(0,), (1,), (), (1, 1, 1, 1), (0, 4)]:
+            for s in SMALL_SHAPES:
                 yield draft("small", dtype, main, [s] * n_in)
             # special values: every pair of specials (an [n,1] x [1,n] grid) or the specials vector
             sp = specials(dtype)

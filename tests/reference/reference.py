@@ -56,6 +56,8 @@ import ml_dtypes
 import numpy as np
 from onnx import helper
 
+from tests.reference.unary64 import PLAIN64, act64, gelu64
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 FLOAT_DTYPES = (F16, F32, F64, BF16)  # bf16 is stored (Cast, CastLike, Where), never computed on
@@ -83,17 +85,6 @@ def act_params(op: str, attributes: dict[str, Any]) -> tuple[float, float]:
     """Elu's, Selu's or Celu's (alpha, gamma) as the f32 values the node holds (gamma: Selu only)."""
     alpha = attributes.get("alpha", SELU_ALPHA if op == "Selu" else 1.0)
     return float(np.float32(alpha)), float(np.float32(attributes.get("gamma", SELU_GAMMA)))
-
-
-def _act64(op: str, x64: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
-    """Elu: x for x >= 0 (-0 stays), alpha expm1(x) below; Selu: gamma x for x > 0, +0 at +-0, gamma alpha
-    expm1(x) below; Celu: x for x > 0, +0 at +-0, alpha expm1(x/alpha) below (any sign of alpha)."""
-    alpha, gamma = act_params(op, attributes)
-    p = gamma if op == "Selu" else 1.0
-    a = gamma * alpha if op == "Selu" else alpha
-    neg = a * np.expm1(x64 / (alpha if op == "Celu" else 1.0))
-    zero = x64 if op == "Elu" else np.zeros_like(x64)
-    return np.where(x64 > 0, p * x64, np.where(x64 == 0, zero, np.where(np.isnan(x64), np.nan, neg)))
 
 
 def _act16_mpfr(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.ndarray:
@@ -256,33 +247,6 @@ def _sign(x: np.ndarray) -> np.ndarray:
     return np.asarray(r, dtype=x.dtype)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.array([math.erf(v) for v in x.ravel().tolist()], dtype=np.float64).reshape(x.shape)
-
-
-def _erfc(x: np.ndarray) -> np.ndarray:
-    return np.array(
-        [math.erfc(v) if not math.isnan(v) else math.nan for v in x.ravel().tolist()], dtype=np.float64
-    ).reshape(x.shape)
-
-
-def _sigmoid64(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return 1.0 / (1.0 + np.exp(-x))
-
-
-def _gelu64(x: np.ndarray, approximate: str) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        if approximate == "tanh":
-            z = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
-            r = x * _sigmoid64(2.0 * z)  # 0.5 * x * (1 + tanh z), without the cancellation
-        else:
-            r = 0.5 * x * _erfc(-x / math.sqrt(2.0))  # 0.5 * x * (1 + erf(x / sqrt 2))
-        r = np.where(np.isneginf(x), -0.0, r)  # the limit (the spec's choice; ORT gives NaN)
-        r = np.where(np.isposinf(x), np.inf, r)
-    return r
-
-
 _TR16: dict[str, np.ndarray] = {}
 
 
@@ -310,29 +274,15 @@ def _transcendental(op: str, x: np.ndarray, attributes: dict[str, Any]) -> np.nd
         raise Unsupported(f"{op} takes float32, float16 and bfloat16 only")
     with np.errstate(all="ignore"):
         x64 = x.astype(np.float64)
-        if op == "Exp":
-            r = np.exp(x64)
-        elif op == "Log":
-            r = np.log(x64)
-        elif op == "Tanh":
-            r = np.tanh(x64)
-        elif op == "Sigmoid":
-            r = _sigmoid64(x64)
-        elif op == "Erf":
-            r = _erf(x64)
-        elif op in ("Sin", "Cos"):
-            r = np.sin(x64) if op == "Sin" else np.cos(x64)
-        elif op == "Softplus":  # max(x, 0) + log1p(e^-|x|)
-            r = np.maximum(x64, 0.0) + np.log1p(np.exp(-np.abs(x64)))
-        elif op == "Mish":  # x tanh(log1p(e^x)); the limit -0 at -inf
-            r = np.where(np.isneginf(x64), -0.0, x64 * np.tanh(np.log1p(np.exp(x64))))
+        if op in PLAIN64:
+            r = PLAIN64[op](x64)
         elif op in ("Elu", "Selu", "Celu"):
-            r = _act64(op, x64, attributes)
+            r = act64(op, x64, *act_params(op, attributes))
         else:
             approx = attributes.get("approximate", "none")
             if isinstance(approx, bytes):
                 approx = approx.decode()
-            r = _gelu64(x64, str(approx))
+            r = gelu64(x64, str(approx))
         return r.astype(np.float32)
 
 

@@ -216,28 +216,26 @@ def prod16(v: np.ndarray) -> np.ndarray:
     return _lanes16(np.asarray(v), 1.0, np.multiply)
 
 
-def max_(v: np.ndarray) -> np.ndarray:
-    """Max over the last axis: NaN if any NaN, +0 counted greater than -0."""
+def _max_or_min(v: np.ndarray, biggest: bool) -> np.ndarray:
     v = np.asarray(v)
     if v.shape[-1] == 0:
-        raise ValueError("max of an empty sequence")
-    m = np.max(v, axis=-1)
-    if v.dtype.kind == "f":
-        pos_zero = np.any((v == 0) & ~np.signbit(v), axis=-1)
-        m = np.where(m == 0, np.where(pos_zero, v.dtype.type(0.0), v.dtype.type(-0.0)), m)
+        raise ValueError(f"{'max' if biggest else 'min'} of an empty sequence")
+    m = (np.max if biggest else np.min)(v, axis=-1)
+    if v.dtype.kind == "f":  # the zero that wins (+0 for max, -0 for min) if it stands in the row
+        wins = np.any((v == 0) & (np.signbit(v) != biggest), axis=-1)
+        win, lose = v.dtype.type(0.0 if biggest else -0.0), v.dtype.type(-0.0 if biggest else 0.0)
+        m = np.where(m == 0, np.where(wins, win, lose), m)
     return m
+
+
+def max_(v: np.ndarray) -> np.ndarray:
+    """Max over the last axis: NaN if any NaN, +0 counted greater than -0."""
+    return _max_or_min(v, True)
 
 
 def min_(v: np.ndarray) -> np.ndarray:
     """Min over the last axis: NaN if any NaN, -0 counted less than +0."""
-    v = np.asarray(v)
-    if v.shape[-1] == 0:
-        raise ValueError("min of an empty sequence")
-    m = np.min(v, axis=-1)
-    if v.dtype.kind == "f":
-        neg_zero = np.any((v == 0) & np.signbit(v), axis=-1)
-        m = np.where(m == 0, np.where(neg_zero, v.dtype.type(-0.0), v.dtype.type(0.0)), m)
-    return m
+    return _max_or_min(v, False)
 
 
 # ---- MatMul and Gemm ----------------------------------------------------------------------------------

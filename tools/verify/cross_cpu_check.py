@@ -34,34 +34,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 import onemodel_ep
 from onemodel_ep._lib import F_STRUCT, kernel_paths, op_table
+from onemodel_ep.digests import _struct_cases, _values  # the op cases golden.json digests too
 from onemodel_ep.node import Node, NodeError
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
 
-N = 1000 + 37  # vector bodies and a tail on every width
-
-
-def _values(t: int, rng: np.random.Generator) -> np.ndarray:
-    if t == TensorProto.BFLOAT16:
-        return rng.integers(0, 1 << 16, N).astype(np.uint16)
-    dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
-    if dt == np.bool_:
-        return rng.integers(0, 2, N).astype(bool)
-    if dt.kind == "f":
-        bits = rng.integers(0, 1 << (8 * dt.itemsize), N, dtype=np.uint64).astype(f"u{dt.itemsize}")
-        x = bits.view(dt).copy()
-        x[: N // 2] = rng.normal(0, 20, N // 2).astype(dt)  # half ordinary values, half random bit patterns
-        x[:8] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5], dtype=dt)
-        return x
-    info = np.iinfo(dt)
-    x = rng.integers(info.min, info.max, N, dtype=dt, endpoint=True)
-    edges = [0, 1, info.max, info.min, info.max - 1, -1 if info.min < 0 else 2]
-    x[:6] = np.array(edges, dtype=object).astype(dt)
-    return x
 
 
 def fingerprint(mode: str = "exact") -> dict[str, Any]:
@@ -105,34 +86,6 @@ def fingerprint(mode: str = "exact") -> dict[str, Any]:
                 _one(out, row.name, [t], attrs, rng_seed, given=[x], tag="/all16")
     _models(out)
     return out
-
-
-Case = tuple[list[int], dict[str, Any], list[Any], int]
-REDUCE_AXES_INPUT = {"ReduceSum": 13}  # the others take axes as an input from opset 18
-
-
-def _struct_cases(op: str, t: int) -> list[Case]:
-    """(input types, attributes, input shapes (or, for an int64 axes input, its values), opset) per case."""
-    if op == "MatMul":
-        return [([t, t], {}, [(37, 67), (67, 41)], 13), ([t, t], {}, [(3, 1, 19, 33), (2, 33, 17)], 13),
-                ([t, t], {}, [(1037,), (1037,)], 13)]
-    if op == "Gemm":
-        gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
-        return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
-                ([t, t], {}, [(37, 67), (67, 41)], 13)]
-    if op in ("Softmax", "LogSoftmax"):
-        return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
-                ([t], {"axis": 1}, [(5, 33, 19)], 11)]
-    if op == "LayerNormalization":
-        return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
-                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
-    if op.startswith("Reduce"):
-        since = REDUCE_AXES_INPUT.get(op, 18)
-        return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
-                ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
-                ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
-                ([t], {}, [(3, 33, 19)], since)]
-    return []
 
 
 def _models(out: dict[str, Any]) -> None:
