@@ -43,19 +43,4 @@ def attribute_problem(node: onnx.NodeProto, opset: int) -> str | None:
     for name, spec in schema.attributes.items():
         if spec.required and name not in given:
             return f"required attribute '{name}' of {where} is missing"
-    if node.op_type == "Clip" and "min" in schema.attributes:
-        return _clip_bounds_problem(node, where)
-    return None
-
-
-_FLOAT_MAX = 3.4028234663852886e38
-
-
-def _clip_bounds_problem(node: onnx.NodeProto, where: str) -> str | None:
-    """Clip up to opset 10 takes min and max as attributes; ORT refuses a node unless min <= max (a NaN
-    bound included), the absent one being -/+ FLT_MAX."""
-    bounds = {a.name: a.f for a in node.attribute if a.name in ("min", "max")}
-    lo, hi = bounds.get("min", -_FLOAT_MAX), bounds.get("max", _FLOAT_MAX)
-    if not lo <= hi:
-        return f"attributes of {where}: min {lo} must be <= max {hi}"
     return None
