@@ -173,7 +173,8 @@ static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const
   int64_t buf[OM_MAX_RANK];
   const int64_t* axes = r->axes;
   size_t n_axes = r->n_axes;
-  if (!r->axes_known && n_inputs > 1 && shapes[1]) {
+  /* Input 1 is present when it has a shape or data (a host may give a rank-0 input no shape pointer). */
+  if (!r->axes_known && n_inputs > 1 && (shapes[1] || (data && data[1]))) {
     if (!data || !data[1]) {
       snprintf(err, errlen, "node '%s' (op %s): the output shape needs input 1 (axes)'s data", node->name, opn);
       return -1;
