@@ -174,3 +174,26 @@ def test_rank0_axes_input_is_refused_like_stock(via: str, legacy: bool) -> None:
     assert r["served"] == 1, r
     assert r["error"] and r["stage"] == "run", r
     assert "input 1 (axes) must be 1-D, it has rank 0" in r["error"] and "'rs'" in r["error"], r["error"]
+
+
+# ---- item 6: an output nobody reads still gets a buffer where the node needs one
+
+
+@pytest.mark.parametrize(("via", "legacy"), WAYS)
+def test_layernorm_with_only_mean_read(via: str, legacy: bool) -> None:
+    """LayerNormalization whose Y nobody reads (only Mean is a graph output): the compiled node has no
+    output for Y, so the node writes it to scratch memory. Rows of four small integers: Mean is exact, stock's
+    too."""
+    model = _model(
+        [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y_unused", "mean"], name="ln", axis=-1)],
+        [_vi("x", TensorProto.FLOAT, [3, 4]), _vi("s", TensorProto.FLOAT, [4])]
+        + [_vi("b", TensorProto.FLOAT, [4])],
+        [_vi("mean", TensorProto.FLOAT, None)],
+        opset=17,
+    )
+    feeds = {
+        "x": np.array([[1, 2, 3, 6], [-4, 0, 4, 8], [7, 7, 7, 7]], dtype=np.float32),
+        "s": np.ones(4, np.float32),
+        "b": np.zeros(4, np.float32),
+    }
+    _same_as_stock(model, feeds, vias=(via,), legacy=(legacy,))

@@ -798,6 +798,25 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
       snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;
     }
-  return node->family->run(node, n_inputs, data, shapes, ranks, n_outputs, outs, out_shapes, out_ranks,
-                           parallel_for, host_ctx, err, errlen);
+  /* Output 0 is every family's result, the others (LayerNormalization's Mean and InvStdDev) come with it: when
+   * the host wants only those (a compiled node whose Y nobody reads), output 0 goes to scratch memory. */
+  int wanted = 0;
+  for (size_t o = 1; o < n_outputs; o++) wanted |= outs[o] != NULL;
+  size_t count0 = om_shape_count(out_shapes, out_ranks[0]);
+  if (outs[0] || !count0) /* a zero-size output is never written */
+    return node->family->run(node, n_inputs, data, shapes, ranks, n_outputs, outs, out_shapes, out_ranks,
+                             parallel_for, host_ctx, err, errlen);
+  if (!wanted) return 0; /* no output wanted: nothing to compute */
+  void* scratch = count0 <= SIZE_MAX / om_type_size(node->out_types[0])
+                      ? malloc(count0 * om_type_size(node->out_types[0])) : NULL;
+  if (!scratch) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory for output 0, which no one reads", node->name, opn);
+    return -1;
+  }
+  void* with0[OM_MAX_OUTPUTS] = {scratch, NULL, NULL};
+  for (size_t o = 1; o < n_outputs; o++) with0[o] = outs[o];
+  int rc = node->family->run(node, n_inputs, data, shapes, ranks, n_outputs, with0, out_shapes, out_ranks,
+                             parallel_for, host_ctx, err, errlen);
+  free(scratch);
+  return rc;
 }
