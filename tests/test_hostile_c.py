@@ -197,3 +197,46 @@ def test_layernorm_with_only_mean_read(via: str, legacy: bool) -> None:
         "b": np.zeros(4, np.float32),
     }
     _same_as_stock(model, feeds, vias=(via,), legacy=(legacy,))
+
+
+# ---- item 5: Reduce axes that stock runs are served as stock serves them (an axis named twice: reduced once)
+
+
+def _reduce(x_shape, axes, keepdims: int, const: bool, op: str = "ReduceSum") -> onnx.ModelProto:
+    inputs = [_vi("x", TensorProto.FLOAT, list(x_shape))]
+    if not const:
+        inputs.append(_vi("axes", TensorProto.INT64, [len(axes)]))
+    inits = [helper.make_tensor("axes", TensorProto.INT64, [len(axes)], axes)] if const else []
+    return _model([helper.make_node(op, ["x", "axes"], ["y"], name="r", keepdims=keepdims)], inputs,
+                  [_vi("y", TensorProto.FLOAT, None)], initializers=inits)
+
+
+def _small_ints(shape) -> np.ndarray:
+    """Small integers: every sum of them is exact in f32, so stock's bits are the exact ones."""
+    return (np.arange(int(np.prod(shape)), dtype=np.int64) % 7 - 3).astype(np.float32).reshape(shape)
+
+
+REPEATED = [
+    ("negative_repeat", (2, 3), [0, -2]),
+    ("same_twice", (2, 3), [0, 0]),
+    ("65_entries", (2, 3), [0, -1] * 32 + [1]),
+    ("alternate_rank17", (2,) * 17, list(range(0, 17, 2))),
+    ("alternate_rank17_negative_repeat", (2,) * 17, [-1, 15, 13, 11, 9, 7, 5, 3, 1, 1]),
+]
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("const", [False, True], ids=["runtime_axes", "constant_axes"])
+@pytest.mark.parametrize(("case", "shape", "axes"), REPEATED, ids=[c[0] for c in REPEATED])
+def test_reduce_axes_stock_runs(case: str, shape, axes, const: bool, keepdims: int) -> None:
+    feeds = {"x": _small_ints(shape)}
+    if not const:
+        feeds["axes"] = np.array(axes, np.int64)
+    _same_as_stock(_reduce(shape, axes, keepdims, const), feeds, vias=("ep", "rewrite"))
+
+
+def test_reduce_max_alternate_rank17() -> None:
+    """The gathered order serves every Reduce op: ReduceMax (order-free: stock's bits) over alternate axes."""
+    shape = (3, 2) * 8 + (3,)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    _same_as_stock(_reduce(shape, list(range(1, 17, 2)), 0, True, op="ReduceMax"), {"x": x}, vias=("ep",))
