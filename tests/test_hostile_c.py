@@ -56,10 +56,8 @@ def _session(model: onnx.ModelProto, via: str) -> tuple[Any, int]:
     return sess, len(ep.claimed_names(ep.assignments(sess)))
 
 
-def child_run(model_hex: str, feeds: dict[str, Any], via: str, as_limit: int = 0) -> dict[str, Any]:
+def child_run(model_hex: str, feeds: dict[str, Any], via: str) -> dict[str, Any]:
     """Build and run one session; the outcome as JSON data (outputs as hex bytes, so bits compare exactly)."""
-    import resource
-
     stage = "create"
     served = 0
     try:
@@ -68,8 +66,6 @@ def child_run(model_hex: str, feeds: dict[str, Any], via: str, as_limit: int = 0
         arrays = {k: np.frombuffer(bytes.fromhex(v["hex"]), v["dtype"]) for k, v in feeds.items()}
         arrays = {k: a.reshape(feeds[k]["shape"]) for k, a in arrays.items()}
         stage = "run"
-        if as_limit:
-            resource.setrlimit(resource.RLIMIT_AS, (as_limit, as_limit))
         outs = sess.run(None, arrays)
     except Exception as exc:  # the point: every failure is an exception with a message
         return {"stage": stage, "error": f"{type(exc).__name__}: {exc}", "served": served}
@@ -87,12 +83,22 @@ def child_run(model_hex: str, feeds: dict[str, Any], via: str, as_limit: int = 0
 # ---- the parent side
 
 
-def _child(model: onnx.ModelProto, feeds: dict[str, np.ndarray], via: str, legacy: bool = False,
-           as_limit: int = 0) -> dict[str, Any]:
+def _child(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray], via: str, legacy: bool = False
+) -> dict[str, Any]:
     """Run `child_run` in a child Python; fail (not crash) if the child dies."""
+    fd = {
+        k: {"hex": v.tobytes().hex(), "dtype": str(v.dtype), "shape": list(v.shape)}
+        for k, v in feeds.items()
+    }
+    return _call("child_run", [model.SerializeToString().hex(), fd, via], legacy)
+
+
+def _call(fn: str, args: list[Any], legacy: bool = False) -> dict[str, Any]:
+    """Run `test_hostile_c.<fn>(*args)` in a child Python; fail (not crash) if the child dies."""
     code = (
         "import json, sys, test_hostile_c as t\n"
-        "r = t.child_run(*json.loads(sys.stdin.read()))\n"
+        f"r = t.{fn}(*json.loads(sys.stdin.read()))\n"
         "print('RESULT=' + json.dumps(r))\n"
     )
     env = dict(os.environ)
@@ -100,14 +106,10 @@ def _child(model: onnx.ModelProto, feeds: dict[str, np.ndarray], via: str, legac
     env.pop("ONEMODEL_LEGACY_SHAPES", None)
     if legacy:
         env["ONEMODEL_LEGACY_SHAPES"] = "1"
-    fd = {
-        k: {"hex": v.tobytes().hex(), "dtype": str(v.dtype), "shape": list(v.shape)}
-        for k, v in feeds.items()
-    }
     with tempfile.TemporaryDirectory() as cwd:  # not the repo root: the child imports the installed package
         p = subprocess.run(
             [sys.executable, "-c", code],
-            input=json.dumps([model.SerializeToString().hex(), fd, via, as_limit]),
+            input=json.dumps(args),
             cwd=cwd,
             env=env,
             capture_output=True,
@@ -240,3 +242,51 @@ def test_reduce_max_alternate_rank17() -> None:
     shape = (3, 2) * 8 + (3,)
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     _same_as_stock(_reduce(shape, list(range(1, 17, 2)), 0, True, op="ReduceMax"), {"x": x}, vias=("ep",))
+
+
+# ---- item 7: a batched MatMul's broadcast plan is O(rank), not O(batch)
+
+
+def _batched_matmul() -> onnx.ModelProto:
+    return _model(
+        [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
+        [_vi("a", TensorProto.FLOAT, [None, 1, 1]), _vi("b", TensorProto.FLOAT, [1, 1])],
+        [_vi("y", TensorProto.FLOAT, None)],
+    )
+
+
+def child_matmul_under_limit(via: str, batch: int, headroom: int) -> dict[str, Any]:
+    """A [batch, 1, 1] x B [1, 1] with the address space limited to what the process has after a warm-up run
+    and the inputs, plus `headroom` bytes; the outcome, and the output's digest."""
+    import hashlib
+    import resource
+
+    sess, served = _session(_batched_matmul(), via)
+    b = np.full((1, 1), 3.0, np.float32)
+    sess.run(None, {"a": np.ones((4, 1, 1), np.float32), "b": b})  # threads and arenas exist from here on
+    a = np.ones((batch, 1, 1), np.float32)
+    with open("/proc/self/statm") as f:
+        vsz = int(f.read().split()[0]) * resource.getpagesize()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (vsz + headroom, hard))
+    try:
+        (y,) = sess.run(None, {"a": a, "b": b})
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}", "served": served}
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    sha = hashlib.sha256(y.tobytes()).hexdigest()
+    return {"error": None, "served": served, "shape": list(y.shape), "sha": sha}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/statm and RLIMIT_AS")
+@pytest.mark.parametrize("via", ["ep", "rewrite"])
+def test_batched_matmul_of_tiny_matrices_fits_where_stock_fits(via: str) -> None:
+    """2^24 matrices [1, 1] x [1, 1]: the output is 64 MiB; main's table of batch offsets was 256 MiB more."""
+    batch, headroom = 1 << 24, 160 << 20
+    stock = _call("child_matmul_under_limit", ["cpu", batch, headroom])
+    assert stock["error"] is None, stock
+    r = _call("child_matmul_under_limit", [via, batch, headroom])
+    assert r["served"] == 1, r
+    assert r["error"] is None, r
+    assert (r["shape"], r["sha"]) == (stock["shape"], stock["sha"])
