@@ -90,7 +90,8 @@ int om_node_output_type(const om_node* node);
 /* 1 when input k only carries a type (Cast's and CastLike's second input): the host need not read its shape or
  * data, and may pass NULL for both. */
 int om_node_input_type_only(const om_node* node, size_t k);
-/* Output shape from input shapes (NULL shape: absent input). Returns 0, or -1 with a message. */
+/* Output shape from input shapes (NULL shape: absent input; a present input of rank 0 still has a non-NULL shape
+ * pointer, to an empty shape). Returns 0, or -1 with a message. */
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen);
 

@@ -120,7 +120,8 @@ static void om_gemm_run_task(void* ctx, size_t t) {
     return;
   }
   om_fpenv env = om_fpenv_enter();
-  pl->kern->task(pl, t, s);
+  size_t end = (t + 1) * pl->group < pl->tasks ? (t + 1) * pl->group : pl->tasks;
+  for (size_t u = t * pl->group; u < end; u++) pl->kern->task(pl, u, s);
   om_fpenv_leave(env);
   om_gemm_scratch_put(s);
 }
@@ -129,6 +130,7 @@ static void om_gemm_run_task(void* ctx, size_t t) {
  * per-task cost. The cut depends on the shape and path only, never on the thread count. */
 #define OM_GEMM_TASK_MACS ((size_t)1 << 21)
 #define OM_GEMM_MAX_ROW_TILES 8
+#define OM_GEMM_MATRIX_COST 64 /* a task's fixed cost (offsets, loops, epilogue set-up), in multiply-adds */
 #define OM_GEMM_MAX_PART ((size_t)1 << 16) /* elements of the K-block partial tile buffer */
 
 static size_t om_gemm_ceil(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -158,7 +160,41 @@ static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   size_t acc = g->type == OM_T_DOUBLE ? 8 : 4;
   pl->scratch = (pl->mc * pl->kc + (g->packed_b ? 0 : pl->kc * k->nr) + (pl->nk > 1 ? pl->mc * pl->nc : 0)) * acc;
   if (pl->scratch == 0) pl->scratch = 64;
+  /* Tasks smaller than OM_GEMM_TASK_MACS (whole small matrices, one per batch element) go in groups of about that
+   * much work, so that a huge batch of tiny matrices costs no parallel-for call, scratch look-up or FP
+   * environment switch per matrix. Each still computes its elements alone: the grouping changes no bit. */
+  size_t per_task = (g->M < pl->mc ? g->M : pl->mc) * (g->N < pl->nc ? g->N : pl->nc) * kk + OM_GEMM_MATRIX_COST;
+  pl->tasks = g->batch * pl->nbm * pl->nbn;
+  pl->group = per_task < OM_GEMM_TASK_MACS ? OM_GEMM_TASK_MACS / per_task : 1;
 }
+
+/* The most elements of a B shared by a batch that om_gemm packs once per call. */
+#define OM_GEMM_SHARED_B_PACK ((size_t)1 << 20)
+
+/* 1 when every batch element reads the same B. */
+static int om_gemm_b_shared(const om_gemm_args* g) {
+  for (size_t q = 0; q < g->batch_rank; q++)
+    if (g->b_bstride[q] != 0) return 0;
+  for (size_t b = 1; g->batch_rank == 0 && g->b_off && b < g->batch; b++)
+    if (g->b_off[b] != g->b_off[0]) return 0;
+  return 1;
+}
+
+/* 1 when the batch is one product of batch * M rows: B shared, A's and C's matrices one after the other
+ * (batch element b's rows follow b - 1's at the row strides) and Cin the same for every row. Each output
+ * element's chain is then the same as batch by batch, so are its bits. */
+static int om_gemm_batch_folds(const om_gemm_args* g) {
+  if (g->batch_rank == 0 || (g->Cin && g->rsc_in != 0) || g->c_batch_stride != g->M * (size_t)g->ldc) return 0;
+  int64_t want = (int64_t)g->M * g->rsa;
+  for (size_t q = g->batch_rank; q-- > 0;) {
+    if (g->batch_dims[q] == 1) continue; /* index 0 only: its strides are never used */
+    if (g->b_bstride[q] != 0 || g->a_bstride[q] != want) return 0;
+    want *= g->batch_dims[q];
+  }
+  return 1;
+}
+
+static int om_gemm_run(const om_gemm_args* g, const om_gemm_kern* kern, om_parallel_for_fn pf, void* host_ctx);
 
 int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   const om_gemm_kern* kern = om_gemm_kern_for(g->path, g->type);
@@ -168,6 +204,30 @@ int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
     if (p->path != g->path || p->type != g->type || p->K != g->K || p->N != g->N) return -2;
   }
   if (g->batch == 0 || g->M == 0 || g->N == 0) return 0;
+  if (om_gemm_batch_folds(g)) { /* one product of batch * M rows: no per-matrix cost at all */
+    om_gemm_args rows = *g;
+    rows.M = g->M * g->batch;
+    rows.batch = 1;
+    rows.batch_rank = 0;
+    return om_gemm_run(&rows, kern, pf, host_ctx);
+  }
+  if (g->packed_b || g->batch == 1 || g->K == 0 || g->K * g->N > OM_GEMM_SHARED_B_PACK || !om_gemm_b_shared(g))
+    return om_gemm_run(g, kern, pf, host_ctx);
+  /* One small B for the whole batch: packed once here rather than panel by panel in every task (the same
+   * panels, so the same bits); where that memory is not to be had, the tasks pack as usual. */
+  int64_t oa, ob;
+  om_gemm_batch_offsets(g, 0, &oa, &ob);
+  om_gemm_packed* own = om_gemm_pack_b(g->path, g->type, g->K, g->N,
+                                       (const char*)g->B + ob * (ptrdiff_t)om_gemm_esize(g->type), g->rsb, g->csb);
+  if (!own) return om_gemm_run(g, kern, pf, host_ctx);
+  om_gemm_args with = *g;
+  with.packed_b = own;
+  int rc = om_gemm_run(&with, kern, pf, host_ctx);
+  om_gemm_packed_free(own);
+  return rc;
+}
+
+static int om_gemm_run(const om_gemm_args* g, const om_gemm_kern* kern, om_parallel_for_fn pf, void* host_ctx) {
   om_gemm_plan pl;
   memset(&pl, 0, sizeof pl);
   pl.g = g;
@@ -189,7 +249,7 @@ int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   ep->c = g->C;
   ep->ldc = g->ldc;
   ep->direct = g->type != OM_T_FLOAT16 && g->Cin == NULL;
-  size_t tasks = g->batch * pl.nbm * pl.nbn;
+  size_t tasks = (pl.tasks + pl.group - 1) / pl.group;
   if (pf && tasks > 1) pf(host_ctx, om_gemm_run_task, tasks, &pl);
   else
     for (size_t t = 0; t < tasks; t++) om_gemm_run_task(&pl, t);

@@ -24,7 +24,7 @@ typedef struct om_gemm_args {
   size_t batch, M, N, K;
   const void* A;
   ptrdiff_t rsa, csa;
-  const int64_t* a_off; /* A_b(i,k) = A[a_off[b] + i*rsa + k*csa]; a_off NULL: 0 */
+  const int64_t* a_off; /* A_b(i,k) = A[a_off[b] + i*rsa + k*csa]; a_off NULL: 0 (or batch_rank below) */
   const void* B;
   ptrdiff_t rsb, csb;
   const int64_t* b_off;           /* same for B, ignored when packed_b != NULL */
@@ -35,6 +35,13 @@ typedef struct om_gemm_args {
   void* C;
   ptrdiff_t ldc;
   size_t c_batch_stride; /* output, type `type`, C_b(i,j) = C[b*c_batch_stride + i*ldc + j]; overlaps no input */
+  /* A broadcast batch in O(rank), instead of a_off / b_off: with batch_rank > 0, batch element b has the row-major
+   * index (i_0 .. i_{r-1}) over batch_dims[0 .. batch_rank) (whose product is batch), and A_b starts at
+   * A + sum_q i_q * a_bstride[q], B_b at B + sum_q i_q * b_bstride[q] (element strides, 0 where broadcast). */
+  size_t batch_rank;
+  const int64_t* batch_dims;
+  const int64_t* a_bstride;
+  const int64_t* b_bstride;
 } om_gemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (unknown type or path, a path this CPU lacks, packed_b

@@ -36,11 +36,13 @@ struct om_gemm_kern;
  * -2 to +7% at 128x1536x384, no change at 128x384x384, -1 to -2% at 12 x (64x64x64). */
 #define OM_GEMM_PF_ROWS 16
 
-/* One call of om_gemm, cut into tasks: (batch element, row block, column block). */
+/* One call of om_gemm, cut into tasks: (batch element, row block, column block), `group` of them per call of
+ * the host's parallel-for (many tiny matrices: a range of batch elements per call). */
 typedef struct om_gemm_plan {
   const om_gemm_args* g;
   const struct om_gemm_kern* kern;
   size_t esize;      /* bytes per element of `type` */
+  size_t tasks, group; /* tasks in all; consecutive ones run by one parallel-for call */
   size_t mc, nc;     /* rows and columns per task (multiples of the tile's MR and NR) */
   size_t nbm, nbn;   /* row and column blocks per batch element */
   size_t kc, nk;     /* K block length and count (nk >= 1; kc = 0 when K = 0) */
@@ -68,6 +70,25 @@ struct om_gemm_packed {
   size_t K, N, nr, vl;
   void* data; /* 64-byte aligned, inside the same allocation */
 };
+
+/* Batch element bi's offsets (in elements) into A and B: O(batch rank), no table. */
+static inline void om_gemm_batch_offsets(const om_gemm_args* g, size_t bi, int64_t* oa, int64_t* ob) {
+  if (g->batch_rank == 0) {
+    *oa = g->a_off ? g->a_off[bi] : 0;
+    *ob = g->b_off ? g->b_off[bi] : 0;
+    return;
+  }
+  int64_t a = 0, b = 0;
+  for (size_t q = g->batch_rank; q-- > 0;) { /* from the innermost batch dimension out */
+    size_t e = (size_t)g->batch_dims[q];
+    int64_t i = (int64_t)(bi % e);
+    bi /= e;
+    a += i * g->a_bstride[q];
+    b += i * g->b_bstride[q];
+  }
+  *oa = a;
+  *ob = b;
+}
 
 /* Width of panel p of an N-column B with panels of nr columns, vectors of vl lanes. */
 static inline size_t om_gemm_panel_w(size_t N, size_t nr, size_t vl, size_t p) {

@@ -275,8 +275,26 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
       snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
       return -1;
     }
-  /* run reads out_shapes and out_ranks only: io's pointers are not const for shapes' sake. */
+  /* Output 0 is every family's result, the others (LayerNormalization's Mean and InvStdDev) come with it: when
+   * the host wants only those (a compiled node whose Y nobody reads), output 0 goes to scratch memory. run
+   * reads out_shapes and out_ranks only: io's pointers are not const for shapes' sake. */
   om_node_io io = {n_inputs, data, shapes, ranks, n_outputs, outs, (int64_t*)out_shapes, (size_t*)out_ranks,
                    parallel_for, host_ctx, err, errlen};
-  return node->family->run(node, &io);
+  int wanted = 0;
+  for (size_t o = 1; o < n_outputs; o++) wanted |= outs[o] != NULL;
+  size_t count0 = om_shape_count(out_shapes, out_ranks[0]);
+  if (outs[0] || !count0) return node->family->run(node, &io); /* a zero-size output is never written */
+  if (!wanted) return 0;                                          /* no output wanted: nothing to compute */
+  void* scratch = count0 <= SIZE_MAX / om_type_size(node->out_types[0])
+                      ? malloc(count0 * om_type_size(node->out_types[0])) : NULL;
+  if (!scratch) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory for output 0, which no one reads", node->name, opn);
+    return -1;
+  }
+  void* with0[OM_MAX_OUTPUTS] = {scratch, NULL, NULL};
+  for (size_t o = 1; o < n_outputs; o++) with0[o] = outs[o];
+  io.outs = with0;
+  int rc = node->family->run(node, &io);
+  free(scratch);
+  return rc;
 }

@@ -244,45 +244,31 @@ static int om_mm_run(const om_node* node, const om_node_io* io) {
   for (size_t k = 0; k < d.batch_rank; k++) batch *= (size_t)d.batch[k];
   g.batch = batch;
   if (batch == 0 || g.M == 0 || g.N == 0) return 0;
-  int64_t* offs = NULL;
+  int64_t a_bstride[OM_MAX_RANK], b_bstride[OM_MAX_RANK];
   if (!m->gemm && d.batch_rank > 0) {
-    /* Each batch element's offsets into A and B (in elements) from the broadcast of their batch dims. */
-    offs = malloc(2 * batch * sizeof(int64_t));
-    if (!offs) {
-      snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
-      return -1;
-    }
+    /* The batch broadcast as strides (0 where an operand's batch dimension is 1 or missing): O(rank) */
     size_t bra = d.a_vec ? 0 : io->ranks[0] - 2, brb = d.b_vec ? 0 : io->ranks[1] - 2;
-    int64_t mat_a = d.a_vec ? d.K : d.M * d.K, mat_b = d.b_vec ? d.K : d.K * d.N;
-    int64_t idx[OM_MAX_RANK];
-    memset(idx, 0, sizeof idx);
-    for (size_t b = 0; b < batch; b++) {
-      int64_t oa = 0, ob = 0, sa = mat_a, sb = mat_b;
-      for (size_t q = 0; q < d.batch_rank; q++) { /* from the innermost batch dim outwards */
-        size_t dim = d.batch_rank - 1 - q;
-        if (q < bra) {
-          int64_t e = io->shapes[0][bra - 1 - q];
-          if (e != 1) oa += idx[dim] * sa;
-          sa *= e;
-        }
-        if (q < brb) {
-          int64_t e = io->shapes[1][brb - 1 - q];
-          if (e != 1) ob += idx[dim] * sb;
-          sb *= e;
-        }
+    int64_t sa = d.a_vec ? d.K : d.M * d.K, sb = d.b_vec ? d.K : d.K * d.N;
+    for (size_t q = 0; q < d.batch_rank; q++) { /* from the innermost batch dim outwards */
+      size_t dim = d.batch_rank - 1 - q;
+      a_bstride[dim] = b_bstride[dim] = 0;
+      if (q < bra) {
+        int64_t e = io->shapes[0][bra - 1 - q];
+        if (e != 1) a_bstride[dim] = sa;
+        sa *= e;
       }
-      offs[b] = oa;
-      offs[batch + b] = ob;
-      for (size_t q = d.batch_rank; q-- > 0;) { /* next batch index, row-major */
-        if (++idx[q] < d.batch[q]) break;
-        idx[q] = 0;
+      if (q < brb) {
+        int64_t e = io->shapes[1][brb - 1 - q];
+        if (e != 1) b_bstride[dim] = sb;
+        sb *= e;
       }
     }
-    g.a_off = offs;
-    g.b_off = offs + batch;
+    g.batch_rank = d.batch_rank;
+    g.batch_dims = d.batch;
+    g.a_bstride = a_bstride;
+    g.b_bstride = b_bstride;
   }
   int rc = om_gemm(&g, io->parallel_for, io->host_ctx);
-  free(offs);
   if (rc != 0) { /* -1: allocation failed; -2: arguments om_gemm refuses (a bug here, never the user's) */
     snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_gemm refused its arguments"
                                    : "node '%s' (op %s): out of memory",

@@ -4,12 +4,15 @@
  * Axes: the attribute `axes` before opset 13 (ReduceSum) or 18 (the others), the optional int64 input 1 from
  * then on. A constant axes input (an initializer) is read once (om_node_set_constant_input); any other is read
  * at run time, and the output shape depends on its data. Negative axes count from the end; an axis out of
- * [-rank, rank - 1] or named twice is an error. No axes (absent or empty): every axis is reduced, or, with
- * noop_with_empty_axes = 1, the output is the input. keepdims (default 1) keeps each reduced axis as size 1.
+ * [-rank, rank - 1] is an error; an axis named more than once (also as -1 and rank - 1) is reduced once, as stock
+ * ONNX Runtime does. No axes (absent or empty): every axis is reduced, or, with noop_with_empty_axes = 1, the
+ * output is the input. keepdims (default 1) keeps each reduced axis as size 1.
  *
- * The dimensions are coalesced (size-1 ones dropped, neighbours of the same kind merged) before planning, so
- * any rank whose reduced and kept runs number at most OM_RED_MAX_RANK is served. The work is split over the
- * output elements in fixed chunks (om_parallel_ieee); the kernels' results never depend on the chunking.
+ * The dimensions are coalesced (size-1 ones dropped, neighbours of the same kind merged) before planning. When
+ * the reduced and kept runs number more than OM_RED_MAX_RANK (alternate axes of a high-rank input), the input
+ * is first gathered into [kept..., reduced...] order (each kind's elements in their own row-major order), which
+ * the plan then reduces as two dimensions. The work is split over the output elements in fixed chunks
+ * (om_parallel_ieee); the kernels' results never depend on the chunking.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,8 @@
 
 /* Input elements per parallel chunk (at least one output each): enough work to amortise the hand-off. */
 #define OM_RED_CHUNK_ELEMS ((size_t)1 << 15)
+/* Distinct axis values that can all be in range: -64 .. 63 for the highest rank served. */
+#define OM_RD_MAX_AXES (2 * OM_MAX_RANK)
 
 typedef struct om_reduce_node {
   int red;          /* OM_RED_* */
@@ -31,7 +36,7 @@ typedef struct om_reduce_node {
   int axes_input;   /* 1: axes come from input 1; 0: from the attribute */
   int axes_known;   /* the attribute, or a constant input 1: axes[0 .. n_axes) */
   size_t n_axes;
-  int64_t axes[OM_MAX_RANK];
+  int64_t axes[OM_RD_MAX_AXES]; /* distinct values */
 } om_reduce_node;
 
 static const char* om_rd_name(const om_node* node) { return om_op_row(node->op)->name; }
@@ -43,6 +48,27 @@ static int om_rd_axes_input_since(int red) { return red == OM_RED_SUM ? 13 : 18;
 static int om_rd_type_since(int red, int t) {
   if (t == OM_T_BFLOAT16) return 13;
   if ((t == OM_T_INT8 || t == OM_T_UINT8) && (red == OM_RED_MAX || red == OM_RED_MIN)) return 12;
+  return 0;
+}
+
+/* The distinct values of axes[0 .. n) into out (at most OM_RD_MAX_AXES); more than that many distinct values
+ * include one out of range for every rank served. 0, or -1 with a message. */
+static int om_rd_distinct(const om_node* node, const int64_t* axes, size_t n, int64_t* out, size_t* n_out, char* err,
+                          size_t errlen) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t a = axes[i];
+    size_t j = 0;
+    while (j < m && out[j] != a) j++;
+    if (j < m) continue; /* named again: reduced once */
+    if (m == OM_RD_MAX_AXES || a < -(int64_t)OM_MAX_RANK || a >= (int64_t)OM_MAX_RANK) {
+      snprintf(err, errlen, "node '%s' (op %s): axis %lld is out of range for every input rank served (at most %d)",
+               node->name, om_rd_name(node), (long long)a, OM_MAX_RANK);
+      return -1;
+    }
+    out[m++] = a;
+  }
+  *n_out = m;
   return 0;
 }
 
@@ -101,23 +127,11 @@ static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   }
   if (!r->axes_input) {
     r->axes_known = 1;
-    r->n_axes = a->has_axes ? a->n_axes : 0;
-    if (r->n_axes > OM_MAX_RANK) {
-      snprintf(err, errlen, "node '%s' (op %s): attribute axes has %zu entries, more than the maximum rank (%d)",
-               node->name, opn, r->n_axes, OM_MAX_RANK);
-      return -1;
-    }
-    memcpy(r->axes, a->axes, r->n_axes * sizeof(int64_t));
+    size_t n = a->has_axes ? a->n_axes : 0;
+    if (om_rd_distinct(node, a->axes, n, r->axes, &r->n_axes, err, errlen) != 0) return -1;
   } else if (!has_input1) {
     r->axes_known = 1; /* no axes input: no axes */
   }
-  for (size_t i = 0; r->axes_known && i < r->n_axes; i++)
-    for (size_t j = 0; j < i; j++)
-      if (r->axes[i] == r->axes[j]) {
-        snprintf(err, errlen, "node '%s' (op %s): axis %lld appears twice in attribute axes", node->name, opn,
-                 (long long)r->axes[i]);
-        return -1;
-      }
   return 0;
 }
 
@@ -129,21 +143,7 @@ static int om_rd_read_axes(const om_node* node, const void* data, const int64_t*
     snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) must be 1-D, it has rank %zu", node->name, opn, rank);
     return -1;
   }
-  if (shape[0] > OM_MAX_RANK) {
-    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) has %lld entries, more than the maximum rank (%d)",
-             node->name, opn, (long long)shape[0], OM_MAX_RANK);
-    return -1;
-  }
-  *n_axes = (size_t)shape[0];
-  if (*n_axes) memcpy(axes, data, *n_axes * sizeof(int64_t));
-  for (size_t i = 0; i < *n_axes; i++)
-    for (size_t j = 0; j < i; j++)
-      if (axes[i] == axes[j]) {
-        snprintf(err, errlen, "node '%s' (op %s): axis %lld appears twice in input 1 (axes)", node->name, opn,
-                 (long long)axes[i]);
-        return -1;
-      }
-  return 0;
+  return om_rd_distinct(node, data, (size_t)shape[0], axes, n_axes, err, errlen);
 }
 
 static int om_rd_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
@@ -171,10 +171,11 @@ static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const
                          size_t errlen) {
   const om_reduce_node* r = node->impl;
   const char* opn = om_rd_name(node);
-  int64_t buf[OM_MAX_RANK];
+  int64_t buf[OM_RD_MAX_AXES];
   const int64_t* axes = r->axes;
   size_t n_axes = r->n_axes;
-  if (!r->axes_known && n_inputs > 1 && shapes[1]) {
+  /* Input 1 is present when it has a shape or data (a host may give a rank-0 input no shape pointer). */
+  if (!r->axes_known && n_inputs > 1 && (shapes[1] || (data && data[1]))) {
     if (!data || !data[1]) {
       snprintf(err, errlen, "node '%s' (op %s): the output shape needs input 1 (axes)'s data", node->name, opn);
       return -1;
@@ -198,12 +199,7 @@ static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const
                node->name, opn, (long long)a, rank, -(long long)rank, (long long)rank - 1);
       return -1;
     }
-    size_t d = (size_t)(a < 0 ? a + (int64_t)rank : a);
-    if (out->mask[d]) {
-      snprintf(err, errlen, "node '%s' (op %s): axes name dimension %zu of input 0 twice", node->name, opn, d);
-      return -1;
-    }
-    out->mask[d] = 1;
+    out->mask[a < 0 ? a + (int64_t)rank : a] = 1; /* named twice (a and a - rank): reduced once */
   }
   return 0;
 }
@@ -245,6 +241,39 @@ static void om_rd_chunk(void* vt, size_t i) {
     __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
 }
 
+/* x (count elements of esz bytes, coalesced dims[0 .. c) with mask) copied into a new buffer in the order
+ * [kept dimensions..., reduced dimensions...], each kind in its own order: NULL when out of memory. */
+static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* dims, const uint8_t* mask,
+                          size_t count) {
+  char* out = malloc(count ? count * esz : 1);
+  if (!out) return NULL;
+  int64_t src_stride[OM_MAX_RANK], pdims[OM_MAX_RANK], pstride[OM_MAX_RANK], idx[OM_MAX_RANK];
+  int64_t s = 1;
+  for (size_t d = c; d-- > 0;) {
+    src_stride[d] = s;
+    s *= dims[d];
+  }
+  size_t p = 0; /* the walk's dimensions: kept ones, then reduced ones */
+  for (int kind = 0; kind < 2; kind++)
+    for (size_t d = 0; d < c; d++)
+      if (mask[d] == kind) {
+        pdims[p] = dims[d];
+        pstride[p++] = src_stride[d];
+      }
+  memset(idx, 0, sizeof idx);
+  int64_t off = 0;
+  for (size_t i = 0; i < count; i++) {
+    memcpy(out + i * esz, (const char*)x + off * (int64_t)esz, esz);
+    for (size_t q = c; q-- > 0;) { /* next index, row-major over the walk's dimensions */
+      off += pstride[q];
+      if (++idx[q] < pdims[q]) break;
+      off -= pstride[q] * pdims[q];
+      idx[q] = 0;
+    }
+  }
+  return out;
+}
+
 static int om_rd_run(const om_node* node, const om_node_io* io) {
   const om_reduce_node* r = node->impl;
   const char* opn = om_rd_name(node);
@@ -257,8 +286,8 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
     return 0;
   }
   /* coalesce: drop size-1 dimensions, merge neighbours of the same kind */
-  int64_t dims[OM_RED_MAX_RANK];
-  uint8_t mask[OM_RED_MAX_RANK];
+  int64_t dims[OM_MAX_RANK];
+  uint8_t mask[OM_MAX_RANK];
   size_t c = 0;
   for (size_t d = 0; d < rank; d++) {
     int64_t e = io->shapes[0][d];
@@ -267,26 +296,39 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
       dims[c - 1] *= e;
       continue;
     }
-    if (c == OM_RED_MAX_RANK) {
-      snprintf(io->err, io->errlen,
-               "node '%s' (op %s): the reduced and kept dimensions of input 0 alternate more than %d "
-               "times", node->name, opn, OM_RED_MAX_RANK);
-      return -1;
-    }
     dims[c] = e;
     mask[c++] = ax.mask[d];
   }
+  const void* x = io->data[0];
+  void* gathered = NULL;
+  if (c > OM_RED_MAX_RANK) { /* more runs than a plan takes: gather into [kept..., reduced...], two dimensions */
+    gathered = om_rd_gather(x, om_type_size(node->type), c, dims, mask, count);
+    if (!gathered) {
+      snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
+      return -1;
+    }
+    int64_t kept = 1, reduced = 1;
+    for (size_t d = 0; d < c; d++) *(mask[d] ? &reduced : &kept) *= dims[d];
+    dims[0] = kept;
+    dims[1] = reduced;
+    mask[0] = 0;
+    mask[1] = 1;
+    c = 2;
+    x = gathered;
+  }
   om_reduce_plan plan;
   if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
-    snprintf(io->err, io->errlen,
-             "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
+    free(gathered);
+    snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
     return -1;
   }
-  if (plan.units == 0) return 0;
-  size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
-  if (per == 0) per = 1;
-  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, per, io->data[0], io->outs[0], 0};
-  om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + per - 1) / per, om_rd_chunk, &t);
+  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
+  if (plan.units) {
+    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
+    t.per_chunk = per ? per : 1;
+    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
+  }
+  free(gathered);
   if (t.failed) {
     snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
     return -1;

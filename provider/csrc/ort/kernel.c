@@ -295,6 +295,8 @@ static void om_parallel_for(void* host, void (*fn)(void*, size_t), size_t total,
 /* The shape of input v: on API 24+ runtimes ORT's own dims (valid while v lives, nothing allocated); else a copy
  * through an OrtTensorTypeAndShapeInfo, into small (8 dims) when given and large enough, or malloc'd (the caller
  * frees what is not small). */
+static const int64_t om_rank0_dims[1] = {0}; /* the shape of a rank-0 input: no dimension is read */
+
 static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t* small, const int64_t** dims,
                                  size_t* rank) {
   const OrtApi* api = k->api;
@@ -304,6 +306,9 @@ static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t*
     if (st) return st;
     if (*rank > OM_MAX_RANK) return om_error(api, "input rank exceeds the supported maximum of 64");
     if (!*dims && *rank > 0) return om_error(api, "ORT returned no shape for an input");
+    /* A present input's shape is never NULL, not even at rank 0 (where ORT gives no dims pointer): to the node,
+     * a NULL shape means an absent input. */
+    if (!*dims) *dims = om_rank0_dims;
     return NULL;
   }
   OrtTensorTypeAndShapeInfo* tsi = NULL;
