@@ -1,5 +1,5 @@
 """Fast mode of the f32 Exp, Log, Tanh, Sigmoid, Erf and Gelu (both forms): f32 kernels (provider/csrc/math/
-om_fast_f32.h), FMA on the 512 and 256 paths, a few ulp.
+om_fast_f32.inc), FMA on the 512 and 256 paths, a few ulp.
 
 The bounds (test_transcendentals.FAST_ULP) are the exhaustive maxima of tools/cr_verify.sh -f over all 2^32
 inputs (docs/exact-transcendentals.md, "Fast mode") rounded up to what the docs state, per function and per

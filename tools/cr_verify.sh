@@ -9,7 +9,7 @@ BIN=tools/cr_state/cr_verify
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs and state: never committed
 # Every C source of the library, subfolders included (as provider/build_ffi.py compiles them).
 SRC="tools/cr_verify.c $(find provider/csrc -name '*.c' | sort)"
-NEWER=$(find provider/csrc tools/cr_verify.c -newer "$BIN" -name '*.[ch]*' 2>/dev/null | head -1 || true)
+NEWER=$(find provider/csrc tools/cr_verify.c -newer "$BIN" \( -name '*.[ch]*' -o -name '*.inc' \) 2>/dev/null | head -1 || true)
 if [ ! -x "$BIN" ] || [ -n "$NEWER" ]; then
   gcc -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Wall -Wextra \
       -DOM_TR_STATS -Iprovider/csrc -o "$BIN" $SRC -lmpfr -lgmp -lm

@@ -17,7 +17,7 @@ BIN=tools/cr_state/tr_digest-$ARCH${STATIC}
 mkdir -p tools/cr_state && echo "*" > tools/cr_state/.gitignore  # build outputs and state: never committed
 # Every .c under provider/csrc, as provider/build_ffi.py compiles them: the kernel tables refer to other files.
 SRC="tools/tr_digest.c $(find provider/csrc -name '*.c' | sort)"
-NEWER=$(find provider/csrc tools/tr_digest.c -newer "$BIN" -name '*.[ch]*' 2>/dev/null | head -1 || true)
+NEWER=$(find provider/csrc tools/tr_digest.c -newer "$BIN" \( -name '*.[ch]*' -o -name '*.inc' \) 2>/dev/null | head -1 || true)
 if [ ! -x "$BIN" ] || [ -n "$NEWER" ]; then
   "$CC" $STATIC -std=gnu11 -O3 -ffp-contract=off -fno-fast-math -fno-strict-aliasing -fno-math-errno -Wall -Wextra \
       -Iprovider/csrc -o "$BIN" $SRC -lm

@@ -1,5 +1,5 @@
 /* om_dd_act.h - double-double Softplus, Mish and the expm1 family (Elu, Selu, Celu): the fallbacks of the exact
- * f32 kernels (softplus_f32.h, mish_f32.h, elu_f32.h) and the evaluations behind their f16/bf16 results
+ * f32 kernels (softplus_f32.inc, mish_f32.inc, elu_f32.inc) and the evaluations behind their f16/bf16 results
  * (../tr16.c).
  *
  * Only IEEE + - * / on doubles (om_dd_core.h, om_dd.h's om_dd_exp), as everywhere in exact mode. The error
@@ -78,7 +78,7 @@ static inline om_dd om_dd_expm1_act(double x, double a, double d) {
   return om_dd_mul_d(om_dd_expm1(t), a);
 }
 
-/* The parameters of one Elu, Selu or Celu node as the kernels use them (elu_f32.h, tr16.c): for x > 0 the result
+/* The parameters of one Elu, Selu or Celu node as the kernels use them (elu_f32.inc, tr16.c): for x > 0 the result
  * is RN(p x) (p = 1 or gamma: p x is exact in double); for x < 0 a * expm1(x / d) as above; for x = +-0 the
  * input itself (zkeep, Elu) or +0 (Selu, Celu: the value of their formulas in ONNX Runtime). */
 typedef struct om_act_prm {
