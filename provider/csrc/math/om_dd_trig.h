@@ -87,4 +87,8 @@ static inline om_dd om_dd_sincos(double x, int cosine) {
   return (q & 2) ? om_dd_neg(y) : y;
 }
 
+/* The f32 fallbacks of Sin and Cos (om_dd_trig.c; x an f32 value, finite: the first pass settles NaN and inf). */
+float om_fb_sin(double x);
+float om_fb_cos(double x);
+
 #endif

@@ -1,16 +1,7 @@
 /* reduce_math.c - the f64 exp and log of the reductions (see reduce_util.h). */
 #include "reduce_util.h"
 
-/* om_dd.h defines the f32 fallbacks (om_fb_*) as static functions; this file uses only its double-double
- * evaluations. */
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
 #include "math/om_dd.h"
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 double om_red_exp_d(double x) {
   if (x != x) return x + x;
