@@ -60,7 +60,8 @@ def _cdef_from_header(path: Path) -> str:
 
 ffibuilder = FFI()
 HEADERS = ["onemodel.h"] + (["onemodel_test.h"] if TEST_ENTRIES else [])
-ffibuilder.cdef("\n".join(_cdef_from_header(CSRC / h) for h in HEADERS))
+# The cdef drops #include lines, so it reads onemodel.h's own include (core/om_exec.h) first.
+ffibuilder.cdef("\n".join(_cdef_from_header(CSRC / h) for h in ["core/om_exec.h", *HEADERS]))
 ffibuilder.set_source(
     "onemodel_ep._native",
     "".join(f'#include "{h}"\n' for h in HEADERS),

@@ -10,10 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/om_exec.h" /* OM_MODE_EXACT/FAST, om_parallel_for_fn */
+
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
 enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16 };
-enum { OM_MODE_EXACT = 0, OM_MODE_FAST = 1 };
 
 typedef struct om_op_info {
   const char* name;
@@ -95,9 +96,6 @@ int om_node_input_type_only(const om_node* node, size_t k);
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen);
 
-/* A parallel-for provided by the host: calls fn(fn_ctx, i) for i in [0, total), in any order and on any
- * thread. NULL runs everything on the calling thread. */
-typedef void (*om_parallel_for_fn)(void* host_ctx, void (*fn)(void*, size_t), size_t total, void* fn_ctx);
 
 /* Compute the node's output (already allocated with the shape from om_node_output_shape). */
 int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,

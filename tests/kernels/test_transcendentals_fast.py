@@ -1,5 +1,5 @@
 """Fast mode of the f32 Exp, Log, Tanh, Sigmoid, Erf and Gelu (both forms): f32 kernels (provider/csrc/math/
-om_fast_f32.h), FMA on the 512 and 256 paths, a few ulp.
+om_fast_f32.inc), FMA on the 512 and 256 paths, a few ulp.
 
 The bounds (FAST_ULP of tests/reference/transcendental32.py) are the exhaustive maxima of
 tools/verify/cr_verify.sh -f over all 2^32 inputs (docs/exact-transcendentals.md, "Fast mode") rounded up to

@@ -9,7 +9,7 @@
  * dependent IMUL (latency 3 cycles on every recent x86 core). Read: a VDIVPD of 8 doubles occupies the
  * divider for about 16-17 cycles, 24 independent FMAs run beside one VDIVPD at no extra cost, and VRCP14PD
  * costs about two cycles of the vector ports. The last four lines: VSCALEFPD, VPSLLQ and VPADDQ are one
- * vector-port operation each, VCVTPS2PD and VCVTPD2PS two (why the 512 path scales by VSCALEFPD, om_vcore.h). Needs AVX-512F (the instructions are in the asm text). */
+ * vector-port operation each, VCVTPS2PD and VCVTPD2PS two (why the 512 path scales by VSCALEFPD, tr_exp_parts.inc). Needs AVX-512F (the instructions are in the asm text). */
 #include <stdio.h>
 #include <time.h>
 

@@ -8,7 +8,7 @@ rounded to 20 significant bits (so z * invc_i, z with 24 bits, is exact in doubl
 logc_i = RN(-log2(invc_i)).
 The two subintervals around 1 use invc = 1, logc = 0 exactly (no cancellation for x near 1).
 It also prints (to stderr) the largest |r| = |z invc - 1| and the largest |logc_i| / min|log2 z| of the
-entries with logc_i != 0 (the figures the error bound in pow_f32.h uses).
+entries with logc_i != 0 (the figures the error bound in pow_f32.inc uses).
 exp2 table: 2^(j/64) as hi + lo (pair error < 2^-106).
 """
 

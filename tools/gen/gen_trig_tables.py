@@ -4,7 +4,7 @@ Run: python tools/gen/gen_trig_tables.py > provider/csrc/math/om_trig_tab.h   (g
 
 - om_2opi_bits[w], w = 0..10: 32 bits each; word w holds the bits b_i of 2/pi = sum_i b_i 2^-i for
   i = 32 (w - 2) + 1 .. 32 (w - 2) + 32 (words 0 and 1 are zero: b_i = 0 for i <= 0, since 2/pi < 1), so the
-  table covers b_-63 .. b_288; the reduction (math/sincos_f32.h) reads b_-55 .. b_264.
+  table covers b_-63 .. b_288; the reduction (math/sincos_f32.inc) reads b_-55 .. b_264.
 - OM_2OPI_D = RN(2/pi); OM_2OPI_C1 = 2/pi rounded to 28 bits, OM_2OPI_C2 = (2/pi - C1) rounded to 28 bits,
   OM_2OPI_C3 = RN(2/pi - C1 - C2); the bounds |2/pi - C1 - C2| and |2/pi - C1 - C2 - C3| are printed beside
   them.

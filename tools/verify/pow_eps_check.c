@@ -1,5 +1,5 @@
 /* c_tool: -lmpfr -lgmp */
-/* pow_eps_check.c - checks the error bound of the f32 Pow first pass (math/pow_f32.h) against MPFR: for each
+/* pow_eps_check.c - checks the error bound of the f32 Pow first pass (math/pow_f32.inc) against MPFR: for each
  * pair it takes the double v the first pass computes and its per-lane bound eps (through the OM_POW_DEBUG hook,
  * scalar path instantiated here) and measures |v - x^y| / (eps v) with x^y from MPFR at 200 bits. The bound
  * is sound on the sample when the largest ratio is below 1. Run: tools/c_tool.py [-DOM_EPS_512] pow_eps_check [pairs]

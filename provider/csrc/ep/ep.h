@@ -1,6 +1,6 @@
-/* ep.h - the OneModel plugin execution provider's own types, and the entries ep_factory.c (factory and EP) calls
- * in the files below it: ep_kernels.c (kernel registry and kernels), ep_capability.c (which nodes it claims) and
- * ep_compile.c (compiled nodes). None of those calls back into ep_factory.c. Knows nothing of math. */
+/* ep.h - the OneModel plugin execution provider's own types (factory, EP, per-op kernel state), shared by every
+ * file of ep/. Declares no function: each .c file of ep/ has its own header (ep_kernels.h, ep_capability.h,
+ * ep_compile.h, ep_error.h). Knows nothing of math. */
 #ifndef OM_EP_H
 #define OM_EP_H
 
@@ -38,21 +38,5 @@ typedef struct om_ep {
   OrtKernelRegistry* registry;
   om_ep_kernel_state states[2 * OM_OP_COUNT]; /* [op], and [OM_OP_COUNT + op] for a split's later range */
 } om_ep;
-
-
-/* ep_kernels.c: one kernel per row of the op table, for ep. */
-OrtStatus* om_ep_registry_create(om_ep* ep);
-
-/* ep_capability.c: OrtEp::GetCapability. */
-OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info);
-/* The om_node for `node` as GetCapability sees it (opset: the graph's default-domain opset, 0 for the node's
- * since-version): NULL with a message naming node, op and problem in err. */
-om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen);
-int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph);
-
-/* ep_compile.c: OrtEp::Compile and ReleaseNodeComputeInfos (dispatch=compile). */
-OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const OrtNode** fused_nodes,
-                                     size_t count, OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes);
-void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo** infos, size_t count);
 
 #endif

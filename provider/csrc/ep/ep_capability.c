@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
+#include "ep_capability.h"
 #include "ort/ort_attrs.h"
 
 /* ---- attributes of an OrtNode -------------------------------------------------------------------------------- */
@@ -33,34 +33,28 @@ static const OrtOpAttr* om_node_attr(const om_node_attr_ctx* c, const char* name
   return attr;
 }
 
-static int om_na_int(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen) {
+/* A scalar attribute of type `want` (`what` names it in the message) into out (size bytes): 0, 1 when absent, -1
+ * with a message in err when of another type or unreadable. */
+static int om_na_scalar(const void* ctx, const char* name, OrtOpAttrType want, const char* what, void* out, size_t size,
+                        char* err, size_t errlen) {
   const om_node_attr_ctx* c = ctx;
   OrtOpAttrType t;
   const OrtOpAttr* a = om_node_attr(c, name, &t);
   if (!a) return 1;
   size_t got = 0;
-  OrtStatus* st = t == ORT_OP_ATTR_INT ? c->api->ReadOpAttr(a, ORT_OP_ATTR_INT, out, sizeof *out, &got) : NULL;
+  OrtStatus* st = t == want ? c->api->ReadOpAttr(a, want, out, size, &got) : NULL;
   if (st) c->api->ReleaseStatus(st);
-  if (t != ORT_OP_ATTR_INT || st) {
-    snprintf(err, errlen, "attribute '%s' must be an integer", name);
+  if (t != want || st) {
+    snprintf(err, errlen, "attribute '%s' must be %s", name, what);
     return -1;
   }
   return 0;
 }
-
+static int om_na_int(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen) {
+  return om_na_scalar(ctx, name, ORT_OP_ATTR_INT, "an integer", out, sizeof *out, err, errlen);
+}
 static int om_na_float(const void* ctx, const char* name, float* out, char* err, size_t errlen) {
-  const om_node_attr_ctx* c = ctx;
-  OrtOpAttrType t;
-  const OrtOpAttr* a = om_node_attr(c, name, &t);
-  if (!a) return 1;
-  size_t got = 0;
-  OrtStatus* st = t == ORT_OP_ATTR_FLOAT ? c->api->ReadOpAttr(a, ORT_OP_ATTR_FLOAT, out, sizeof *out, &got) : NULL;
-  if (st) c->api->ReleaseStatus(st);
-  if (t != ORT_OP_ATTR_FLOAT || st) {
-    snprintf(err, errlen, "attribute '%s' must be a float", name);
-    return -1;
-  }
-  return 0;
+  return om_na_scalar(ctx, name, ORT_OP_ATTR_FLOAT, "a float", out, sizeof *out, err, errlen);
 }
 
 static int om_na_string(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen) {

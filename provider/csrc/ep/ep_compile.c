@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "node/broadcast.h"
-#include "ep.h"
+#include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset */
+#include "ep_compile.h"
 #include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "ep.h"
+#include "ep_capability.h"
+#include "ep_compile.h"
+#include "ep_kernels.h"
 #include "ort/ort_attrs.h"
 
 /* ---- the EP -------------------------------------------------------------------------------------------------- */

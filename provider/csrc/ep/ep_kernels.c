@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ep.h"
+#include "ep_kernels.h"
 #include "node/node_family.h"
 #include "ort/ort_attrs.h"
 #include "ort/ort_kernel.h"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "onemodel.h" /* om_parallel_for_fn, OM_MODE_EXACT/FAST */
+#include "core/om_exec.h" /* om_parallel_for_fn, OM_MODE_EXACT/FAST */
 
 typedef struct om_gemm_packed om_gemm_packed; /* B packed once, e.g. constant weights at kernel creation */
 /* Pack B[K,N] where element (k,n) is at B[k*rs + n*cs] (element strides; transB is rs=1, cs=K), for kernel

@@ -19,7 +19,7 @@ OM_TARGET_X86_SSE42
 #undef OM_G64
 #define OM_G64 1
 #include "gemm_body.inc"
-#elif OM_ISA_NEON /* NEON: hardware FMLA for f32 and f64 (gemm_simd.h) */
+#elif OM_ISA_NEON /* NEON: hardware FMLA for f32 and f64 (gemm_simd.inc) */
 #include <arm_neon.h>
 
 #include "gemm_internal.h"

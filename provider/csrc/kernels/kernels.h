@@ -42,7 +42,7 @@ enum {
   OM_K_LEAKYRELU, /* x < 0 ? b * x : x; b: LeakyRelu's alpha (broadcast) or PRelu's slope */
   OM_K_THRESHOLDED_RELU, /* x > b ? x : 0; b: alpha, broadcast */
   OM_K_LEAKYRELU_A32,    /* f16 LeakyRelu: b is the f32 alpha (broadcast), the product rounded once to f16 */
-  /* correctly rounded in both modes (elu_f32.h, tr16.c); b: the f32 alpha (Selu: then gamma), broadcast */
+  /* correctly rounded in both modes (elu_f32.inc, tr16.c); b: the f32 alpha (Selu: then gamma), broadcast */
   OM_K_ELU,
   OM_K_SELU,
   OM_K_CELU,
@@ -82,7 +82,7 @@ enum {
   OM_K_ERF,
   OM_K_GELU_ERF,  /* Gelu, approximate="none" */
   OM_K_GELU_TANH, /* Gelu, approximate="tanh" */
-  OM_K_SIN,       /* sincos_f32.h: correctly rounded in both modes */
+  OM_K_SIN,       /* sincos_f32.inc: correctly rounded in both modes */
   OM_K_COS,
   OM_K_SOFTPLUS,  /* correctly rounded in both modes */
   OM_K_MISH,

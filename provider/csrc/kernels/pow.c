@@ -5,7 +5,7 @@
  * an exponent of 2 is x * x; Pow(x, 0) is 1 for every x, NaN included; the special values of C99 Annex F.
  *
  * f32 base (docs/exact-transcendentals.md, "Pow"). om_pow_run converts the exponent to f32 in blocks and runs
- * the kernel path's pow_f32 (kernels/pow.inc, math/pow_f32.h): a vector first pass in double (table log2,
+ * the kernel path's pow_f32 (kernels/pow.inc, math/pow_f32.inc): a vector first pass in double (table log2,
  * exp2, a per-lane proven error bound) with a rounding test; lanes it cannot settle and the special inputs
  * (x = +-0, +-inf, y = +-inf) come back here, to om_pow_exact_f32:
  *   - specials (om_pow_special), then the exact cases, decided exactly: |x| = 2^e with e y an integer (the
@@ -226,7 +226,7 @@ double om_pow_exact_f64(double x, double y) {
   return neg ? -r : r;
 }
 
-/* ---- f32: the accurate evaluation (the fallback of the vector first pass, math/pow_f32.h) -------------------
+/* ---- f32: the accurate evaluation (the fallback of the vector first pass, math/pow_f32.inc) -------------------
  * log x = k ln2 + 2 atanh(s), s = (m - 1)/(m + 1), m in [sqrt(1/2), sqrt 2], |s| <= 0.1716, the series
  * 2 s sum_{j<=20} s^2j / (2j+1) (truncation < s^42 / 41 < 2^-112 relative) with double-double coefficients;
  * k ln2 with ln2 = A1 + A2 + A3 (A1, A2 of 44 bits: k A1, k A2 exact for |k| < 2^9); t = y log x (y exact);

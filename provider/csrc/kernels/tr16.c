@@ -19,18 +19,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* om_dd.h defines the f32 fallbacks (om_fb_*) as static functions; this file uses only its double-double
- * evaluations. */
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
 #include "math/om_dd.h"
 #include "math/om_dd_trig.h"
 #include "math/om_dd_act.h"
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 #include "math/om_half.h"
 
 /* precision p (bits, the implicit one included), least normal exponent emin, largest exponent emax */

@@ -84,13 +84,11 @@ static inline om_dd om_dd_expm1(om_dd t) {
   return om_dd_add_d(om_dd_exp(t), -1.0);
 }
 
-/* ---- fallbacks, one per function: x is the f32 input (not NaN, not a special the kernel settles) -------- */
+/* ---- fallbacks, one per function, declared here and defined in om_dd.c (compiled once, for the base target):
+ * x is the f32 input (not NaN, not a special the kernel settles). The dd-valued evaluations stay static inline
+ * here: the f16/bf16 tables (../kernels/tr16.c) and the reductions (../reduce/reduce_math.c) use them too. */
 
-static float om_fb_exp(double x) {
-  if (x > 89.0) return (float)0x1p200;
-  if (x < -105.0) return 0.0f;
-  return om_dd_to_f32(om_dd_exp(om_dd_make(x, 0.0)));
-}
+float om_fb_exp(double x);
 
 /* log x = k ln2 - log c + log1p(r) as in the fast path (x = 2^k z, c ~ 1/z from om_log_tab, r = z c - 1);
  * log1p(r) = 2 atanh(s), s = r / (2 + r), |s| < 2^-8, series in s^2 to s^16 (truncation < 2^-120): relative
@@ -126,7 +124,7 @@ static inline om_dd om_dd_log_core(double x, int any_double) {
 }
 static inline om_dd om_dd_log(double x) { return om_dd_log_core(x, 0); }     /* x an f32 value */
 static inline om_dd om_dd_log_any(double x) { return om_dd_log_core(x, 1); } /* any normal double */
-static float om_fb_log(double x) { return om_dd_to_f32(om_dd_log(x)); }
+float om_fb_log(double x);
 
 /* tanh |x| = expm1(2|x|) / (expm1(2|x|) + 2). |x| < 2^-12 rounds to x (tanh x = x (1 - x^2/3 + ...) and
  * x^2/3 < 2^-25.5 is below half an ulp, nearest boundary at relative distance >= 2^-25). */
@@ -137,29 +135,20 @@ static inline om_dd om_dd_tanh(double x) { /* |x| <= 10 */
   if (x < 0) t = om_dd_neg(t);
   return t;
 }
-static float om_fb_tanh(double x) {
-  double a = x < 0 ? -x : x;
-  if (a < 0x1p-12) return (float)x;
-  if (a > 10.0) return x < 0 ? -1.0f : 1.0f;
-  return om_dd_to_f32(om_dd_tanh(x));
-}
+float om_fb_tanh(double x);
 
 /* sigma(x) = 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0. */
-static om_dd om_dd_sigmoid(om_dd v) {
+static inline om_dd om_dd_sigmoid(om_dd v) {
   int neg = v.hi < 0;
   om_dd e = om_dd_exp(neg ? v : om_dd_neg(v));
   om_dd den = om_dd_add_d(e, 1.0);
   return om_dd_div(neg ? e : om_dd_make(1.0, 0.0), den);
 }
-static float om_fb_sigmoid(double x) {
-  if (x > 120.0) return 1.0f;
-  if (x < -120.0) return 0.0f;
-  return om_dd_to_f32(om_dd_sigmoid(om_dd_make(x, 0.0)));
-}
+float om_fb_sigmoid(double x);
 
 /* erf(w) = 2/sqrt(pi) e^(-w^2) sum_n 2^n w^(2n+1) / (1*3*...*(2n+1)): positive terms only, so no
  * cancellation; summed until a term is below 2^-110 of the sum. w2 = w^2 (exact for the callers). */
-static om_dd om_dd_erf_series(om_dd w, double w2) {
+static inline om_dd om_dd_erf_series(om_dd w, double w2) {
   om_dd t = om_dd_make(1.0, 0.0), s = t;
   for (int n = 1; n < 400; n++) {
     t = om_dd_div_d(om_dd_mul_d(t, 2.0 * w2), (double)(2 * n + 1));
@@ -172,7 +161,7 @@ static om_dd om_dd_erf_series(om_dd w, double w2) {
 /* erfc(w), w >= 0: 1 - erf(w) for w < 2.5 (erfc(2.5) > 2^-12: the subtraction costs < 12 bits); else the
  * continued fraction erfc(w) = e^(-w^2)/sqrt(pi) / (w + (1/2)/(w + 1/(w + (3/2)/(w + ...)))) evaluated
  * bottom-up from depth 30 + 600/w^2 (measured at 400 bits: relative truncation < 2^-100 for w >= 2.5). */
-static om_dd om_dd_erfc(om_dd w, double w2) {
+static inline om_dd om_dd_erfc(om_dd w, double w2) {
   if (w.hi < 2.5) return om_dd_add_d(om_dd_neg(om_dd_erf_series(w, w2)), 1.0);
   int depth = 30 + (int)(600.0 / w2);
   om_dd f = w;
@@ -186,12 +175,7 @@ static inline om_dd om_dd_erf(double x) { /* 0 < |x| <= 4 */
   if (x < 0) r = om_dd_neg(r);
   return r;
 }
-static float om_fb_erf(double x) {
-  if (x == 0) return (float)x; /* keeps the sign of zero */
-  double a = x < 0 ? -x : x;
-  if (a > 4.0) return x < 0 ? -1.0f : 1.0f;
-  return om_dd_to_f32(om_dd_erf(x));
-}
+float om_fb_erf(double x);
 /* Gelu(x) = x Phi(x), Phi(x) = (1 + erf(w))/2 for x >= 0 and erfc(w)/2 for x < 0, w = |x|/sqrt2 in
  * double-double, w^2 = x^2/2 exactly. */
 static inline om_dd om_dd_gelu_erf(double x) { /* x != 0, -14.5 <= x <= 8 */
@@ -201,12 +185,7 @@ static inline om_dd om_dd_gelu_erf(double x) { /* x != 0, -14.5 <= x <= 8 */
   om_dd phi = x >= 0 ? om_dd_add_d(om_dd_erf_series(w, w2), 1.0) : om_dd_erfc(w, w2);
   return om_dd_mul_d(phi, 0.5 * x);
 }
-static float om_fb_gelu_erf(double x) {
-  if (x == 0) return (float)x;
-  if (x < -14.5) return -0.0f;
-  if (x > 8.0) return (float)x; /* Phi(x) > 1 - 2^-50 */
-  return om_dd_to_f32(om_dd_gelu_erf(x));
-}
+float om_fb_gelu_erf(double x);
 /* Gelu tanh: x/2 (1 + tanh(u)) = x sigma(2u), 2u = K1 x + K3 x^3 in double-double (x^2 exact, x^3 exact as
  * a pair), K1 = 2 sqrt(2/pi), K3 = 0.08943 sqrt(2/pi) to 106 bits. */
 static inline om_dd om_dd_gelu_tanh(double x) { /* |x| <= 20 */
@@ -215,11 +194,6 @@ static inline om_dd om_dd_gelu_tanh(double x) { /* |x| <= 20 */
   om_dd v = om_dd_add(om_dd_mul_d(om_dd_make(OM_K1_hi, OM_K1_lo), x), om_dd_mul(om_dd_make(OM_K3_hi, OM_K3_lo), x3));
   return om_dd_mul_d(om_dd_sigmoid(v), x);
 }
-static float om_fb_gelu_tanh(double x) {
-  if (x == 0) return (float)x;
-  if (x < -20.0) return -0.0f;
-  if (x > 20.0) return (float)x;
-  return om_dd_to_f32(om_dd_gelu_tanh(x));
-}
+float om_fb_gelu_tanh(double x);
 
 #endif

@@ -1,6 +1,6 @@
 /* om_dd_act.h - double-double Softplus, Mish and the expm1 family (Elu, Selu, Celu): the fallbacks of the exact
- * f32 kernels (softplus_f32.h, mish_f32.h, elu_f32.h) and the evaluations behind their f16/bf16 results
- * (../tr16.c).
+ * f32 kernels (softplus_f32.inc, mish_f32.inc, elu_f32.inc; the om_fb_* are defined in om_dd_act.c) and the
+ * evaluations behind their f16/bf16 results (../tr16.c).
  *
  * Only IEEE + - * / on doubles (om_dd_core.h, om_dd.h's om_dd_exp), as everywhere in exact mode. The error
  * bounds below are a priori estimates; that every fallback lane rounds correctly is what the MPFR checks
@@ -35,11 +35,7 @@ static inline om_dd om_dd_softplus(double x) {
   om_dd l = om_dd_log1p_unit(om_dd_exp(om_dd_make(-a, 0.0)));
   return x > 0 ? om_dd_add_d(l, x) : l;
 }
-static float om_fb_softplus(double x) {
-  if (x > 20.0) return (float)x;
-  if (x < -120.0) return 0.0f;
-  return om_dd_to_f32(om_dd_softplus(x));
-}
+float om_fb_softplus(double x);
 
 /* Mish x tanh(softplus(x)): with u = e^x, tanh(log(1 + u)) = u (u + 2) / (u (u + 2) + 2) (x <= 0, u <= 1);
  * with w = e^-x, (1 + 2w) / (1 + 2w + 2w^2) (x > 0). For -120 <= x <= 20 (below, |x| e^x < 2^-150 rounds to
@@ -59,11 +55,7 @@ static inline om_dd om_dd_mish(double x) {
   }
   return om_dd_mul_d(q, x);
 }
-static float om_fb_mish(double x) {
-  if (x == 0 || x > 20.0) return (float)x; /* keeps the sign of zero */
-  if (x < -120.0) return -0.0f;
-  return om_dd_to_f32(om_dd_mish(x));
-}
+float om_fb_mish(double x);
 
 /* The negative side of Elu, Selu and Celu: a * expm1(x / d) for x < 0 (finite), a and d finite nonzero doubles
  * (Elu: a = alpha, d = 1; Selu: a = gamma alpha, exact in double, d = 1; Celu: a = d = alpha). The quotient is a
@@ -78,7 +70,7 @@ static inline om_dd om_dd_expm1_act(double x, double a, double d) {
   return om_dd_mul_d(om_dd_expm1(t), a);
 }
 
-/* The parameters of one Elu, Selu or Celu node as the kernels use them (elu_f32.h, tr16.c): for x > 0 the result
+/* The parameters of one Elu, Selu or Celu node as the kernels use them (elu_f32.inc, tr16.c): for x > 0 the result
  * is RN(p x) (p = 1 or gamma: p x is exact in double); for x < 0 a * expm1(x / d) as above; for x = +-0 the
  * input itself (zkeep, Elu) or +0 (Selu, Celu: the value of their formulas in ONNX Runtime). */
 typedef struct om_act_prm {
@@ -86,6 +78,6 @@ typedef struct om_act_prm {
   int zkeep;
 } om_act_prm;
 
-static float om_fb_act(double x, const om_act_prm* pr) { return om_dd_to_f32(om_dd_expm1_act(x, pr->a, pr->d)); }
+float om_fb_act(double x, const om_act_prm* pr);
 
 #endif

@@ -1,5 +1,5 @@
 /* om_dd_trig.h - sin and cos of an f32 value in double-double: the exact Payne-Hanek reduction and the series
- * behind the fallback of the f32 Sin and Cos kernels (sincos_f32.h) and the f16/bf16 tables (../tr16.c).
+ * behind the fallback of the f32 Sin and Cos kernels (sincos_f32.inc) and the f16/bf16 tables (../tr16.c).
  *
  * Reduction (om_trig_reduce, |x| >= 0.78, x an f32 value): x = m 2^e with m < 2^24 an integer, e = E - 150
  * (E the biased f32 exponent, so -24 <= e <= 104 here). With 2/pi = sum_{i >= 1} b_i 2^-i (om_2opi_bits,
@@ -86,5 +86,9 @@ static inline om_dd om_dd_sincos(double x, int cosine) {
   if (!odd && x == 0) y = om_dd_make(x, 0.0); /* sin(+-0) = +-0 */
   return (q & 2) ? om_dd_neg(y) : y;
 }
+
+/* The f32 fallbacks of Sin and Cos (om_dd_trig.c; x an f32 value, finite: the first pass settles NaN and inf). */
+float om_fb_sin(double x);
+float om_fb_cos(double x);
 
 #endif

@@ -276,7 +276,7 @@ static const double OM_2_SQRTPI_hi = 0x1.20dd750429b6dp0, OM_2_SQRTPI_lo = 0x1.1
 static const double OM_1_SQRTPI_hi = 0x1.20dd750429b6dp-1, OM_1_SQRTPI_lo = 0x1.1ae3a914fed8p-57;
 static const double OM_LN2_hi = 0x1.62e42fefa39efp-1, OM_LN2_lo = 0x1.abc9e3b39803fp-56;
 static const double OM_LN2_T3 = 0x1.7b57a079a1934p-111;
-/* exp, FMA paths (512 and 256; om_vexp16 in om_vcore.h): e^t = 2^(k/16) e^r, k = rint(t*16/ln2) (one fma with
+/* exp, FMA paths (512 and 256; om_vexp16 in tr_exp_parts.inc): e^t = 2^(k/16) e^r, k = rint(t*16/ln2) (one fma with
  * the 1.5*2^52 shifter), r = fma(-k, OM_LN2_16_HI, t) (exact), off by |k| (ln2/16 - HI), and OM_LN2_16_LO
  * = RN(ln2/16 - HI) < 2^-59.25.
  * |ln2/16 - HI - LO| < 2^-114.40625 */
@@ -304,7 +304,7 @@ static const double om_exp16_adj[16] __attribute__((aligned(64))) = {
   0x1.fa4afa2a490dap-1,
 };
 /* om_exp16_t[j] = T_j = RN(2^(j/16)) and om_exp16_t2[j] = 2 T_j (exact): the 512 path's scale, T_j (or 2 T_j)
- * times 2^floor(k/16) by one VSCALEFPD (om_vexp16_sc in om_vcore.h). */
+ * times 2^floor(k/16) by one VSCALEFPD (om_vexp16_sc in tr_exp_parts.inc). */
 static const double om_exp16_t[16] __attribute__((aligned(64))) = {
   0x1p0,
   0x1.0b5586cf9890fp0,
@@ -353,7 +353,7 @@ static const double om_expm1h_q32[] = {0x1.ffffffffffffbp-1, 0x1.55555554dd3ebp-
  * rigorous) < 2^-40.125 */
 static const double om_expm1h_q32_3[] = {0x1.ffffffff57e09p-1, 0x1.55555555e570fp-1, 0x1.5556b339ff7b9p-2, 0x1.111153b662287p-3};
 #define OM_EXPM1H_Q32_3_LOG2ERR (-40.125)
-/* log, FMA paths (log_f32.h): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
+/* log, FMA paths (log_f32.inc): x = 2^k z, z in [0.6875, 1.375) (bits of x minus those of 0.6875); i = the 4 bits
  * below the exponent of that difference: 10 subintervals of width 1/32 below 1, 6 of width 1/16 above.
  * om_log16_c[i] = RN(1/centre_i) (1 exactly on the two subintervals next to 1), om_log16_t[i] = RN(-log(c_i)).
  * log x = k ln2 + t_i + log1p(r), r = z c_i - 1 (one fma). */
@@ -398,7 +398,7 @@ static const double OM_LN2_D = 0x1.62e42fefa39efp-1;
 /* log1p(r) ~= r - r^2/2 + r^3*(c0 + c1 r + ... + c6 r^6) on [-0.0313, 0.0625], relative error (supnorm) < 2^-48.375 */
 static const double om_log1p_q16[] = {0x1.5555555557829p-2, -0x1.fffffffd437d7p-3, 0x1.999998b771144p-3, -0x1.5555799d6eb78p-3, 0x1.249a652d3bfep-3, -0x1.ff9807a5252eep-4, 0x1.9e2465288911dp-4};
 #define OM_LOG1P_Q16_LOG2ERR (-48.375)
-/* erf, FMA paths (erf_f32.h): erf(a)/a on 16 pieces, a in [i/4, (i+1)/4], i = rint(4a - 1/2), centre
+/* erf, FMA paths (erf_f32.inc): erf(a)/a on 16 pieces, a in [i/4, (i+1)/4], i = rint(4a - 1/2), centre
  * m_i = i/4 + 1/8; every piece (piece 0 too, since the eighth session; it was a polynomial in a^2) is a
  * polynomial in d = a - m_i; degree 7 for the first pass (om_erf16_c7; degree 8 until the twelfth session), 9
  * for the second chance (om_erf16_c9).
@@ -432,7 +432,7 @@ static const double om_erf16_c9[] __attribute__((aligned(64))) = {
   -0x1.09bdca85a5bcep-28, -0x1.05c436ccf7fffp-27, -0x1.2386ed3a0fb0ap-28, 0x1.cc378887b94a3p-30, 0x1.268036c8cf475p-28, 0x1.768cda78224ecp-29, 0x1.1faae93dfd193p-34, -0x1.49528c3cecafap-30, -0x1.0e6f51e3a6f31p-30, -0x1.73ef2fa17051bp-32, 0x1.e7abd7a337bd8p-35, 0x1.346bca322193fp-33, 0x1.9a16543e7c7acp-34, 0x1.56d9a1d065e3dp-35, 0x1.711462077a42ap-37, 0x1.76d5c984d136cp-41,
 };
 #define OM_ERF16_9_LOG2ERR (-49.46875)
-/* Gelu none, FMA paths (gelu_erf_f32.h): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u)
+/* Gelu none, FMA paths (gelu_erf_f32.inc): G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] as P(u)/Q(u)
  * with Q(0) = 1 (Q from tools/gen/sollya/gelu_rational_fit.py, P = fpminimax of G Q, relative, double
  * coefficients): om_gelu_rp, om_gelu_rq of degrees 6 and 7 for the first pass, om_gelu_rp2, om_gelu_rq2 of
  * degrees 7 and 8 for the second chance of the lanes the first pass flags. om_gelu_rp* hold -P/2 (the scaling

@@ -140,7 +140,7 @@ int om_elementwise_create(om_node* node, const om_attrs* attrs, const int* input
     case OM_OP_ELU:
     case OM_OP_SELU:
     case OM_OP_CELU: {
-      /* operand b: the f32 alpha, then (Selu) the f32 gamma, for every element type (elu_f32.h, tr16.c) */
+      /* operand b: the f32 alpha, then (Selu) the f32 gamma, for every element type (elu_f32.inc, tr16.c) */
       float prm[2] = {attrs->has_alpha ? attrs->alpha : id == OM_OP_SELU ? 1.67326319217681884765625f : 1.0f,
                       attrs->has_gamma ? attrs->gamma : 1.05070102214813232421875f};
       if (!(prm[0] - prm[0] == 0) || !(prm[1] - prm[1] == 0))

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "onemodel.h"
+#include "core/om_exec.h"
 
 /* Run fn(ctx, i) for i in [0, total) through the host's parallel-for (or here when it is NULL or total is 1),
  * each call under the IEEE default floating-point environment (round to nearest even, no flush-to-zero), the

@@ -1,16 +1,7 @@
 /* reduce_math.c - the f64 exp and log of the reductions (see reduce_util.h). */
 #include "reduce_util.h"
 
-/* om_dd.h defines the f32 fallbacks (om_fb_*) as static functions; this file uses only its double-double
- * evaluations. */
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
 #include "math/om_dd.h"
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 double om_red_exp_d(double x) {
   if (x != x) return x + x;
@@ -38,13 +29,13 @@ double om_red_log_d(double x) {
 /* The correctly rounded log of one f32, for the one-row calls of LogSoftmax, where the log of a row's sum sits
  * between the row's two passes, so that its latency counts: a 16-lane Log kernel call for one value takes 29 ns
  * there against this function's 18 (tools/c_tool.py red_logf_check, which also compares all 2^32 inputs with the Log
- * kernel of every path: 0 differ). Reduction and table as math/log_f32.h's om_log_v: x = 2^k z, z in [0.6875,
+ * kernel of every path: 0 differ). Reduction and table as math/log_f32.inc's om_log_v: x = 2^k z, z in [0.6875,
  * 1.375) on the double of x (subnormal f32 are ordinary doubles), c_i and -log c_i (hi, lo) from om_log_tab
  * (128 subintervals), r = z c_i - 1 exact, |r| <= 2^-7. log1p(r) ~= r - r^2/2 + r^3 q(r) (relative error <
  * 2^-57.8), evaluated for latency: q by Estrin's scheme, p = (r + r^2 (-1/2)) + r^3 q. The order of q's terms
  * moves p by less than 2^-70 |p| (r^3 q < 2^-21 |p|); p has two roundings of about 2^-53 |p| (r - r^2/2 and the
  * last add): within 2^-51.9 |p| in all. y = (k LN2_HI + T_hi) + ((k LN2_LO + T_lo) + p): y = p when k = 0 and
- * c = 1; otherwise |p| <= |y|, |s| <= 1.2 |y| (log_f32.h), and y is within 2^-53 (1.2 + 1 + 1) |y| plus p's
+ * c = 1; otherwise |p| <= |y|, |s| <= 1.2 |y| (log_f32.inc), and y is within 2^-53 (1.2 + 1 + 1) |y| plus p's
  * error, < 2^-50.5 |y|. Rounding test: when y -+ |y| (2^-50 + 2^-52) (the end points' own roundings inside
  * the 2^-52) round to the same f32, that f32 is log x correctly rounded; otherwise the double-double fallback
  * om_fb_log of the kernels. Only IEEE double + - * (no contraction: -ffp-contract=off), so the same bits on

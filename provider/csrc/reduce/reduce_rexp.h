@@ -1,7 +1,7 @@
 /* reduce_rexp.h - the row exponential rexp of Softmax and LogSoftmax (f32), 16 lanes at a time.
  *
  * rexp is a fixed sequence of f32 operations (docs/exact-linalg.md, "Softmax and LogSoftmax", gives it step by
- * step), not a correctly rounded Exp: it is the fast-mode Exp of the FMA paths (math/om_fast_f32.h,
+ * step), not a correctly rounded Exp: it is the fast-mode Exp of the FMA paths (math/om_fast_f32.inc,
  * om_fx_exp's non-512 form, constants from om_fast_consts.h) with only the lower clamp, since Softmax's
  * arguments x - max are <= 0. Every fma below is one correctly rounded a*b + c on every path: VFMADD on 512
  * and 256, FMLA on AArch64, the exact emulation of math/om_fma_sse.h on x86's 128 path and libm's fmaf (IEEE
@@ -72,7 +72,7 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
 #endif
 
 /* fl32(p 2^kf) for integral kf in [-150, 1] (any value in NaN lanes), p in [0.7, 1.42] or NaN: one rounding
- * (om_fx_ldexp of math/om_fast_f32.h on 16-lane vectors: the same two-product form and VSCALEFPS). */
+ * (om_fx_ldexp of math/om_fast_f32.inc on 16-lane vectors: the same two-product form and VSCALEFPS). */
 #if OM_RED_VB == 64
 #define OM_RX_LDEXP(P, KF) ((om_rx_v)_mm512_scalef_ps((__m512)(P), (__m512)(KF)))
 #else

@@ -1,4 +1,4 @@
-"""Denominators of the rational approximations used by exact Gelu none on the FMA paths (gelu_erf_f32.h).
+"""Denominators of the rational approximations used by exact Gelu none on the FMA paths (gelu_erf_f32.inc).
 
 G(u) = e^(u^2/2) erfc(u/sqrt2) on u in [0, 11.875] is approximated by P(u)/Q(u) with Q(0) = 1: P of degree 6
 and Q of degree 7 for the first pass (gelu_rq), P of degree 7 and Q of degree 8 for the second chance of

@@ -1,0 +1,14 @@
+/* ep_capability.h - which nodes the EP claims (ep_capability.c): OrtEp::GetCapability and the node
+ * building it shares with ep_compile.c. */
+#ifndef OM_EP_CAPABILITY_H
+#define OM_EP_CAPABILITY_H
+
+#include "ep.h"
+
+OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info);
+/* The om_node for `node` as GetCapability sees it (opset: the graph's default-domain opset, 0 for the node's
+ * since-version): NULL with a message naming node, op and problem in err. */
+om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen);
+int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph);
+
+#endif
