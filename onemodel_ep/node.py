@@ -59,9 +59,9 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
     if "axes" in attributes:
-        axes = [int(v) for v in attributes["axes"]]
+        axes = list(dict.fromkeys(int(v) for v in attributes["axes"]))  # repeats name an axis once
         if len(axes) > len(a.axes):
-            raise NodeError(f"attribute 'axes' has {len(axes)} entries, more than the maximum rank (64)")
+            raise NodeError(f"attribute 'axes' names {len(axes)} distinct axes, more than any rank allows")
         for i, v in enumerate(axes):
             a.axes[i] = v
         a.n_axes = len(axes)

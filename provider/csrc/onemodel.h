@@ -69,7 +69,7 @@ typedef struct om_attrs {
   int has_keepdims;
   int64_t noop_with_empty_axes;
   int has_noop_with_empty_axes;
-  int64_t axes[64];         /* Reduce* before the axes input: the attribute */
+  int64_t axes[128];        /* Reduce* before the axes input: the attribute's distinct values */
   size_t n_axes;
   int has_axes;
   float gamma;       /* Selu */

@@ -160,6 +160,11 @@ static int om_rd_shape_input(const om_node* node, size_t k) {
   return k == 1 && !r->axes_known;
 }
 
+/* Whether the reduction of one element is that element (so a no-op reduction may copy). */
+static int om_rd_one_is_copy(int red) {
+  return red == OM_RED_SUM || red == OM_RED_MEAN || red == OM_RED_MAX || red == OM_RED_MIN || red == OM_RED_PROD;
+}
+
 /* What one run reduces: mask[d] for the input's axes, or identity (noop_with_empty_axes, no axes). */
 typedef struct om_rd_axes {
   int identity;
@@ -187,8 +192,15 @@ static int om_rd_resolve(const om_node* node, size_t n_inputs, const void* const
   }
   size_t rank = ranks[0];
   memset(out, 0, sizeof *out);
+  /* Axes from a run-time input on a scalar: its one element is reduced alone, whatever they say, as stock ORT
+   * runs it. Constant axes (the attribute or an initializer) that name no axis of a scalar are refused, as
+   * ONNX's shape inference refuses them in stock ORT. */
+  if (rank == 0 && shapes && !r->axes_known) return 0;
   if (n_axes == 0) {
-    if (r->noop && r->axes_input) out->identity = 1;
+    /* noop_with_empty_axes: no axis reduced. Sum, Mean, Max, Min and Prod of one element are the element (a
+     * copy); the others apply their element-wise part (|x|, x^2, sqrt(x^2), log x, log(exp x)) as a
+     * reduction over one element each, as ONNX's reference and stock ORT do. */
+    if (r->noop && r->axes_input) out->identity = om_rd_one_is_copy(r->red);
     else memset(out->mask, 1, rank);
     return 0;
   }

@@ -2,7 +2,11 @@
 #include "ort_attrs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The longest `axes` list read (its entries may repeat). */
+#define OM_ATTR_MAX_AXES_LIST ((size_t)1 << 16)
 
 void om_attrs_defaults(om_attrs* attrs) {
   memset(attrs, 0, sizeof *attrs);
@@ -88,12 +92,33 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
     if (r == 0) *ints[f].has = 1;
   }
   if (r >= 0 && structured) {
-    size_t n = 0;
-    r = src->get_ints(src->ctx, "axes", attrs->axes, sizeof attrs->axes / sizeof attrs->axes[0], &n, err, errlen);
-    if (r == 0) {
-      attrs->n_axes = n;
-      attrs->has_axes = 1;
+    /* ONNX lets axes name an axis more than once (stock ORT reduces it once): read the whole list, keep its
+     * distinct values (at most 2 * 64 of them are in range for any rank), so that a long list with repeats is
+     * served rather than claimed and then refused. */
+    size_t n = 0, cap = OM_ATTR_MAX_AXES_LIST;
+    int64_t* all = malloc(cap * sizeof *all);
+    if (!all) {
+      snprintf(err, errlen, "out of memory reading attribute 'axes'");
+      return -1;
     }
+    r = src->get_ints(src->ctx, "axes", all, cap, &n, err, errlen);
+    if (r == 0) {
+      size_t m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
+      for (size_t i = 0; r == 0 && i < n; i++) {
+        size_t j = 0;
+        while (j < m && attrs->axes[j] != all[i]) j++;
+        if (j < m) continue;
+        if (m == room) {
+          snprintf(err, errlen, "attribute 'axes' names %zu distinct axes or more, more than any rank allows", m + 1);
+          r = -1;
+          break;
+        }
+        attrs->axes[m++] = all[i];
+      }
+      attrs->n_axes = m;
+      attrs->has_axes = r == 0;
+    }
+    free(all);
   }
   struct {
     const char* name;
