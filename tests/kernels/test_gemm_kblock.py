@@ -1,7 +1,8 @@
-"""The blocked order of the matrix product (docs/gemm.md): K in blocks of KB, each block one fma chain from +0,
-the block sums added in a fixed binary-counter tree. Its bound, gamma_n * sum|a b| with
-n = min(K, KB) + ceil(log2(ceil(K / KB))), grows like log K past KB; one chain over all of K (the order before
-BITS_VERSION 2) only meets gamma_K and fails this test. Bits against the reference at many block counts."""
+"""The blocked order of the matrix product (docs/gemm.md): K in blocks of KB, each block one fma chain from
++0, the block sums added in a fixed binary-counter tree. Its bound, gamma_n * sum|a b| with
+n = min(K, KB) + ceil(log2(ceil(K / KB))), grows like log K past KB; one chain over all of K (the order
+before BITS_VERSION 2) only meets gamma_K and fails this test. Bits against the reference at many block
+counts."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ U32 = 2.0**-24
 
 
 def blocked_gamma(k: int, u: float) -> float:
-    """gamma_n of the blocked order: at most min(K, KB) roundings in a block's chain, then the tree's depth."""
+    """gamma_n of the blocked order: at most min(K, KB) roundings in a block's chain, then the tree's
+    depth."""
     blocks = -(-k // KB)
     n = min(k, KB) + (math.ceil(math.log2(blocks)) if blocks > 1 else 0)
     return n * u / (1 - n * u)

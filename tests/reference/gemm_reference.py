@@ -1,11 +1,11 @@
 """An independent reference for the exact matrix product (docs/exact-linalg.md, MatMul and Gemm).
 
-K is cut into blocks of KB = 256 (the last one shorter); in each block each element is one chain over k in
-increasing order, acc = fma(a_ik, b_kj, acc) from +0 in the accumulation type; the block sums are added in the
-binary-counter tree (`block_tree_sum`); then r = alpha*acc and r = r + beta*cin as separately rounded steps, and
-one rounding to a 16-bit output. fma in f32 is emulated in numpy (the f64 product of two f32 is exact; the f64 sum rounded to odd,
-then rounded to f32), checked against gmpy2's correctly rounded fma by tests/kernels/test_gemm_kernel.py; fma
-in f64 is gmpy2's.
+K is cut into blocks of KB = 256 (the last one shorter); in each block each element is one chain over k
+in increasing order, acc = fma(a_ik, b_kj, acc) from +0 in the accumulation type; the block sums are added
+in the binary-counter tree (`block_tree_sum`); then r = alpha*acc and r = r + beta*cin as separately rounded
+steps, and one rounding to a 16-bit output. fma in f32 is emulated in numpy (the f64 product of two f32 is
+exact; the f64 sum rounded to odd, then rounded to f32), checked against gmpy2's correctly rounded fma by
+tests/kernels/test_gemm_kernel.py; fma in f64 is gmpy2's.
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ def canonical_nan(x: np.ndarray) -> np.ndarray:
 
 
 def block_tree_sum(sums: list[np.ndarray], add: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
-    """The block sums s_0 .. s_{n-1} (n >= 1) added in the binary-counter tree: a stack of (size, sum), earlier
-    below; each new sum is pushed, then while the two on top have the same size they become one, `below +
-    top`; at the end the stack is folded from the top, `below + top`. Every addition is earlier + later."""
+    """The block sums s_0 .. s_{n-1} (n >= 1) added in the binary-counter tree: a stack of (size, sum),
+    earlier below; each new sum is pushed, then while the two on top have the same size they become one,
+    `below + top`; at the end the stack is folded from the top, `below + top`. Every addition is earlier +
+    later."""
     stack: list[tuple[int, np.ndarray]] = []
     for s in sums:
         size, top = 1, s
@@ -80,7 +81,8 @@ def block_tree_sum(sums: list[np.ndarray], add: Callable[[np.ndarray, np.ndarray
 def gemm_ref(
     a: np.ndarray, b: np.ndarray, alpha: float = 1.0, beta: float = 1.0, cin: np.ndarray | None = None
 ) -> np.ndarray:
-    """The blocked chains for a [M,K] and b [K,N] (f32, f64 or f16, both the same), Cin broadcast to [M,N] or None."""
+    """The blocked chains for a [M,K] and b [K,N] (f32, f64 or f16, both the same), Cin broadcast to [M,N]
+    or None."""
     dt = a.dtype
     acc_t = np.float64 if dt == np.float64 else np.float32
     fma = fma64 if dt == np.float64 else fma32
