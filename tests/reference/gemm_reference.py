@@ -1,16 +1,21 @@
 """An independent reference for the exact matrix product (docs/exact-linalg.md, MatMul and Gemm).
 
-Each element is one chain over k in increasing order, acc = fma(a_ik, b_kj, acc) from +0 in the accumulation
-type, then r = alpha*acc and r = r + beta*cin as separately rounded steps, and one rounding to a 16-bit
-output. fma in f32 is emulated in numpy (the f64 product of two f32 is exact; the f64 sum rounded to odd,
-then rounded to f32), checked against gmpy2's correctly rounded fma by tests/kernels/test_gemm_kernel.py; fma
-in f64 is gmpy2's.
+K is cut into blocks of KB = 256 (the last one shorter); in each block each element is one chain over k
+in increasing order, acc = fma(a_ik, b_kj, acc) from +0 in the accumulation type; the block sums are added
+in the binary-counter tree (`block_tree_sum`); then r = alpha*acc and r = r + beta*cin as separately rounded
+steps, and one rounding to a 16-bit output. fma in f32 is emulated in numpy (the f64 product of two f32 is
+exact; the f64 sum rounded to odd, then rounded to f32), checked against gmpy2's correctly rounded fma by
+tests/kernels/test_gemm_kernel.py; fma in f64 is gmpy2's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import gmpy2
 import numpy as np
+
+KB = 256
 
 
 def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -55,10 +60,29 @@ def canonical_nan(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def block_tree_sum(sums: list[np.ndarray], add: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """The block sums s_0 .. s_{n-1} (n >= 1) added in the binary-counter tree: a stack of (size, sum),
+    earlier below; each new sum is pushed, then while the two on top have the same size they become one,
+    `below + top`; at the end the stack is folded from the top, `below + top`. Every addition is earlier +
+    later."""
+    stack: list[tuple[int, np.ndarray]] = []
+    for s in sums:
+        size, top = 1, s
+        while stack and stack[-1][0] == size:
+            below = stack.pop()[1]
+            size, top = 2 * size, add(below, top)
+        stack.append((size, top))
+    acc = stack.pop()[1]
+    while stack:
+        acc = add(stack.pop()[1], acc)
+    return acc
+
+
 def gemm_ref(
     a: np.ndarray, b: np.ndarray, alpha: float = 1.0, beta: float = 1.0, cin: np.ndarray | None = None
 ) -> np.ndarray:
-    """The chain for a [M,K] and b [K,N] (f32, f64 or f16, both the same), Cin broadcast to [M,N] or None."""
+    """The blocked chains for a [M,K] and b [K,N] (f32, f64 or f16, both the same), Cin broadcast to [M,N]
+    or None."""
     dt = a.dtype
     acc_t = np.float64 if dt == np.float64 else np.float32
     fma = fma64 if dt == np.float64 else fma32
@@ -66,9 +90,14 @@ def gemm_ref(
     n = b.shape[1]
     aa = a.astype(acc_t)
     bb = b.astype(acc_t)
-    acc = np.zeros((m, n), acc_t)
-    for kk in range(k):
-        acc = fma(aa[:, kk][:, None], bb[kk, :][None, :], acc).astype(acc_t)
+    sums = []
+    for k0 in range(0, k, KB):
+        s = np.zeros((m, n), acc_t)
+        for kk in range(k0, min(k0 + KB, k)):
+            s = fma(aa[:, kk][:, None], bb[kk, :][None, :], s).astype(acc_t)
+        sums.append(s)
+    with np.errstate(all="ignore"):
+        acc = block_tree_sum(sums, lambda x, y: (x + y).astype(acc_t)) if sums else np.zeros((m, n), acc_t)
     with np.errstate(all="ignore"):
         r = acc
         if alpha != 1.0:

@@ -241,16 +241,35 @@ def min_(v: np.ndarray) -> np.ndarray:
 # ---- MatMul and Gemm ----------------------------------------------------------------------------------
 
 
+GEMM_KB = 256  # the K block of MatMul and Gemm (docs/exact-linalg.md)
+
+
+def _tree(sums: list[np.ndarray]) -> np.ndarray:
+    """The block-sum tree of docs/exact-linalg.md: n sums, P the largest power of two below n (n > 1):
+    tree(first P) + tree(the rest)."""
+    if len(sums) == 1:
+        return sums[0]
+    p = 1
+    while 2 * p < len(sums):
+        p *= 2
+    with np.errstate(all="ignore"):
+        return _tree(sums[:p]) + _tree(sums[p:])
+
+
 def _chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """acc = +0; for k: acc = fma(a[..., i, k], b[..., k, j], acc), batch dims broadcast (type A)."""
+    """Per block of GEMM_KB k: acc = +0; for k: acc = fma(a[..., i, k], b[..., k, j], acc); the block sums in
+    the tree; batch dims broadcast (type A)."""
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     m, k_dim, n = a.shape[-2], a.shape[-1], b.shape[-1]
     if b.shape[-2] != k_dim:
         raise ValueError(f"inner dimensions differ: {a.shape} x {b.shape}")
-    acc = np.zeros(batch + (m, n), dtype=a.dtype)
-    for k in range(k_dim):
-        acc = fma(a[..., :, k, None], b[..., None, k, :], acc)
-    return acc
+    sums = []
+    for k0 in range(0, k_dim, GEMM_KB):
+        acc = np.zeros(batch + (m, n), dtype=a.dtype)
+        for k in range(k0, min(k0 + GEMM_KB, k_dim)):
+            acc = fma(a[..., :, k, None], b[..., None, k, :], acc)
+        sums.append(acc)
+    return _tree(sums) if sums else np.zeros(batch + (m, n), dtype=a.dtype)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:

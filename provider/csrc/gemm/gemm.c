@@ -131,15 +131,17 @@ static void om_gemm_run_task(void* ctx, size_t t) {
 #define OM_GEMM_TASK_MACS ((size_t)1 << 21)
 #define OM_GEMM_MAX_ROW_TILES 8
 #define OM_GEMM_MATRIX_COST 64 /* a task's fixed cost (offsets, loops, epilogue set-up), in multiply-adds */
-#define OM_GEMM_MAX_PART ((size_t)1 << 16) /* elements of the K-block partial tile buffer */
+#define OM_GEMM_MAX_PART ((size_t)1 << 16) /* elements of a task's block-sum levels, all together */
 
 static size_t om_gemm_ceil(size_t a, size_t b) { return (a + b - 1) / b; }
 
 static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   const om_gemm_kern* k = pl->kern;
   size_t kk = g->K ? g->K : 1;
-  pl->nk = g->K ? om_gemm_ceil(g->K, k->kc) : 1;
-  pl->kc = g->K ? om_gemm_ceil(g->K, pl->nk) : 0; /* equal blocks: kc <= k->kc */
+  pl->nk = g->K ? om_gemm_ceil(g->K, OM_GEMM_KB) : 1;
+  pl->kc = g->K < OM_GEMM_KB ? g->K : OM_GEMM_KB; /* the last block may be shorter */
+  pl->levels = 0;
+  for (size_t x = pl->nk - 1; x; x >>= 1) pl->levels++;
   size_t tiles_m = om_gemm_ceil(g->M, k->mr), panels = om_gemm_ceil(g->N, k->nr);
   /* Rows: blocks of up to OM_GEMM_MAX_ROW_TILES tiles, equal in size (each B panel, loaded once into L1, serves
    * every tile of the block). Columns: then cut so that a task is about OM_GEMM_TASK_MACS. */
@@ -149,7 +151,7 @@ static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   size_t task_work = tm * k->mr * g->N * kk, want = om_gemm_ceil(task_work, OM_GEMM_TASK_MACS);
   size_t tn = om_gemm_ceil(panels, want < panels ? want : panels);
   if (pl->nk > 1) {
-    size_t cap = OM_GEMM_MAX_PART / (tm * k->mr) / k->nr;
+    size_t cap = OM_GEMM_MAX_PART / (tm * k->mr) / k->nr / pl->levels;
     if (cap < 1) cap = 1;
     if (tn > cap) tn = cap;
   }
@@ -158,7 +160,7 @@ static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   pl->mc = tm * k->mr;
   pl->nc = tn * k->nr;
   size_t acc = g->type == OM_T_DOUBLE ? 8 : 4;
-  pl->scratch = (pl->mc * pl->kc + (g->packed_b ? 0 : pl->kc * k->nr) + (pl->nk > 1 ? pl->mc * pl->nc : 0)) * acc;
+  pl->scratch = (pl->mc * pl->kc + (g->packed_b ? 0 : pl->kc * k->nr) + pl->levels * pl->mc * pl->nc) * acc;
   if (pl->scratch == 0) pl->scratch = 64;
   /* Tasks smaller than OM_GEMM_TASK_MACS (whole small matrices, one per batch element) go in groups of about that
    * much work, so that a huge batch of tiny matrices costs no parallel-for call, scratch look-up or FP

@@ -35,6 +35,9 @@ struct om_gemm_kern;
  * none, kernel-only A/B in one process on the 512 path (four runs, 2026-12-01): +4 to +12% at 128x384x1536,
  * -2 to +7% at 128x1536x384, no change at 128x384x384, -1 to -2% at 12 x (64x64x64). */
 #define OM_GEMM_PF_ROWS 16
+/* The K block of the order (docs/gemm.md): k = b*KB .. min((b+1)*KB, K) - 1 is block b, one fma chain from +0;
+ * the block sums are added in the binary-counter tree. The same on every path: it fixes the result. */
+#define OM_GEMM_KB 256
 
 /* One call of om_gemm, cut into tasks: (batch element, row block, column block), `group` of them per call of
  * the host's parallel-for (many tiny matrices: a range of batch elements per call). */
@@ -45,7 +48,8 @@ typedef struct om_gemm_plan {
   size_t tasks, group; /* tasks in all; consecutive ones run by one parallel-for call */
   size_t mc, nc;     /* rows and columns per task (multiples of the tile's MR and NR) */
   size_t nbm, nbn;   /* row and column blocks per batch element */
-  size_t kc, nk;     /* K block length and count (nk >= 1; kc = 0 when K = 0) */
+  size_t kc, nk;     /* K block length (OM_GEMM_KB, or K when smaller) and count (nk >= 1; kc = 0 when K = 0) */
+  size_t levels;     /* block-sum levels kept per element: the bit length of nk - 1 */
   size_t scratch;    /* bytes of scratch one task needs */
   om_gemm_ep ep;     /* batch element 0; tasks shift c */
   int failed;        /* set (atomically) when a task could not get scratch memory */
@@ -53,7 +57,7 @@ typedef struct om_gemm_plan {
 
 /* Per path and accumulation type: the tile and the routines (gemm_body.inc). */
 typedef struct om_gemm_kern {
-  size_t mr, nr, kc; /* tile rows, tile columns (panel width of packed B), K block */
+  size_t mr, nr;     /* tile rows, tile columns (panel width of packed B) */
   size_t vl;         /* lanes of one vector: the panel width of a partial last panel is a multiple */
   /* Pack columns [j0, j0+nvalid) and rows [k0, k0+kc) of B (element type `type`) into a panel of width w. */
   void (*pack_b_panel)(int type, const void* b, ptrdiff_t rsb, ptrdiff_t csb, size_t k0, size_t kc, size_t j0,
