@@ -75,7 +75,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     """(input types, attributes, input shapes (or, for an int64 axes input, its values), opset) per case."""
     if op == "MatMul":
         return [([t, t], {}, [(37, 67), (67, 41)], 13), ([t, t], {}, [(3, 1, 19, 33), (2, 33, 17)], 13),
-                ([t, t], {}, [(1037,), (1037,)], 13)]
+                ([t, t], {}, [(1037,), (1037,)], 13),
+                ([t, t], {}, [(5, 1300), (1300, 3)], 13)]  # K over one block of 256: the block-sum tree
     if op == "Gemm":
         gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
         return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
