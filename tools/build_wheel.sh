@@ -7,10 +7,15 @@ set -euo pipefail
 PY=${1:-python3}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-rm -rf dist/raw build
+rm -rf dist/raw
 mkdir -p dist/raw
-"$PY" -m pip wheel --no-deps -w dist/raw . >/dev/null
-"$PY" -m build --sdist --outdir dist . >/dev/null  # the source distribution: builds from source anywhere
+# Build from a copy of the sources git knows (tracked, and untracked but not ignored), so that neither the
+# working tree's build/ (tools' object cache, an editable install's) nor a .venv leaks into or is removed by it.
+SRC=$(mktemp -d)
+trap 'rm -rf "$SRC"' EXIT
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$SRC" 2>/dev/null || true
+"$PY" -m pip wheel --no-deps -w dist/raw "$SRC" >/dev/null
+"$PY" -m build --sdist --outdir dist "$SRC" >/dev/null  # the source distribution: builds from source anywhere
 if ! tar tzf dist/onemodel_ep-*.tar.gz | grep -q '/provider/build_ffi.py$'; then
   echo "build_wheel.sh: the sdist lacks provider/ (MANIFEST.in)" >&2; exit 1
 fi
