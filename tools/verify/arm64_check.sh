@@ -129,6 +129,7 @@ if has digests; then
   done
   echo "[$(stamp)] digests: $(( $(date +%s) - t0 )) s (both machines)"
   "$X86_PY" tools/verify/cross_cpu_check.py --compare "$OUT/x86_exact.json" "$OUT/arm64_exact.json" | tee "$OUT/digests_exact.txt"
+  in_root "cd /build/src && /opt/venv/bin/python tools/verify/cross_cpu_check.py --golden" | tee "$OUT/golden_arm64.txt"
   "$X86_PY" tools/verify/cross_cpu_check.py --keys '^(Exp|Log|Tanh|Sigmoid|Erf|Gelu)\(1\)' \
     --compare "$OUT/x86_fast.json:256" "$OUT/arm64_fast.json:128" | tee "$OUT/digests_fast.txt"
 fi

@@ -6,15 +6,14 @@
     # on AArch64 (tools/verify/arm64_check.sh runs it)
     python tools/verify/cross_cpu_check.py --out arm64.json
     python tools/verify/cross_cpu_check.py --compare native.json haswell.json sandybridge.json arm64.json
+    python tools/verify/cross_cpu_check.py --golden      # this CPU, every path, against testdata/golden
 
 Each run computes, on every kernel path the CPU has (real CPUID or HWCAP dispatch, under qemu too), every
-operator of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
-infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail, and records a SHA-256 of the output bytes. The structured ops (MatMul, Gemm, Softmax,
-LayerNormalization, Reduce*) run on shapes that give their blocked loops full blocks and edges, and the test
-models of testdata/models run whole, rewritten, at one and two threads; and every unary operator on every one
-of the 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). Exact mode promises the same digest
-on every path of every machine.
+case of onemodel_ep.digests.op_cases() (every operator of the op table for every element type it takes, on
+seeded inputs that reach the edges, the structured ops on blocked shapes, every unary operator on all 65,536
+float16 and bfloat16 patterns) and the test models of testdata/models, rewritten, at one and two threads, and
+records the SHA-256 digest of the outputs: the cases and the digest of testdata/golden/digests.json, which
+`--golden [FILE]` checks a run against. Exact mode promises the same digest on every path of every machine.
 
 --mode fast records fast mode instead, which promises a bound, not the same bits across paths; compare then
 selects paths to hold to the same bits with FILE:PATH,... and cases with --keys REGEX (for example
@@ -25,7 +24,6 @@ selects paths to hold to the same bits with FILE:PATH,... and cases with --keys 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import platform
 import re
@@ -33,111 +31,51 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from onnx import TensorProto
+from onemodel_ep import kernel_paths
+from onemodel_ep.digests import model_digest, op_cases, output_digest
 
-import onemodel_ep
-from onemodel_ep._lib import F_STRUCT, kernel_paths, op_table
-from onemodel_ep.digests import _struct_cases, _values  # the op cases golden.json digests too
-from onemodel_ep.node import Node, NodeError
-
-MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
-
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "testdata" / "models"
+GOLDEN = ROOT / "testdata" / "golden" / "digests.json"
 
 
 def fingerprint(mode: str = "exact") -> dict[str, Any]:
-    rng_seed = 20261130
     out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "arch": platform.machine(),
                            "mode": mode, "paths": kernel_paths(), "digests": {}}
-    for row in op_table().values():
-        if row.flags & F_STRUCT:
-            for t in sorted(row.input0_types):
-                for types, attrs, shapes, opset in _struct_cases(row.name, t):
-                    _one(out, row.name, types, attrs, rng_seed, shapes, opset)
-            continue
-        if row.name == "Where":  # condition bool, values of every stored type
-            for vt in sorted(row.other_types):
-                _one(out, row.name, [TensorProto.BOOL, vt, vt], {}, rng_seed)
-            continue
-        for t in sorted(row.input0_types):
-            if row.name == "Mod":
-                for fmod in (0, 1):
-                    _one(out, row.name, [t, t], {"fmod": fmod}, rng_seed)
-            elif row.name == "Cast":
-                for to in sorted(row.input0_types):
-                    _one(out, row.name, [t], {"to": to}, rng_seed)
-            elif row.name == "Gelu":
-                for approx in ("none", "tanh"):
-                    _one(out, row.name, [t], {"approximate": approx}, rng_seed)
-            elif row.name == "Clip":
-                _one(out, row.name, [t, t, t], {}, rng_seed)
-            elif row.max_inputs == 1:
-                _one(out, row.name, [t], {}, rng_seed)
-            else:
-                for o in sorted(row.other_types) if row.other_types else [t]:
-                    _one(out, row.name, [t, o], {}, rng_seed)
-    all16 = np.arange(1 << 16, dtype=np.uint16)
-    for row in op_table().values():
-        if row.flags & F_STRUCT or row.max_inputs != 1 or row.name in ("Cast", "CastLike"):
-            continue
-        for t in sorted(row.input0_types & {TensorProto.FLOAT16, TensorProto.BFLOAT16}):
-            for attrs in ({"approximate": "none"}, {"approximate": "tanh"}) if row.name == "Gelu" else ({},):
-                x = all16.view(np.float16) if t == TensorProto.FLOAT16 else all16
-                _one(out, row.name, [t], attrs, rng_seed, given=[x], tag="/all16")
-    _models(out)
+    for case in op_cases():
+        digests = {}
+        for path in kernel_paths():
+            ys = case.outputs(mode, path)
+            if ys is None:  # not served for these types
+                break
+            digests[path] = output_digest(ys)
+        if digests:
+            out["digests"][case.key] = digests
+    for model_file in sorted(MODELS.glob("*.onnx")):  # the test models, rewritten, at one and two threads
+        for threads in (1, 2):
+            out["digests"][f"model:{model_file.stem}:threads={threads}"] = {
+                path: model_digest(model_file, path, via="rewrite", threads=threads, mode=mode)
+                for path in kernel_paths()
+            }
     return out
 
 
-def _models(out: dict[str, Any]) -> None:
-    """The test models, rewritten for each kernel path, at one and two threads."""
-    import onnxruntime as ort
-
-    for model_file in sorted(MODELS.glob("*.onnx")):
-        rng = np.random.default_rng(7)
-        feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
-        if "bert" in model_file.name:
-            feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)
-            feeds["attention_mask"][1, 6:] = 0
-        for threads in (1, 2):
-            digests = {}
-            for path in kernel_paths():
-                so = ort.SessionOptions()
-                so.intra_op_num_threads = threads
-                so.log_severity_level = 3  # no "nodes not assigned" warning per session
-                sess = onemodel_ep.InferenceSession(str(model_file), so, kernel_path=path)
-                h = hashlib.sha256()
-                for y in sess.run(None, feeds):
-                    h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
-                digests[path] = h.hexdigest()[:16]
-            out["digests"][f"model:{model_file.stem}:threads={threads}"] = digests
-
-
-def _one(out: dict[str, Any], op: str, types: list[int], attrs: dict[str, Any], seed: int,
-         shapes: list[Any] | None = None, opset: int = 0, given: list[np.ndarray] | None = None,
-         tag: str = "") -> None:
-    key = f"{op}({','.join(str(t) for t in types)}){json.dumps(attrs, sort_keys=True) if attrs else ''}"
-    if shapes is not None:
-        key += f"{shapes}@{opset}"
-    rng = np.random.default_rng(seed + len(key) * 7919 + sum(map(ord, key)))
-    arrays = given if given is not None else [_values(t, rng) for t in types]
-    if shapes is not None:  # a structured op: inputs of these shapes; a list of ints is an int64 axes input
-        arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
-                  else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
-    if op == "Clip":
-        arrays[1] = arrays[1][:1].copy()
-        arrays[2] = arrays[2][:1].copy()
-    key += tag
-    digests = {}
-    for path in kernel_paths():
-        try:
-            node = Node(op, types, attributes=attrs, mode=out["mode"], kernel_path=path, onnx_opset=opset)
-        except NodeError:
-            return  # not served for these types (e.g. a kernel not landed yet)
-        h = hashlib.sha256()
-        for y in node.run_outputs(*arrays):
-            h.update(np.ascontiguousarray(y).view(np.uint8).tobytes())
-        digests[path] = h.hexdigest()[:16]
-    out["digests"][key] = digests
+def check_golden(fp: dict[str, Any], golden_file: Path) -> int:
+    """0 when every case and model of this run has the golden digest on every path (exact mode only)."""
+    golden = json.loads(golden_file.read_text())
+    bad = 0
+    for key, per_path in sorted(fp["digests"].items()):
+        want = golden["models"].get(key.split(":")[1]) if key.startswith("model:") else golden["ops"].get(key)
+        for path, d in per_path.items():
+            if d != want:
+                bad += 1
+                print(f"DIFFER from golden {key} on path {path}: {d} (golden {want})")
+    missing = sorted(set(golden["ops"]) - set(fp["digests"]))
+    for key in missing:
+        print(f"MISSING golden case {key}")
+    print(f"{len(fp['digests'])} cases on paths {fp['paths']} against {golden_file} (bits version "
+          f"{golden['bits_version']}): {bad} digests differ, {len(missing)} golden cases not run")
+    return 1 if bad or missing else 0
 
 
 def compare(specs: list[str], keys_re: str | None = None) -> int:
@@ -184,10 +122,20 @@ def main(argv: list[str]) -> int:
     p.add_argument("--mode", choices=("exact", "fast"), default="exact")
     p.add_argument("--compare", nargs="+", metavar="FILE[:PATH,...]")
     p.add_argument("--keys", metavar="REGEX", help="compare only the cases whose key matches")
+    p.add_argument("--golden", nargs="?", const=str(GOLDEN), metavar="FILE",
+                   help="check this run against the golden digests (default testdata/golden/digests.json)")
     a = p.parse_args(argv)
     if a.compare:
         return compare(a.compare, a.keys)
     fp = fingerprint(a.mode)
+    rc = 0
+    if a.golden:
+        if a.mode != "exact":
+            print("--golden: the golden digests are of exact mode", file=sys.stderr)
+            return 2
+        rc = check_golden(fp, Path(a.golden))
+        if not a.out:
+            return rc
     text = json.dumps(fp, indent=1, sort_keys=True)
     if a.out:
         with open(a.out, "w") as f:
@@ -195,7 +143,7 @@ def main(argv: list[str]) -> int:
     else:
         print(text)
     print(f"{len(fp['digests'])} cases on paths {fp['paths']}", file=sys.stderr)
-    return 0
+    return rc
 
 
 if __name__ == "__main__":
