@@ -33,22 +33,35 @@ static const OrtOpAttr* om_node_attr(const om_node_attr_ctx* c, const char* name
   return attr;
 }
 
+/* Attribute `name` when it has type `want`; NULL with *r = 1 when absent, or *r = -1 and "must be <what>" in err
+ * when of another type. */
+static const OrtOpAttr* om_na_typed(const om_node_attr_ctx* c, const char* name, OrtOpAttrType want, const char* what,
+                                    int* r, char* err, size_t errlen) {
+  OrtOpAttrType t;
+  const OrtOpAttr* a = om_node_attr(c, name, &t);
+  *r = 1;
+  if (a && t != want) {
+    snprintf(err, errlen, "attribute '%s' must be %s", name, what);
+    *r = -1;
+    return NULL;
+  }
+  return a;
+}
+
 /* A scalar attribute of type `want` (`what` names it in the message) into out (size bytes): 0, 1 when absent, -1
  * with a message in err when of another type or unreadable. */
 static int om_na_scalar(const void* ctx, const char* name, OrtOpAttrType want, const char* what, void* out, size_t size,
                         char* err, size_t errlen) {
   const om_node_attr_ctx* c = ctx;
-  OrtOpAttrType t;
-  const OrtOpAttr* a = om_node_attr(c, name, &t);
-  if (!a) return 1;
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, want, what, &r, err, errlen);
+  if (!a) return r;
   size_t got = 0;
-  OrtStatus* st = t == want ? c->api->ReadOpAttr(a, want, out, size, &got) : NULL;
-  if (st) c->api->ReleaseStatus(st);
-  if (t != want || st) {
-    snprintf(err, errlen, "attribute '%s' must be %s", name, what);
-    return -1;
-  }
-  return 0;
+  OrtStatus* st = c->api->ReadOpAttr(a, want, out, size, &got);
+  if (!st) return 0;
+  c->api->ReleaseStatus(st);
+  snprintf(err, errlen, "attribute '%s' must be %s", name, what);
+  return -1;
 }
 static int om_na_int(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen) {
   return om_na_scalar(ctx, name, ORT_OP_ATTR_INT, "an integer", out, sizeof *out, err, errlen);
@@ -59,13 +72,9 @@ static int om_na_float(const void* ctx, const char* name, float* out, char* err,
 
 static int om_na_string(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen) {
   const om_node_attr_ctx* c = ctx;
-  OrtOpAttrType t;
-  const OrtOpAttr* a = om_node_attr(c, name, &t);
-  if (!a) return 1;
-  if (t != ORT_OP_ATTR_STRING) {
-    snprintf(err, errlen, "attribute '%s' must be a string", name);
-    return -1;
-  }
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_STRING, "a string", &r, err, errlen);
+  if (!a) return r;
   size_t got = 0;
   OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_STRING, out, cap - 1, &got);
   if (st) {
@@ -80,13 +89,9 @@ static int om_na_string(const void* ctx, const char* name, char* out, size_t cap
 static int om_na_ints(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err,
                       size_t errlen) {
   const om_node_attr_ctx* c = ctx;
-  OrtOpAttrType t;
-  const OrtOpAttr* a = om_node_attr(c, name, &t);
-  if (!a) return 1;
-  if (t != ORT_OP_ATTR_INTS) {
-    snprintf(err, errlen, "attribute '%s' must be a list of integers", name);
-    return -1;
-  }
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_INTS, "a list of integers", &r, err, errlen);
+  if (!a) return r;
   size_t got = 0;
   OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_INTS, out, cap * sizeof *out, &got);
   if (st) {

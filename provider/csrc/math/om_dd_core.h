@@ -9,7 +9,8 @@
 #define OM_DD_CORE_H
 
 #include <stdint.h>
-#include <string.h>
+
+#include "om_bits.h"
 
 typedef struct om_dd {
   double hi, lo;
@@ -69,20 +70,7 @@ static inline om_dd om_dd_div(om_dd a, om_dd b) {
 }
 static inline om_dd om_dd_div_d(om_dd a, double b) { return om_dd_div(a, om_dd_make(b, 0.0)); }
 static inline double om_pow2(int k) { /* 2^k, -1022 <= k <= 1023 */
-  uint64_t u = (uint64_t)(k + 1023) << 52;
-  double d;
-  memcpy(&d, &u, 8);
-  return d;
-}
-static inline uint32_t om_f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static inline float om_f32_from_bits(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
+  return om_f64_from_bits((uint64_t)(k + 1023) << 52);
 }
 
 #endif

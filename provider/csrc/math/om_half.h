@@ -6,20 +6,17 @@
 #define OM_HALF_H
 
 #include <stdint.h>
-#include <string.h>
+
+#include "om_bits.h"
 
 /* bf16 -> f32: the high half of the float (exact; a NaN keeps its bits). */
 static inline float om_bf16_to_f32(uint16_t b) {
-  uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
+  return om_f32_from_bits((uint32_t)b << 16);
 }
 
 /* f32 -> bf16, nearest even (overflow to infinity); every NaN gives the canonical 0x7fc0. */
 static inline uint16_t om_f32_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
+  uint32_t u = om_f32_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
@@ -35,18 +32,13 @@ static inline float om_f16_to_f32(uint16_t h) {
     while (!(m & 0x400u)) { m <<= 1; s++; }
     x = sign | ((113u - s) << 23) | ((m & 0x3ffu) << 13);
   }
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
+  return om_f32_from_bits(x);
 }
 
 /* f16 -> f64, exact; a NaN gives the quiet NaN of its sign with no payload (0x7ff8... or 0xfff8...). */
 static inline double om_f16_to_f64(uint16_t h) {
   if ((h & 0x7fffu) > 0x7c00u) {
-    uint64_t u = (h & 0x8000u) ? 0xfff8000000000000ull : 0x7ff8000000000000ull;
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
+    return om_f64_from_bits((h & 0x8000u) ? 0xfff8000000000000ull : 0x7ff8000000000000ull);
   }
   return (double)om_f16_to_f32(h);
 }
@@ -54,8 +46,7 @@ static inline double om_f16_to_f64(uint16_t h) {
 /* f32 -> f16, nearest even (overflow to infinity); a NaN keeps its sign and the top 9 payload bits and gets the
  * quiet bit (a caller that wants the canonical NaN passes one). */
 static inline uint16_t om_f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
+  uint32_t x = om_f32_bits(f);
   uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
   uint32_t ax = x & 0x7fffffffu;
   if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN */

@@ -1,5 +1,9 @@
 /* node_family.c - which family file serves each structured op of om_ops.def. */
 #include "node_family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "core/om_ops.h"
 
 const om_family* om_family_of(int op) {
@@ -35,4 +39,14 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 
 int om_op_semantics_split(int op) {
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
+}
+
+void* om_family_state(om_node* node, size_t size, char* err, size_t errlen) {
+  void* impl = calloc(1, size);
+  if (!impl) {
+    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
+    return NULL;
+  }
+  node->impl = impl;
+  return impl;
 }

@@ -102,6 +102,10 @@ extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... Redu
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
 
+/* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
+ * op) in err when they cannot be had. */
+void* om_family_state(om_node* node, size_t size, char* err, size_t errlen);
+
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);
 

@@ -30,12 +30,8 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
                         size_t errlen) {
   (void)n_inputs;
   (void)types;
-  om_layernorm_node* l = calloc(1, sizeof *l);
-  if (!l) {
-    snprintf(err, errlen, "node '%s' (op LayerNormalization): out of memory", node->name);
-    return -1;
-  }
-  node->impl = l;
+  om_layernorm_node* l = om_family_state(node, sizeof *l, err, errlen);
+  if (!l) return -1;
   l->axis = a->has_axis ? a->axis : -1;
   l->epsilon = a->has_epsilon ? a->epsilon : 1e-5f;
   if (a->has_stash_type && a->stash_type != 1) {

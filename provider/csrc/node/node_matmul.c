@@ -25,12 +25,8 @@ typedef struct om_matmul {
 static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
                         size_t errlen) {
   (void)types;
-  om_matmul* m = calloc(1, sizeof *m);
-  if (!m) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
-    return -1;
-  }
-  node->impl = m;
+  om_matmul* m = om_family_state(node, sizeof *m, err, errlen);
+  if (!m) return -1;
   m->gemm = node->op == OM_OP_GEMM;
   m->alpha = 1.0;
   m->beta = 1.0;

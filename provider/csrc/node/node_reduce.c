@@ -75,12 +75,8 @@ static int om_rd_distinct(const om_node* node, const int64_t* axes, size_t n, in
 static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
                         size_t errlen) {
   const char* opn = om_rd_name(node);
-  om_reduce_node* r = calloc(1, sizeof *r);
-  if (!r) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, opn);
-    return -1;
-  }
-  node->impl = r;
+  om_reduce_node* r = om_family_state(node, sizeof *r, err, errlen);
+  if (!r) return -1;
   r->red = om_reduce_op_from_name(opn);
   if (r->red < 0 || !om_reduce_supported(r->red, node->type)) {
     snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, opn,

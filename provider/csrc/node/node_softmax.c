@@ -31,12 +31,8 @@ static int om_sm_create(om_node* node, const om_attrs* a, size_t n_inputs, const
                         size_t errlen) {
   (void)n_inputs;
   (void)types;
-  om_softmax_node* s = calloc(1, sizeof *s);
-  if (!s) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
-    return -1;
-  }
-  node->impl = s;
+  om_softmax_node* s = om_family_state(node, sizeof *s, err, errlen);
+  if (!s) return -1;
   s->log = node->op == OM_OP_LOG_SOFTMAX;
   s->coerce_2d = node->opset > 0 && node->opset < 13;
   s->axis = a->has_axis ? a->axis : s->coerce_2d ? 1 : -1;

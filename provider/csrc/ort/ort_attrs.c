@@ -34,6 +34,34 @@ int om_attrs_path(const char* s, int* out, char* err, size_t errlen) {
   return -1;
 }
 
+/* ONNX lets axes name an axis more than once (stock ORT reduces it once): read the whole list and keep its
+ * distinct values (at most 2 * 64 of them are in range for any rank), so that a long list with repeats is served
+ * rather than claimed and then refused. As a getter: 0, 1 (absent) or -1 with a message. */
+static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_attrs* attrs, char* err,
+                              size_t errlen) {
+  size_t n = 0, m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
+  int64_t* all = malloc(OM_ATTR_MAX_AXES_LIST * sizeof *all);
+  if (!all) {
+    snprintf(err, errlen, "out of memory reading attribute '%s'", name);
+    return -1;
+  }
+  int r = src->get_ints(src->ctx, name, all, OM_ATTR_MAX_AXES_LIST, &n, err, errlen);
+  for (size_t i = 0; r == 0 && i < n; i++) {
+    size_t j = 0;
+    while (j < m && attrs->axes[j] != all[i]) j++;
+    if (j < m) continue;
+    if (m == room) {
+      snprintf(err, errlen, "attribute '%s' names %zu distinct axes or more, more than any rank allows", name, m + 1);
+      r = -1;
+    } else {
+      attrs->axes[m++] = all[i];
+    }
+  }
+  free(all);
+  if (r == 0) attrs->n_axes = m;
+  return r;
+}
+
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen) {
   const char* op = row->name;
@@ -53,86 +81,38 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       if (r == 0) attrs->onnx_opset = (ival > 0 && ival < 100000) ? (int)ival : 0;
     }
   }
-  if (r >= 0) {
-    r = src->get_int(src->ctx, "fmod", &ival, err, errlen);
-    if (r == 0) {
-      attrs->fmod = ival;
-      attrs->has_fmod = 1;
-    }
-  }
+  enum { OM_AK_INT, OM_AK_INTS, OM_AK_FLOAT };
   struct {
     const char* name;
-    int64_t* value;
+    int kind;            /* OM_AK_*: what value points to */
+    int structured_only; /* read for OM_F_STRUCT ops only */
+    void* value;
     int* has;
-  } ew_ints[] = {{"detect_positive", &attrs->detect_positive, &attrs->has_detect_positive}, /* IsInf */
-                 {"detect_negative", &attrs->detect_negative, &attrs->has_detect_negative}};
-  for (size_t f = 0; r >= 0 && f < sizeof ew_ints / sizeof ew_ints[0]; f++) {
-    r = src->get_int(src->ctx, ew_ints[f].name, ew_ints[f].value, err, errlen);
-    if (r == 0) *ew_ints[f].has = 1;
-  }
-  if (r >= 0) {
-    r = src->get_int(src->ctx, "to", &ival, err, errlen);
-    if (r == 0) {
-      attrs->to = ival;
-      attrs->has_to = 1;
-    }
-  }
-  struct {
-    const char* name;
-    int64_t* value;
-    int* has;
-  } ints[] = {{"transA", &attrs->trans_a, &attrs->has_trans_a},
-              {"transB", &attrs->trans_b, &attrs->has_trans_b},
-              {"axis", &attrs->axis, &attrs->has_axis},
-              {"stash_type", &attrs->stash_type, &attrs->has_stash_type},
-              {"keepdims", &attrs->keepdims, &attrs->has_keepdims},
-              {"noop_with_empty_axes", &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes}};
-  for (size_t f = 0; r >= 0 && structured && f < sizeof ints / sizeof ints[0]; f++) {
-    r = src->get_int(src->ctx, ints[f].name, ints[f].value, err, errlen);
-    if (r == 0) *ints[f].has = 1;
-  }
-  if (r >= 0 && structured) {
-    /* ONNX lets axes name an axis more than once (stock ORT reduces it once): read the whole list, keep its
-     * distinct values (at most 2 * 64 of them are in range for any rank), so that a long list with repeats is
-     * served rather than claimed and then refused. */
-    size_t n = 0, cap = OM_ATTR_MAX_AXES_LIST;
-    int64_t* all = malloc(cap * sizeof *all);
-    if (!all) {
-      snprintf(err, errlen, "out of memory reading attribute 'axes'");
-      return -1;
-    }
-    r = src->get_ints(src->ctx, "axes", all, cap, &n, err, errlen);
-    if (r == 0) {
-      size_t m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
-      for (size_t i = 0; r == 0 && i < n; i++) {
-        size_t j = 0;
-        while (j < m && attrs->axes[j] != all[i]) j++;
-        if (j < m) continue;
-        if (m == room) {
-          snprintf(err, errlen, "attribute 'axes' names %zu distinct axes or more, more than any rank allows", m + 1);
-          r = -1;
-          break;
-        }
-        attrs->axes[m++] = all[i];
-      }
-      attrs->n_axes = m;
-      attrs->has_axes = r == 0;
-    }
-    free(all);
-  }
-  struct {
-    const char* name;
-    float* value;
-    int* has;
-  } floats[] = {{"alpha", &attrs->alpha, &attrs->has_alpha},
-                {"beta", &attrs->beta, &attrs->has_beta},
-                {"gamma", &attrs->gamma, &attrs->has_gamma},
-                {"min", &attrs->min, &attrs->has_min},
-                {"max", &attrs->max, &attrs->has_max},
-                {"epsilon", &attrs->epsilon, &attrs->has_epsilon}};
-  for (size_t f = 0; r >= 0 && f < sizeof floats / sizeof floats[0]; f++) {
-    r = src->get_float(src->ctx, floats[f].name, floats[f].value, err, errlen);
-    if (r == 0) *floats[f].has = 1;
+  } fields[] = {{"fmod", OM_AK_INT, 0, &attrs->fmod, &attrs->has_fmod},
+                {"detect_positive", OM_AK_INT, 0, &attrs->detect_positive, &attrs->has_detect_positive}, /* IsInf */
+                {"detect_negative", OM_AK_INT, 0, &attrs->detect_negative, &attrs->has_detect_negative},
+                {"to", OM_AK_INT, 0, &attrs->to, &attrs->has_to},
+                {"transA", OM_AK_INT, 1, &attrs->trans_a, &attrs->has_trans_a},
+                {"transB", OM_AK_INT, 1, &attrs->trans_b, &attrs->has_trans_b},
+                {"axis", OM_AK_INT, 1, &attrs->axis, &attrs->has_axis},
+                {"stash_type", OM_AK_INT, 1, &attrs->stash_type, &attrs->has_stash_type},
+                {"keepdims", OM_AK_INT, 1, &attrs->keepdims, &attrs->has_keepdims},
+                {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
+                {"axes", OM_AK_INTS, 1, attrs->axes, &attrs->has_axes},
+                {"alpha", OM_AK_FLOAT, 0, &attrs->alpha, &attrs->has_alpha},
+                {"beta", OM_AK_FLOAT, 0, &attrs->beta, &attrs->has_beta},
+                {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
+                {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
+                {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
+                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon}};
+  for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
+    if (fields[f].structured_only && !structured) continue;
+    const char* name = fields[f].name;
+    if (fields[f].kind == OM_AK_INT) r = src->get_int(src->ctx, name, fields[f].value, err, errlen);
+    else if (fields[f].kind == OM_AK_FLOAT) r = src->get_float(src->ctx, name, fields[f].value, err, errlen);
+    else
+      r = om_attrs_read_axes(src, name, attrs, err, errlen);
+    if (r == 0) *fields[f].has = 1;
   }
   if (r >= 0 && strcmp(op, "Gelu") == 0) {
     r = src->get_string(src->ctx, "approximate", sval, sizeof sval, err, errlen);
@@ -148,27 +128,41 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
 }
 
 /* ---- OrtKernelInfo ------------------------------------------------------------------------------------------ */
+/* Whether attribute `name` is there as another kind than `asked` (0 int, 1 float, 2 string): a wrong type. */
+static int om_ki_other_kind(const om_kernel_info_ctx* k, const char* name, int asked) {
+  const OrtApi* api = k->api;
+  OrtStatus* st;
+  int64_t iv;
+  float fv;
+  size_t size = 0;
+  if (asked != 0 && !(st = api->KernelInfoGetAttribute_int64(k->info, name, &iv))) return 1;
+  if (asked != 0) api->ReleaseStatus(st);
+  if (asked != 1 && !(st = api->KernelInfoGetAttribute_float(k->info, name, &fv))) return 1;
+  if (asked != 1) api->ReleaseStatus(st);
+  if (asked == 2) return 0;
+  st = api->KernelInfoGetAttribute_string(k->info, name, NULL, &size); /* sets size for any string */
+  if (st) api->ReleaseStatus(st);
+  return size > 0;
+}
+
+/* After reading attribute `name` as kind `asked` gave st: 0 (read), 1 (absent), or -1 with "must be <what>" when
+ * the attribute has another kind. */
+static int om_ki_read(const om_kernel_info_ctx* k, OrtStatus* st, const char* name, int asked, const char* what,
+                      char* err, size_t errlen) {
+  if (!st) return 0;
+  k->api->ReleaseStatus(st);
+  if (!om_ki_other_kind(k, name, asked)) return 1;
+  snprintf(err, errlen, "attribute '%s' must be %s", name, what);
+  return -1;
+}
+
 static int om_ki_string(const void* c, const char* name, char* out, size_t cap, char* err, size_t errlen) {
   const om_kernel_info_ctx* k = c;
   const OrtApi* api = k->api;
   size_t size = cap;
   OrtStatus* st = api->KernelInfoGetAttribute_string(k->info, name, out, &size);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  int64_t iv;
-  float fv;
-  st = api->KernelInfoGetAttribute_int64(k->info, name, &iv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a string", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
-  st = api->KernelInfoGetAttribute_float(k->info, name, &fv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a string", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
+  int r = om_ki_read(k, st, name, 2, "a string", err, errlen);
+  if (r <= 0) return r;
   size = 0; /* a string longer than cap also fails the first call: ask its size */
   st = api->KernelInfoGetAttribute_string(k->info, name, NULL, &size);
   if (st) api->ReleaseStatus(st);
@@ -181,50 +175,11 @@ static int om_ki_string(const void* c, const char* name, char* out, size_t cap, 
 
 static int om_ki_int(const void* c, const char* name, int64_t* out, char* err, size_t errlen) {
   const om_kernel_info_ctx* k = c;
-  const OrtApi* api = k->api;
-  OrtStatus* st = api->KernelInfoGetAttribute_int64(k->info, name, out);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  float fv;
-  char sv[64];
-  size_t size = sizeof sv;
-  st = api->KernelInfoGetAttribute_float(k->info, name, &fv);
-  if (!st) goto wrong;
-  api->ReleaseStatus(st);
-  st = api->KernelInfoGetAttribute_string(k->info, name, sv, &size);
-  if (!st) goto wrong;
-  api->ReleaseStatus(st);
-  size = 0;
-  st = api->KernelInfoGetAttribute_string(k->info, name, NULL, &size);
-  if (st) api->ReleaseStatus(st);
-  if (size > 0) goto wrong;
-  return 1;
-wrong:
-  snprintf(err, errlen, "attribute '%s' must be an integer", name);
-  return -1;
+  return om_ki_read(k, k->api->KernelInfoGetAttribute_int64(k->info, name, out), name, 0, "an integer", err, errlen);
 }
-
 static int om_ki_float(const void* c, const char* name, float* out, char* err, size_t errlen) {
   const om_kernel_info_ctx* k = c;
-  const OrtApi* api = k->api;
-  OrtStatus* st = api->KernelInfoGetAttribute_float(k->info, name, out);
-  if (!st) return 0;
-  api->ReleaseStatus(st);
-  int64_t iv;
-  st = api->KernelInfoGetAttribute_int64(k->info, name, &iv);
-  if (!st) {
-    snprintf(err, errlen, "attribute '%s' must be a float", name);
-    return -1;
-  }
-  api->ReleaseStatus(st);
-  size_t size = 0;
-  st = api->KernelInfoGetAttribute_string(k->info, name, NULL, &size);
-  if (st) api->ReleaseStatus(st);
-  if (size > 0) {
-    snprintf(err, errlen, "attribute '%s' must be a float", name);
-    return -1;
-  }
-  return 1;
+  return om_ki_read(k, k->api->KernelInfoGetAttribute_float(k->info, name, out), name, 1, "a float", err, errlen);
 }
 
 /* A list of ints (`axes` of Reduce ops before the axes input). */

@@ -51,26 +51,29 @@ int om_layernorm_supported(int type) { return type >= 0 && type < 32 && om_red_i
 
 /* ---- 16-bit conversions: exact widening, one rounding (ties to even) back ------------------------------- */
 
-static void om_red_to_f32(int path, int type, const void* src, float* dst, size_t n) {
-  const uint16_t* s = src;
+/* n 16-bit values of `type` to f32 (to_f32), or n f32 to `type`. */
+static void om_red_cvt16(int path, int type, int to_f32, const void* src, void* dst, size_t n) {
   if (type == OM_T_BFLOAT16) {
-    for (size_t i = 0; i < n; i++) dst[i] = om_bf16_to_f32(s[i]);
+    const uint16_t* s16 = src;
+    const float* sf = src;
+    uint16_t* d16 = dst;
+    float* df = dst;
+    if (to_f32)
+      for (size_t i = 0; i < n; i++) df[i] = om_bf16_to_f32(s16[i]);
+    else
+      for (size_t i = 0; i < n; i++) d16[i] = om_f32_to_bf16(sf[i]);
     return;
   }
-  om_un_fn vec = om_path_table(path)->cast[OM_T_FLOAT16][OM_T_FLOAT];
-  size_t d = vec ? vec(s, dst, n, OM_FL_EXACT) : 0;
-  om_cast(s + d, OM_T_FLOAT16, dst + d, OM_T_FLOAT, n - d);
+  int from = to_f32 ? OM_T_FLOAT16 : OM_T_FLOAT, to = to_f32 ? OM_T_FLOAT : OM_T_FLOAT16;
+  om_un_fn vec = om_path_table(path)->cast[from][to];
+  size_t d = vec ? vec(src, dst, n, OM_FL_EXACT) : 0, in_size = to_f32 ? 2 : 4, out_size = to_f32 ? 4 : 2;
+  om_cast((const char*)src + d * in_size, from, (char*)dst + d * out_size, to, n - d);
 }
-
+static void om_red_to_f32(int path, int type, const void* src, float* dst, size_t n) {
+  om_red_cvt16(path, type, 1, src, dst, n);
+}
 static void om_red_from_f32(int path, int type, const float* src, void* dst, size_t n) {
-  uint16_t* o = dst;
-  if (type == OM_T_BFLOAT16) {
-    for (size_t i = 0; i < n; i++) o[i] = om_f32_to_bf16(src[i]);
-    return;
-  }
-  om_un_fn vec = om_path_table(path)->cast[OM_T_FLOAT][OM_T_FLOAT16];
-  size_t d = vec ? vec(src, o, n, OM_FL_EXACT) : 0;
-  om_cast(src + d, OM_T_FLOAT, o + d, OM_T_FLOAT16, n - d);
+  om_red_cvt16(path, type, 0, src, dst, n);
 }
 
 /* ---- integer reductions ------------------------------------------------------------------------------------ */

@@ -38,26 +38,23 @@ typedef uint32_t om_rx_vu __attribute__((vector_size(64), aligned(64)));
 #if OM_RED_VB == 32
 /* the 256 path has its own rexp (om_rx_exp8 below) */
 #elif OM_RED_VB == 16 && (defined(__x86_64__) || defined(__i386__))
-#define OM_RX_FMA_PARTS(a, b, c, r)                                               \
-  do {                                                                          \
-    __m128 aq_[4], bq_[4], cq_[4], rq_[4];                                      \
-    memcpy(aq_, &(a), 64);                                                      \
-    memcpy(bq_, &(b), 64);                                                      \
-    memcpy(cq_, &(c), 64);                                                      \
-    for (int h_ = 0; h_ < 4; h_++) rq_[h_] = om_fma_ps_sse(aq_[h_], bq_[h_], cq_[h_]); \
-    memcpy(&(r), rq_, 64);                                                      \
-  } while (0)
+#define OM_RX_Q __m128 /* a 128-bit quarter of the 16 lanes, and its fused multiply-add */
+#define OM_RX_FMA_Q(a, b, c) om_fma_ps_sse(a, b, c)
 #elif OM_RED_VB == 16 && defined(__aarch64__)
+#define OM_RX_Q float32x4_t
+#define OM_RX_FMA_Q(a, b, c) vfmaq_f32(c, a, b)
+#endif
+#if defined(OM_RX_Q)
 #define OM_RX_FMA_PARTS(a, b, c, r)                                               \
   do {                                                                          \
-    float32x4_t aq_[4], bq_[4], cq_[4], rq_[4];                                 \
+    OM_RX_Q aq_[4], bq_[4], cq_[4], rq_[4];                                     \
     memcpy(aq_, &(a), 64);                                                      \
     memcpy(bq_, &(b), 64);                                                      \
     memcpy(cq_, &(c), 64);                                                      \
-    for (int h_ = 0; h_ < 4; h_++) rq_[h_] = vfmaq_f32(cq_[h_], aq_[h_], bq_[h_]); \
+    for (int h_ = 0; h_ < 4; h_++) rq_[h_] = OM_RX_FMA_Q(aq_[h_], bq_[h_], cq_[h_]); \
     memcpy(&(r), rq_, 64);                                                      \
   } while (0)
-#else
+#elif OM_RED_VB != 32
 #define OM_RX_FMA_PARTS(a, b, c, r)                                   \
   do {                                                              \
     for (int l_ = 0; l_ < 16; l_++) (r)[l_] = fmaf((a)[l_], (b)[l_], (c)[l_]); \
