@@ -16,7 +16,7 @@ trap 'rm -rf "$SRC"' EXIT
 git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$SRC" 2>/dev/null || true
 "$PY" -m pip wheel --no-deps -w dist/raw "$SRC" >/dev/null
 "$PY" -m build --sdist --outdir dist "$SRC" >/dev/null  # the source distribution: builds from source anywhere
-if ! tar tzf dist/onemodel_ep-*.tar.gz | grep -q '/provider/build_ffi.py$'; then
+if ! tar tzf dist/onemodel_ep-*.tar.gz | grep '/provider/build_ffi.py$' >/dev/null; then  # no -q: pipefail
   echo "build_wheel.sh: the sdist lacks provider/ (MANIFEST.in)" >&2; exit 1
 fi
 WHEEL=$(ls dist/raw/onemodel_ep-*.whl)

@@ -74,8 +74,10 @@ SHAPES = [
 
 
 def want_of(op: str, x: np.ndarray, axes: list[int] | None, keep: int, noop: int) -> np.ndarray:
-    if noop and not axes:
-        return x.copy()
+    if noop and not axes:  # no axis reduced: each element alone (a copy for Sum, Mean, Max, Min, Prod)
+        if op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"):
+            return x.copy()
+        return R.reduce(op, x[..., None], [x.ndim], 0)
     r = x.ndim
     ax = sorted({a + r if a < 0 else a for a in (axes or range(r))})
     if x.size == 0 and all(x.shape[a] for a in range(r) if a not in ax):
