@@ -24,6 +24,8 @@ from onemodel_ep.ray import OneModelPredictor, OneModelServer, serve_deployment 
 from onemodel_ep.session import InferenceSession  # noqa: E402
 from onemodel_ep.verify import verify  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a local Ray cluster: 1-2.5 min on 2 cores; CI runs it (-m slow)
+
 MODEL = Path(__file__).resolve().parents[2] / "testdata" / "models" / "bert_tiny.onnx"
 ROWS = 16
 WAIT_S = 240  # a bound on each Ray job; a loaded 2-core machine takes well under a minute

@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "tools" / "c_tool.py"
 TOOLS = sorted(p.stem for p in (ROOT / "tools").rglob("*.c"))
+pytestmark = pytest.mark.slow  # compiles the library once and links 15 tools: ~4 min; CI runs it (-m slow)
 
 
 def _needs_mpfr(name: str) -> bool:
