@@ -8,11 +8,6 @@ silently (every default-domain node is in the report, with a reason when it stay
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +20,6 @@ import onemodel_ep
 from onemodel_ep import DOMAIN
 from onemodel_ep._lib import ffi, lib
 
-TESTS = Path(__file__).resolve().parent
 OPSET = [helper.make_opsetid("", 17)]
 OM_OPSET = [helper.make_opsetid("", 17), helper.make_opsetid(DOMAIN, 1)]
 
@@ -79,27 +73,9 @@ def _feed(x: np.ndarray) -> dict[str, Any]:
 
 def _isolated(fn: str, *args: Any) -> dict[str, Any]:
     """Run `test_hostile.<fn>(*args)` in a child Python; fail (not crash) if the child dies."""
-    code = (
-        "import json, sys, test_hostile as t\n"
-        f"r = t.{fn}(*json.loads(sys.stdin.read()))\n"
-        "print('RESULT=' + json.dumps(r))\n"
-    )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    with tempfile.TemporaryDirectory() as cwd:  # not the repo root: the child imports the installed package
-        p = subprocess.run(
-            [sys.executable, "-c", code],
-            input=json.dumps(list(args)),
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    assert p.returncode == 0, f"child process died (exit {p.returncode}):\n{p.stderr[-4000:]}"
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT=")]
-    assert lines, f"child printed no result:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}"
-    return json.loads(lines[-1][len("RESULT=") :])
+    from tests.ep.child import run_in_child  # here, not at the top: the child imports this module alone
+
+    return run_in_child("test_hostile", fn, list(args), timeout=300)
 
 
 def child_run(model_hex: str, feeds: dict[str, Any], rewrite: bool = True) -> dict[str, Any]:

@@ -10,12 +10,7 @@ was actually served by OneModel, so a test cannot pass by leaving the node to st
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +18,6 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-TESTS = Path(__file__).resolve().parent
 VIAS = ("ep", "ep_compile", "rewrite")
 
 
@@ -96,30 +90,9 @@ def _child(
 
 def _call(fn: str, args: list[Any], legacy: bool = False) -> dict[str, Any]:
     """Run `test_hostile_c.<fn>(*args)` in a child Python; fail (not crash) if the child dies."""
-    code = (
-        "import json, sys, test_hostile_c as t\n"
-        f"r = t.{fn}(*json.loads(sys.stdin.read()))\n"
-        "print('RESULT=' + json.dumps(r))\n"
-    )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env.pop("ONEMODEL_LEGACY_SHAPES", None)
-    if legacy:
-        env["ONEMODEL_LEGACY_SHAPES"] = "1"
-    with tempfile.TemporaryDirectory() as cwd:  # not the repo root: the child imports the installed package
-        p = subprocess.run(
-            [sys.executable, "-c", code],
-            input=json.dumps(args),
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    assert p.returncode == 0, f"child process died (exit {p.returncode}):\n{p.stderr[-4000:]}"
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT=")]
-    assert lines, f"child printed no result:\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}"
-    return json.loads(lines[-1][len("RESULT=") :])
+    from tests.ep.child import run_in_child  # here, not at the top: the child imports this module alone
+
+    return run_in_child("test_hostile_c", fn, args, {"ONEMODEL_LEGACY_SHAPES": "1" if legacy else None}, 600)
 
 
 def _outputs(r: dict[str, Any]) -> list[np.ndarray | None]:
