@@ -64,6 +64,49 @@ CASES = [
 ]
 
 
+def random_case(rng: np.random.Generator, name: str, max_terms: int = 4096) -> Case:
+    """A seeded case: rank 1-3, group 1, 2, 3 or depthwise, kernels 1-3, strides and dilations 1-2, any
+    auto_pad (NOTSET with pads up to the dilated kernel's extent), sometimes over 256 terms (up to
+    max_terms), attributes at their defaults left out at random."""
+    k = int(rng.integers(1, 4))
+    kernel = [int(v) for v in rng.integers(1, 4, k)]
+    group = int(rng.choice([1, 1, 2, 3, 0]))  # 0: depthwise
+    taps = int(np.prod(kernel))
+    cg = int(rng.integers(1, 5))
+    if rng.random() < 0.25:
+        cg = int(rng.integers(257 // taps + 1, max(257 // taps + 2, max_terms // taps + 1)))
+    if group == 0:
+        group, cg = int(rng.integers(2, 7)), 1
+    mg = int(rng.integers(1, 4))
+    strides = [int(v) for v in rng.integers(1, 3, k)]
+    dilations = [int(v) for v in rng.integers(1, 3, k)]
+    auto_pad = str(rng.choice(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))
+    extent = [(kk - 1) * d for kk, d in zip(kernel, dilations)]
+    pads = [int(rng.integers(0, e + 1)) for e in extent + extent] if auto_pad == "NOTSET" else [0] * (2 * k)
+    top = 9 if k < 3 else 6
+    dims = [max(int(rng.integers(1, top)), extent[i] + 1 - pads[i] - pads[k + i]) for i in range(k)]
+    attrs: dict[str, Any] = {}
+    if auto_pad != "NOTSET" or rng.random() < 0.3:
+        attrs["auto_pad"] = auto_pad
+    if any(pads) or (auto_pad == "NOTSET" and rng.random() < 0.3):
+        attrs["pads"] = pads
+    if any(v != 1 for v in strides) or rng.random() < 0.3:
+        attrs["strides"] = strides
+    if any(v != 1 for v in dilations) or rng.random() < 0.3:
+        attrs["dilations"] = dilations
+    if group != 1 or rng.random() < 0.3:
+        attrs["group"] = group
+    if rng.random() < 0.3:
+        attrs["kernel_shape"] = kernel
+    n = int(rng.integers(1, 3))
+    return Case(name, (n, cg * group, *dims), (mg * group, cg, *kernel), bool(rng.random() < 0.6), attrs)
+
+
+def random_cases(seed: int, count: int, max_terms: int = 4096) -> list[Case]:
+    rng = np.random.default_rng(seed)
+    return [random_case(rng, f"random{seed}_{i}", max_terms) for i in range(count)]
+
+
 def sample(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """Normals at scales 2^-e .. 2^e (e = 3 for f16, else 8), with +0.0 and -0.0 mixed in."""
     size = int(np.prod(shape))

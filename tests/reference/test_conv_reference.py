@@ -21,7 +21,15 @@ import numpy as np
 import pytest
 from onnx.reference import ReferenceEvaluator
 
-from tests.reference.conv_cases import CASES, Case, assert_same_bits, case_data, conv_model, feeds
+from tests.reference.conv_cases import (
+    CASES,
+    Case,
+    assert_same_bits,
+    case_data,
+    conv_model,
+    feeds,
+    random_cases,
+)
 from tests.reference.conv_reference import conv_reference, output_shape, resolve_pads
 from tests.reference.rounding import round_magnitude
 
@@ -131,8 +139,17 @@ def gamma(n: int, u: float) -> float:
     return n * u / (1 - n * u)
 
 
-@pytest.mark.parametrize("dtype", [F16, F32, F64], ids=str)
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+# The shared cases in every type, seeded random ones (up to 4096 terms in f32, 600 in f16 and f64) besides.
+BOUND_CASES = ([(c, d) for c in CASES for d in (F16, F32, F64)]
+               + [(c, F32) for c in random_cases(SEED, 24)]
+               + [(c, d) for c in random_cases(SEED + 7, 12, max_terms=600) for d in (F16, F64)])
+
+
+def case_id(v: object) -> str:
+    return v.name if isinstance(v, Case) else str(v)
+
+
+@pytest.mark.parametrize("case,dtype", BOUND_CASES, ids=case_id)
 def test_within_the_bound_of_onnx_reference(case: Case, dtype: np.dtype) -> None:
     x, w, b = case_data(case, dtype, SEED)
     got = conv_reference(x, w, b, **case.attrs)
@@ -155,15 +172,17 @@ def test_within_the_bound_of_onnx_reference(case: Case, dtype: np.dtype) -> None
 
 # ---- bit for bit against the scalar loop ----------------------------------------------------------------
 
-# The scalar loop costs about 10 us per term: every case in f32, the small ones and one of T > 256 in f16/f64.
+# The scalar loop costs about 10 us per term: every shared case and 12 random ones (T up to 300) in f32, the
+# small ones and one of T > 256 in f16 and f64.
 SCALAR_ALL_TYPES = {"1d_stride_dil_asym", "2d_asym_stride_dil", "2d_group2", "2d_depthwise_same_upper",
                     "2d_same_lower_stride_dil", "2d_kernel_over_input", "3d_group_same_lower", "2d_T257"}
 
 
 @pytest.mark.parametrize(
     "case,dtype",
-    [(c, F32) for c in CASES] + [(c, d) for c in CASES if c.name in SCALAR_ALL_TYPES for d in (F16, F64)],
-    ids=lambda v: v.name if isinstance(v, Case) else str(v),
+    [(c, F32) for c in CASES + random_cases(SEED + 3, 12, max_terms=300)]
+    + [(c, d) for c in CASES if c.name in SCALAR_ALL_TYPES for d in (F16, F64)],
+    ids=case_id,
 )
 def test_bits_equal_the_scalar_loop(case: Case, dtype: np.dtype) -> None:
     x, w, b = case_data(case, dtype, SEED + 1)
