@@ -143,7 +143,8 @@ def conv_model(
     if weights_as_inputs:
         inputs += [helper.make_tensor_value_info(t.name, elem, list(t.dims)) for t in consts]
         consts = []
-    graph = helper.make_graph([node], "conv", inputs, [helper.make_tensor_value_info("y", elem, None)],
+    y = helper.make_tensor_value_info("y", elem, [None] * len(x_shape))  # rank known, sizes left to ORT
+    graph = helper.make_graph([node], "conv", inputs, [y],
                               initializer=consts)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
 
