@@ -21,16 +21,8 @@ import onnxruntime as ort
 import pytest
 
 import onemodel_ep
-from tests.reference.conv_cases import (
-    CASES,
-    ONNX_TYPE,
-    Case,
-    assert_same_bits,
-    case_data,
-    conv_model,
-    feeds,
-    random_cases,
-)
+from tests.reference import conv_cases as cc
+from tests.reference.conv_cases import CASES, Case
 from tests.reference.conv_reference import conv_reference
 
 CONV = onemodel_ep.op_table().get("Conv")
@@ -47,7 +39,7 @@ OPSET = max(17, CONV.since_opset) if CONV is not None else 17
 
 def served(dtype: np.dtype) -> None:
     assert CONV is not None
-    if ONNX_TYPE[dtype] not in CONV.input0_types:
+    if cc.ONNX_TYPE[dtype] not in CONV.input0_types:
         pytest.skip(f"onemodel_ep's Conv does not serve {dtype} (op_table()['Conv'].input0_types)")
 
 
@@ -65,15 +57,15 @@ def run_every_path(model: onnx.ModelProto, inputs: dict[str, np.ndarray], want: 
                 raise AssertionError(f"{what}: Conv did not run on OneModel's kernels:\n"
                                      f"{sess.report.summary()}")
             got = sess.run(None, inputs)[0]
-            assert_same_bits(got, want, f"{what}, path {path}, {n_threads} thread(s)")
+            cc.assert_same_bits(got, want, f"{what}, path {path}, {n_threads} thread(s)")
 
 
 def check(case: Case, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, weights_as_inputs: bool = False,
           threads: tuple[int, ...] = (1,), require_claim: bool = True) -> None:
     served(x.dtype)
     want = conv_reference(x, w, b, **case.attrs)
-    model = conv_model(x.shape, w, b, case.attrs, weights_as_inputs=weights_as_inputs, opset=OPSET)
-    run_every_path(model, feeds(x, w, b, weights_as_inputs), want, f"{case.name} {x.dtype}",
+    model = cc.conv_model(x.shape, w, b, case.attrs, weights_as_inputs=weights_as_inputs, opset=OPSET)
+    run_every_path(model, cc.feeds(x, w, b, weights_as_inputs), want, f"{case.name} {x.dtype}",
                    threads, require_claim)
 
 
@@ -84,18 +76,18 @@ def case_id(v: object) -> str:
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_shared_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
-    x, w, b = case_data(case, dtype, SEED)
+    x, w, b = cc.case_data(case, dtype, SEED)
     check(case, x, w, b, threads=(1, 2) if dtype == F32 else (1,))
 
 
 @pytest.mark.parametrize(
     "case,dtype",
-    [(c, F32) for c in random_cases(SEED, 24)]
-    + [(c, d) for c in random_cases(SEED + 1, 8, max_terms=600) for d in (F16, F64)],
+    [(c, F32) for c in cc.random_cases(SEED, 24)]
+    + [(c, d) for c in cc.random_cases(SEED + 1, 8, max_terms=600) for d in (F16, F64)],
     ids=case_id,
 )
 def test_random_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
-    x, w, b = case_data(case, dtype, SEED + 2)
+    x, w, b = cc.case_data(case, dtype, SEED + 2)
     check(case, x, w, b, threads=(1, 2))
 
 
@@ -103,7 +95,7 @@ def test_random_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
 def test_weights_as_graph_inputs(name: str) -> None:
     """W and B fed at run time instead of initializers: the same bits (skipped if Conv is not claimed so)."""
     case = next(c for c in CASES if c.name == name)
-    x, w, b = case_data(case, F32, SEED + 3)
+    x, w, b = cc.case_data(case, F32, SEED + 3)
     check(case, x, w, b, weights_as_inputs=True, require_claim=False)
 
 
@@ -116,7 +108,7 @@ PAD1 = Case("pad1_3x3", (1, 2, 5, 6), (3, 2, 3, 3), True, {"pads": [1, 1, 1, 1]}
 def test_infinite_weight_over_padding_is_nan(dtype: np.dtype) -> None:
     """+0.0 padding times inf is NaN: the outputs whose tap of w[m, 0, 0, 0] = inf falls in the padding are
     NaN, the others inf (x > 0)."""
-    x, w, b = case_data(PAD1, dtype, SEED + 4)
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 4)
     x, w = np.abs(x) + dtype.type(1), np.abs(w)
     w[1, 0, 0, 0] = np.inf
     want = conv_reference(x, w, b, **PAD1.attrs)
@@ -127,7 +119,7 @@ def test_infinite_weight_over_padding_is_nan(dtype: np.dtype) -> None:
 
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
 def test_nan_payloads_become_canonical(dtype: np.dtype) -> None:
-    x, w, b = case_data(PAD1, dtype, SEED + 5)
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 5)
     u = np.dtype(f"u{dtype.itemsize}")
     quiet_neg = {F16: 0xFE45, F32: 0xFFC00456, F64: 0xFFF8000000000456}[dtype]
     signalling = {F16: 0x7C12, F32: 0x7F800123, F64: 0x7FF0000000000123}[dtype]
@@ -155,7 +147,7 @@ def test_overflow_and_subnormals(dtype: np.dtype) -> None:
     (subnormal products and results)."""
     info = np.finfo(dtype)
     rng = np.random.default_rng(SEED + 6)
-    x, w, b = case_data(PAD1, dtype, SEED + 6)
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 6)
     big = np.sqrt(float(info.max)) * 0.75
     tiny = np.sqrt(float(info.smallest_subnormal)) * 4
     scale = np.where(rng.random(x.shape) < 0.5, big, tiny)
