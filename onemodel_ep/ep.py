@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path
+from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path, served_domains
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.inference import default_opset, subgraphs, value_types
+from onemodel_ep.inference import domain_opset, subgraphs, value_types
 from onemodel_ep.report import EpReport, NodeReport
 from onemodel_ep.serving import input_types, verdict
 
@@ -201,7 +201,7 @@ def ep_report(
     for a in assignments(sess):
         if a.ep == EP_NAME:
             ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
-    opset = default_opset(model)
+    opsets = {d: domain_opset(model, d) for d in served_domains()}
     types = value_types(model)
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
@@ -218,11 +218,12 @@ def ep_report(
                     ours[key] -= 1
                 report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
                 continue
-            if node.domain not in ("", "ai.onnx"):
+            domain = "" if node.domain == "ai.onnx" else node.domain
+            if domain not in opsets:
                 reason = f"domain {node.domain!r} is not served by OneModel EP"
                 why: tuple[str, str] | None = ("op", reason)
             else:
-                why = verdict(node, in_types, opset, mode, kernel_path)
+                why = verdict(node, in_types, opsets[domain], mode, kernel_path)
             if why is None:
                 why = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
             report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import onnx
 from onnx import helper
 
-from onemodel_ep._lib import op_table, type_name
+from onemodel_ep._lib import op_key, op_table, type_name
 from onemodel_ep.attribute_kinds import attribute_problem
 from onemodel_ep.node import probe
 
@@ -34,16 +34,18 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
 def verdict(
     node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
 ) -> tuple[str, str] | None:
-    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
-    if node.op_type not in op_table():
-        return "op", f"{node.op_type} is not an operator of OneModel EP"
+    """None when the library serves the node, else (category, reason) for leaving it to stock ORT.
+    `opset`: the model's opset of the node's domain."""
+    key = op_key(node.domain, node.op_type)
+    if key not in op_table():
+        return "op", f"{key} is not an operator of OneModel EP"
     if any(t < 0 for t in in_types):
         return "unknown type", "the element type of an input is not known"
     problem = attribute_problem(node, opset)
     if problem is not None:
         return "attribute", problem
     reason = probe(
-        node.op_type,
+        key,
         in_types,
         onnx_opset=opset,
         attributes=node_attributes(node),
