@@ -31,14 +31,22 @@ def _types(types: frozenset[int]) -> str:
 
 
 def _optional_outputs(key: str) -> str:
-    """The types of a structured op's optional outputs, from the library (om_struct_output_type's rule)."""
+    """A structured op's optional outputs and their types, from the library's nodes of each input type: a
+    type that follows input 0's is "type of input 0" (where the row has more than one type)."""
     from onemodel_ep._lib import op_table, type_name
     from onemodel_ep.node import Node
 
     row = op_table()[key]
-    t0 = min(row.input0_types)
-    types = Node(key, [t0] * row.min_inputs).output_types[1:]
-    return ", ".join("type of input 0" if t == t0 else type_name(t) for t in types)
+    per_type = {t: Node(key, [t] * row.min_inputs).output_types[1:] for t in sorted(row.input0_types)}
+    labels = []
+    for k in range(row.max_outputs - 1):
+        got = {t: outs[k] for t, outs in per_type.items()}
+        follows = len(got) > 1 and all(o == t for t, o in got.items())
+        labels.append("type of input 0" if follows else ", ".join(sorted({type_name(o) for o in got.values()})))
+    ks = [str(k) for k in range(1, row.max_outputs)]
+    if len(set(labels)) == 1:
+        return f"optional output{'s' if len(ks) > 1 else ''} {', '.join(ks)}: {labels[0]}"
+    return "optional outputs " + ", ".join(f"{k}: {lab}" for k, lab in zip(ks, labels))
 
 
 def table() -> str:
@@ -61,7 +69,7 @@ def table() -> str:
             modes += "; fmod=0 integers only"
         output = out_rule.get(row.output_rule, "type of input 0")
         if row.max_outputs > 1 and row.flags & F_STRUCT:  # the normalisations' statistics (and residual sum)
-            output += f"; optional outputs 1-{row.max_outputs - 1}: {_optional_outputs(row.key)}"
+            output += f"; {_optional_outputs(row.key)}"
         lines.append(
             f"| {row.key} | {row.since_opset}+ | {_types(row.input0_types)} | {arity} | "
             f"{output} | {modes} | "
