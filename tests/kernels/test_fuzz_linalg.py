@@ -178,34 +178,21 @@ def _softmax(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
     return Case(op, [t], [_values(rng, DTYPE[t], shape, edge_p)], {"axis": axis}, opset=opset, valid=valid)
 
 
-@st.composite
-def _layernorm(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
-    t = draw(st.sampled_from(_float_types("LayerNormalization")))
-    dt = DTYPE[t]
-    shape = _shape(draw, 1, MAX_ELEMENTS)
-    r = len(shape)
-    axis = draw(st.integers(-r, r - 1))
-    norm = shape[axis:]
-    valid = True
-    scale_shape = norm
-    if draw(st.integers(0, 15)) == 0 and int(np.prod(norm)) > 1:
-        scale_shape, valid = tuple(d + 1 for d in norm), False
-    inputs: list[np.ndarray | None] = [_values(rng, dt, shape, edge_p), _values(rng, dt, scale_shape, edge_p)]
-    if draw(st.booleans()):
-        inputs.append(_values(rng, dt, norm, edge_p))
-    attrs: dict[str, Any] = {"axis": axis}
-    if draw(st.booleans()):
-        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
-    return Case("LayerNormalization", [t] * len(inputs), inputs, attrs, opset=17, valid=valid)
-
-
 RMS_OPS = ("SimplifiedLayerNormalization", "RMSNormalization")
 SKIP_OPS = ("com.microsoft.SkipLayerNormalization", "com.microsoft.SkipSimplifiedLayerNormalization")
 
 
+def _epsilon(draw: st.DrawFn, attrs: dict[str, Any]) -> dict[str, Any]:
+    """attrs, with an epsilon attribute drawn half the time."""
+    if draw(st.booleans()):
+        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
+    return attrs
+
+
 @st.composite
-def _rms(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
-    op = draw(st.sampled_from([o for o in RMS_OPS if o in STRUCT]))
+def _layernorm(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
+    """LayerNormalization and its RMS forms (SimplifiedLayerNormalization, RMSNormalization)."""
+    op = draw(st.sampled_from([o for o in ("LayerNormalization", *RMS_OPS) if o in STRUCT]))
     t = draw(st.sampled_from(_float_types(op)))
     dt = DTYPE[t]
     shape = _shape(draw, 1, MAX_ELEMENTS)
@@ -216,11 +203,11 @@ def _rms(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
     scale_shape = norm
     if draw(st.integers(0, 15)) == 0 and int(np.prod(norm)) > 1:
         scale_shape, valid = tuple(d + 1 for d in norm), False
-    attrs: dict[str, Any] = {"axis": axis}
-    if draw(st.booleans()):
-        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
     inputs: list[np.ndarray | None] = [_values(rng, dt, shape, edge_p), _values(rng, dt, scale_shape, edge_p)]
-    return Case(op, [t, t], inputs, attrs, opset=23 if op == "RMSNormalization" else 17, valid=valid)
+    if op == "LayerNormalization" and draw(st.booleans()):
+        inputs.append(_values(rng, dt, norm, edge_p))
+    opset = {"LayerNormalization": 17, "RMSNormalization": 23}.get(op, 1)
+    return Case(op, [t] * len(inputs), inputs, _epsilon(draw, {"axis": axis}), opset=opset, valid=valid)
 
 
 @st.composite
@@ -239,10 +226,7 @@ def _skip(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
                                        _values(rng, dt, gamma_shape, edge_p)]
     for _ in range(draw(st.integers(0, 2 if op == SKIP_OPS[0] else 1))):  # beta, bias / bias
         inputs.append(_values(rng, dt, (h,), edge_p))
-    attrs: dict[str, Any] = {}
-    if draw(st.booleans()):
-        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
-    return Case(op, [t] * len(inputs), inputs, attrs, opset=1, valid=valid)
+    return Case(op, [t] * len(inputs), inputs, _epsilon(draw, {}), opset=1, valid=valid)
 
 
 @st.composite
@@ -280,7 +264,7 @@ def _reduce(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
 
 FAMILIES = [("MatMul", _matmul), ("Gemm", _gemm), ("Softmax", _softmax), ("LogSoftmax", _softmax),
             ("LayerNormalization", _layernorm)] + [(o, _reduce) for o in ref.REDUCE_OPS] + \
-    [(o, _rms) for o in RMS_OPS] + [(o, _skip) for o in SKIP_OPS]
+    [(o, _layernorm) for o in RMS_OPS] + [(o, _skip) for o in SKIP_OPS]
 
 
 @st.composite

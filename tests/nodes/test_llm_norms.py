@@ -18,11 +18,9 @@ from onnx import TensorProto, helper, numpy_helper
 import onemodel_ep
 from onemodel_ep import ep
 from onemodel_ep.node import Node, NodeError
-from tests.reference import reference_linalg as R
+from tests.nodes.node_sessions import VIAS, assert_bits, runs, session, stock
 from tests.reference import reference_llm_norms as RN
 
-PATHS = onemodel_ep.kernel_paths()
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 MS = "com.microsoft"
 
@@ -48,55 +46,21 @@ def _model(op: str, domain: str, feeds: dict[str, np.ndarray], inits: dict[str, 
     return helper.make_model(graph, opset_imports=imports, ir_version=10)
 
 
-def _session(model: onnx.ModelProto, via: str, path: str | None,
-             threads: int) -> onemodel_ep.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    return onemodel_ep.InferenceSession(model, so, mode="exact", kernel_path=path, via=via)
-
-
-def _runs(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str) -> dict[str, list[np.ndarray]]:
-    """Every way in, kernel path and thread count: their outputs, after checking the node ran on ours."""
-    out: dict[str, list[np.ndarray]] = {}
-    plan = [(via, p, 1) for via in VIAS for p in PATHS] + [(via, None, 2) for via in VIAS]
-    for via, path, threads in plan:
-        sess = _session(model, via, path, threads)
-        assert [n.op for n in sess.report.moved] == [op], (via, path, sess.report.summary())
-        out[f"via {via}, path {path or 'auto'}, {threads} thread(s)"] = sess.run(None, feeds)
-    return out
-
-
-def _assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.dtype,
-                                                                 want.shape)
-    bad = ~R.bits_equal(got, want)
-    if bad.any():
-        idx = tuple(np.argwhere(bad)[0])
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: "
-                             f"{got[idx]!r} vs {want[idx]!r}")
-
-
 def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str,
            want: list[np.ndarray]) -> list[np.ndarray]:
-    runs = _runs(model, feeds, op)
-    for where, got in runs.items():
+    every = runs(model, feeds, op)
+    for where, got in every.items():
         assert len(got) == len(want), where
         for k, (g, w) in enumerate(zip(got, want)):
-            _assert_bits(f"{op} output {k}, {where}", g, w)
-    return next(iter(runs.values()))
+            assert_bits(f"{op} output {k}, {where}", g, w)
+    return next(iter(every.values()))
 
 
-def _stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
-
-
-def _close(got: np.ndarray, stock: np.ndarray) -> None:
-    """Within 1e-5 of stock ORT, relative to the largest magnitude of the output."""
-    assert got.dtype == stock.dtype and got.shape == stock.shape
-    scale = max(1.0, float(np.max(np.abs(stock.astype(np.float64)), initial=0.0)))
-    np.testing.assert_allclose(got.astype(np.float64), stock.astype(np.float64), rtol=0, atol=1e-5 * scale)
+def _close(got: np.ndarray, theirs: np.ndarray) -> None:
+    """Within 1e-5 of stock ORT's output `theirs`, relative to its largest magnitude."""
+    assert got.dtype == theirs.dtype and got.shape == theirs.shape
+    scale = max(1.0, float(np.max(np.abs(theirs.astype(np.float64)), initial=0.0)))
+    np.testing.assert_allclose(got.astype(np.float64), theirs.astype(np.float64), rtol=0, atol=1e-5 * scale)
 
 
 def _data(shape: tuple[int, ...], seed: int, scale: float = 2.0, dtype: np.dtype = F32) -> np.ndarray:
@@ -125,8 +89,7 @@ def test_simplified_layernorm_every_way_path_and_thread_count(shape, axis, scale
     model = _model("SimplifiedLayerNormalization", "", {"x": x}, {"scale": scale}, ["x", "scale"], outputs,
                    axis=axis, epsilon=1e-6)
     ours = _check(model, {"x": x}, "SimplifiedLayerNormalization", [y, inv][: len(outputs)])
-    stock = _stock(model, {"x": x})
-    for g, s in zip(ours, stock):
+    for g, s in zip(ours, stock(model, {"x": x})):
         _close(g, s)
 
 
@@ -146,7 +109,7 @@ def test_rms_normalization_opset_23() -> None:
     y, _ = RN.rms_norm(x, scale, epsilon=1e-5)
     model = _model("RMSNormalization", "", {"x": x}, {"scale": scale}, ["x", "scale"], [("y", F32)], opset=23)
     ours = _check(model, {"x": x}, "RMSNormalization", [y])
-    _close(ours[0], _stock(model, {"x": x})[0])
+    _close(ours[0], stock(model, {"x": x})[0])
 
 
 def test_rms_normalization_is_not_served_before_opset_23() -> None:
@@ -197,7 +160,7 @@ def test_skip_layernorm_every_way_path_and_thread_count(op, xs, ks, beta, bias) 
     outputs = [("y", F32), ("", F32), ("", F32), ("sum", F32)]
     model = _model(op, MS, feeds, inits, inputs, outputs, epsilon=1e-6)
     ours = _check(model, feeds, op, [want[0], want[3]])
-    for g, s in zip(ours, _stock(model, feeds)):
+    for g, s in zip(ours, stock(model, feeds)):
         _close(g, s)
 
 
@@ -210,7 +173,7 @@ def test_skip_layernorm_statistics_outputs(op: str) -> None:
     got = _check(model, feeds, op, want)
     if op == "SkipSimplifiedLayerNormalization":
         assert not np.signbit(got[1]).any() and not got[1].any()
-    for g, s in zip(got, _stock(model, feeds)):
+    for g, s in zip(got, stock(model, feeds)):
         _close(g, s)
 
 
@@ -222,9 +185,9 @@ def test_gamma_shape_mismatch_is_named(op: str, via: str) -> None:
     msg = rf"node 'n0' \(op {op}\): gamma \[15\] must have shape \[16\]"
     model = _model(op, MS, feeds, inits, inputs, [("y", F32)], epsilon=1e-6)
     with pytest.raises(Exception, match=msg):  # shapes known: at session creation
-        _session(model, via, None, 1)
+        session(model, via, None, 1)
     model = _model(op, MS, feeds, inits, inputs, [("y", F32)], dynamic=True, epsilon=1e-6)
-    sess = _session(model, via, None, 1)
+    sess = session(model, via, None, 1)
     with pytest.raises(Exception, match=msg):
         sess.run(None, feeds)
 
@@ -235,7 +198,7 @@ def test_gamma_of_rank_2_is_named_at_session_creation(op: str, via: str) -> None
     feeds = {"x": _data((2, 3, 4), 1), "skip": _data((2, 3, 4), 2), "gamma": np.ones((1, 4), F32)}
     model = _model(op, MS, feeds, {}, ["x", "skip", "gamma"], [("y", F32)], dynamic=True, epsilon=1e-6)
     with pytest.raises(Exception, match=rf"node 'n0' \(op {op}\): gamma has rank 2; it must have rank 1"):
-        _session(model, via, None, 1)
+        session(model, via, None, 1)
 
 
 @pytest.mark.parametrize("op", SKIP_OPS)
@@ -264,7 +227,7 @@ def test_unmodified_skip_layernorm_is_claimed_by_the_ep() -> None:
     sess = ort.InferenceSession(model.SerializeToString(), ep.ep_session_options(so))
     assigned = [(a.op, a.domain, a.ep) for a in ep.assignments(sess)]
     assert (op, MS, ep.EP_NAME) in assigned, assigned
-    _assert_bits("claimed SkipLayerNormalization", sess.run(None, feeds)[0], want[0])
+    assert_bits("claimed SkipLayerNormalization", sess.run(None, feeds)[0], want[0])
 
 
 def test_rewrite_retargets_to_the_domain_qualified_key() -> None:

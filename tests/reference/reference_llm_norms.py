@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.reference.reference_linalg import acc_type, sum16, to_acc
+from tests.reference.reference_linalg import norm_rows, sum16
 
 
 def rms_norm(x: np.ndarray, scale: np.ndarray, axis: int = -1,
@@ -19,18 +19,11 @@ def rms_norm(x: np.ndarray, scale: np.ndarray, axis: int = -1,
     """SimplifiedLayerNormalization / RMSNormalization (stash_type 1): (Y, inv_std_var); inv_std_var in the
     accumulation type A, shape X's dims before axis and 1 from it."""
     x = np.asarray(x)
-    A = acc_type(x.dtype)
-    axis = axis + x.ndim if axis < 0 else axis
-    norm_shape = x.shape[axis:]
-    n = int(np.prod(norm_shape, dtype=np.int64))
-    lead = x.shape[:axis]
-    xr = to_acc(x).reshape(lead + (n,))
-    sc = np.broadcast_to(to_acc(np.asarray(scale)), norm_shape).reshape(n)
+    A, xr, (sc,), stats = norm_rows(x, axis, scale)
     with np.errstate(all="ignore"):
-        var = sum16(xr * xr) / A.type(n)                          # each square rounded, then sum16, then / n
+        var = sum16(xr * xr) / A.type(xr.shape[-1])                # each square rounded, then sum16, then / n
         inv = A.type(1.0) / np.sqrt(var + A.type(np.float32(epsilon)))  # three rounded steps
-        y = (xr * inv[..., None]) * sc                             # (x_i * inv) * scale_i
-    stats = lead + (1,) * len(norm_shape)
+        y = (xr * inv[..., None]) * sc                              # (x_i * inv) * scale_i
     return y.reshape(x.shape).astype(x.dtype), inv.astype(A).reshape(stats)
 
 

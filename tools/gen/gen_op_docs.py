@@ -42,7 +42,8 @@ def _optional_outputs(key: str) -> str:
     for k in range(row.max_outputs - 1):
         got = {t: outs[k] for t, outs in per_type.items()}
         follows = len(got) > 1 and all(o == t for t, o in got.items())
-        labels.append("type of input 0" if follows else ", ".join(sorted({type_name(o) for o in got.values()})))
+        names = ", ".join(sorted({type_name(o) for o in got.values()}))
+        labels.append("type of input 0" if follows else names)
     ks = [str(k) for k in range(1, row.max_outputs)]
     if len(set(labels)) == 1:
         return f"optional output{'s' if len(ks) > 1 else ''} {', '.join(ks)}: {labels[0]}"
