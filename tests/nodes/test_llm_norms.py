@@ -150,12 +150,14 @@ def _skip_case(op: str, xs: tuple[int, ...], ks: tuple[int, ...], beta: bool, bi
     return feeds, inits, inputs, list(want)
 
 
-@pytest.mark.parametrize("op", SKIP_OPS)
+# (op, beta, bias): SkipSimplifiedLayerNormalization has no beta
+SKIP_INPUTS = [(SKIP_OPS[0], beta, bias) for beta in (True, False) for bias in (True, False)] + \
+    [(SKIP_OPS[1], False, bias) for bias in (True, False)]
+
+
+@pytest.mark.parametrize(("op", "beta", "bias"), SKIP_INPUTS, ids=str)
 @pytest.mark.parametrize(("xs", "ks"), SKIP_SHAPES, ids=str)
-@pytest.mark.parametrize(("beta", "bias"), [(True, True), (False, False), (True, False), (False, True)])
-def test_skip_layernorm_every_way_path_and_thread_count(op, xs, ks, beta, bias) -> None:
-    if op == "SkipSimplifiedLayerNormalization" and beta:
-        pytest.skip("SkipSimplifiedLayerNormalization has no beta")
+def test_skip_layernorm_every_way_path_and_thread_count(op, beta, bias, xs, ks) -> None:
     feeds, inits, inputs, want = _skip_case(op, xs, ks, beta, bias, sum(xs) + len(ks))
     outputs = [("y", F32), ("", F32), ("", F32), ("sum", F32)]
     model = _model(op, MS, feeds, inits, inputs, outputs, epsilon=1e-6)
@@ -218,16 +220,19 @@ def test_skip_ops_take_float_only() -> None:
 
 
 @pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the plugin EP needs ORT 1.24+")
-def test_unmodified_skip_layernorm_is_claimed_by_the_ep() -> None:
+@pytest.mark.parametrize("dispatch", ep.DISPATCHES)
+def test_unmodified_skip_layernorm_is_claimed_by_the_ep(dispatch: str) -> None:
     op = "SkipLayerNormalization"
-    feeds, inits, inputs, want = _skip_case(op, (2, 5, 32), (2, 5, 32), True, True, 11)
-    model = _model(op, MS, feeds, inits, inputs, [("y", F32)], epsilon=1e-6)
+    feeds, inits, inputs, want = _skip_case(op, (2, 5, 32), (5, 32), True, True, 11)
+    model = _model(op, MS, feeds, inits, inputs, [("y", F32), ("", F32), ("inv", F32), ("sum", F32)],
+                   epsilon=1e-6)
     so = ort.SessionOptions()
     so.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), ep.ep_session_options(so))
+    sess = ort.InferenceSession(model.SerializeToString(), ep.ep_session_options(so, dispatch=dispatch))
     assigned = [(a.op, a.domain, a.ep) for a in ep.assignments(sess)]
-    assert (op, MS, ep.EP_NAME) in assigned, assigned
-    assert_bits("claimed SkipLayerNormalization", sess.run(None, feeds)[0], want[0])
+    assert assigned == [(op, MS, ep.EP_NAME)], assigned
+    for k, (got, w) in enumerate(zip(sess.run(None, feeds), [want[0], want[2], want[3]])):
+        assert_bits(f"claimed SkipLayerNormalization output {k}, dispatch {dispatch}", got, w)
 
 
 def test_rewrite_retargets_to_the_domain_qualified_key() -> None:
