@@ -26,7 +26,7 @@ from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_
 from onemodel_ep.custom_ops import session_options
 from onemodel_ep.inference import domain_opset, subgraphs, value_types
 from onemodel_ep.report import EpReport, NodeReport
-from onemodel_ep.serving import input_types, verdict
+from onemodel_ep.serving import input_types, learn_output_types, verdict
 
 __all__ = [
     "DISPATCHES",
@@ -213,12 +213,14 @@ def ep_report(
                     visit(sub, f"{where}/{label}.{attr.name}{suffix}")
             in_types, shown = input_types(node, types)
             key = (node.name, node.op_type)
+            domain = "" if node.domain == "ai.onnx" else node.domain
             if ours.get(key, 0) > 0 or node.domain == DOMAIN:  # on the EP, or one of our custom ops
                 if node.domain != DOMAIN:
                     ours[key] -= 1
+                    if domain in opsets:
+                        learn_output_types(node, in_types, opsets[domain], types)
                 report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
                 continue
-            domain = "" if node.domain == "ai.onnx" else node.domain
             if domain not in opsets:
                 reason = f"domain {node.domain!r} is not served by OneModel EP"
                 why: tuple[str, str] | None = ("op", reason)

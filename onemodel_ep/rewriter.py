@@ -16,7 +16,7 @@ from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
 from onemodel_ep.inference import domain_opset, infer, subgraphs, value_types
 from onemodel_ep.report import NodeReport, RewriteReport
-from onemodel_ep.serving import input_types, verdict
+from onemodel_ep.serving import input_types, learn_output_types, verdict
 
 __all__ = ["ATTR_MODE", "ATTR_OPSET", "ATTR_PATH", "NodeReport", "RewriteReport", "rewrite", "rewrite_file"]
 
@@ -152,6 +152,7 @@ def rewrite(
             if why is not None:
                 rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
                 continue
+            learn_output_types(node, in_types, opset, types)
             if node.op_type == "Cast" and len(node.input) == 1:
                 witness = _cast_witness(node)
                 witnesses.append((index, witness))

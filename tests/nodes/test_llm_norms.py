@@ -235,6 +235,24 @@ def test_unmodified_skip_layernorm_is_claimed_by_the_ep(dispatch: str) -> None:
         assert_bits(f"claimed SkipLayerNormalization output {k}, dispatch {dispatch}", got, w)
 
 
+def test_the_nodes_after_a_com_microsoft_node_are_served_too() -> None:
+    """ONNX shape inference types no com.microsoft output: the library's output types stand in, so the
+    MatMul after a SkipLayerNormalization moves too, and both ways in give the same bits."""
+    op = "SkipLayerNormalization"
+    feeds, inits, inputs, _ = _skip_case(op, (2, 3, 16), (2, 3, 16), True, True, 17)
+    inits["w"] = _data((16, 5), 18)
+    model = _model(op, MS, feeds, inits, inputs, [("y", F32)], epsilon=1e-6)
+    model.graph.node.append(helper.make_node("MatMul", ["y", "w"], ["z"], name="mm"))
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
+    got = {}
+    for via in VIAS:
+        sess = session(model, via, None, 1)
+        assert [n.op for n in sess.report.moved] == [op, "MatMul"], sess.report.summary()
+        got[via] = sess.run(None, feeds)[0]
+    for via in VIAS:
+        assert_bits(f"via {via}", got[via], got[VIAS[0]])
+
+
 def test_rewrite_retargets_to_the_domain_qualified_key() -> None:
     op = "SkipSimplifiedLayerNormalization"
     feeds, inits, inputs, _ = _skip_case(op, (2, 3, 16), (2, 3, 16), False, True, 13)
