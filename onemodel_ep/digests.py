@@ -87,6 +87,16 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "LayerNormalization":
         return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
                 ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op in ("SimplifiedLayerNormalization", "RMSNormalization"):
+        opset = 23 if op == "RMSNormalization" else 17
+        return [([t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,)], opset),
+                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], opset)]
+    if op == "com.microsoft.SkipLayerNormalization":
+        return [([t] * 5, {"epsilon": 1e-6}, [(2, 7, 1037), (7, 1037), (1037,), (1037,), (1037,)], 1),
+                ([t] * 3, {}, [(3, 5, 67), (3, 5, 67), (67,)], 1)]
+    if op == "com.microsoft.SkipSimplifiedLayerNormalization":
+        return [([t] * 4, {"epsilon": 1e-6}, [(2, 7, 1037), (7, 1037), (1037,), (1037,)], 1),
+                ([t] * 3, {}, [(3, 5, 67), (3, 5, 67), (67,)], 1)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
@@ -130,8 +140,8 @@ def op_cases() -> Iterator[OpCase]:
     for row in op_table().values():
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):
-                for types, attrs, shapes, opset in _struct_cases(row.name, t):
-                    yield OpCase(row.name, types, attrs, shapes, opset)
+                for types, attrs, shapes, opset in _struct_cases(row.key, t):
+                    yield OpCase(row.key, types, attrs, shapes, opset)
             continue
         if row.name == "Where":  # condition bool, values of every stored type
             for vt in sorted(row.other_types):

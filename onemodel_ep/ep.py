@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path
+from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path, served_domains
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.inference import default_opset, subgraphs, value_types
+from onemodel_ep.inference import domain_opset, subgraphs, value_types
 from onemodel_ep.report import EpReport, NodeReport
-from onemodel_ep.serving import input_types, verdict
+from onemodel_ep.serving import input_types, learn_output_types, verdict
 
 __all__ = [
     "DISPATCHES",
@@ -201,7 +201,7 @@ def ep_report(
     for a in assignments(sess):
         if a.ep == EP_NAME:
             ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
-    opset = default_opset(model)
+    opsets = {d: domain_opset(model, d) for d in served_domains()}
     types = value_types(model)
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
@@ -213,16 +213,19 @@ def ep_report(
                     visit(sub, f"{where}/{label}.{attr.name}{suffix}")
             in_types, shown = input_types(node, types)
             key = (node.name, node.op_type)
+            domain = "" if node.domain == "ai.onnx" else node.domain
             if ours.get(key, 0) > 0 or node.domain == DOMAIN:  # on the EP, or one of our custom ops
                 if node.domain != DOMAIN:
                     ours[key] -= 1
+                    if domain in opsets:
+                        learn_output_types(node, in_types, opsets[domain], types)
                 report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
                 continue
-            if node.domain not in ("", "ai.onnx"):
+            if domain not in opsets:
                 reason = f"domain {node.domain!r} is not served by OneModel EP"
                 why: tuple[str, str] | None = ("op", reason)
             else:
-                why = verdict(node, in_types, opset, mode, kernel_path)
+                why = verdict(node, in_types, opsets[domain], mode, kernel_path)
             if why is None:
                 why = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
             report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))

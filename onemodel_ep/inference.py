@@ -12,8 +12,14 @@ from onemodel_ep import external_data
 
 def default_opset(model: onnx.ModelProto) -> int:
     """The model's opset of the default ONNX domain (0 when it imports none)."""
+    return domain_opset(model, "")
+
+
+def domain_opset(model: onnx.ModelProto, domain: str) -> int:
+    """The model's opset of `domain` ("" and "ai.onnx": the default domain; 0 when it imports none)."""
+    want = "" if domain == "ai.onnx" else domain
     for imp in model.opset_import:
-        if imp.domain in ("", "ai.onnx"):
+        if (imp.domain if imp.domain != "ai.onnx" else "") == want:
             return int(imp.version)
     return 0
 

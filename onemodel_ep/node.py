@@ -121,6 +121,10 @@ class Node:
         self.op = op
         self.n_inputs = len(input_types)
         self.output_type = int(lib.om_node_output_type(self._ptr))
+        # the element type of every output the node can have (structured ops: their optional outputs too)
+        self.output_types = [
+            int(lib.om_node_output_type_at(self._ptr, k)) for k in range(lib.om_node_output_count(self._ptr))
+        ]
 
     def _marshal(self, inputs: Sequence[np.ndarray | None]) -> tuple[int, Any, Any, Any, list[Any]]:
         """The inputs as the library's data, shapes and ranks arrays, and the objects that keep them alive."""

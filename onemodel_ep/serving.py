@@ -3,14 +3,14 @@ ask of every node. The library itself answers (`node.probe`, i.e. om_node_create
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 import onnx
 from onnx import helper
 
-from onemodel_ep._lib import op_table, type_name
+from onemodel_ep._lib import op_key, op_table, type_name
 from onemodel_ep.attribute_kinds import attribute_problem
-from onemodel_ep.node import probe
+from onemodel_ep.node import Node, NodeError, probe
 
 
 def input_types(node: onnx.NodeProto, types: Mapping[str, int]) -> tuple[list[int], tuple[str, ...]]:
@@ -34,16 +34,18 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
 def verdict(
     node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
 ) -> tuple[str, str] | None:
-    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
-    if node.op_type not in op_table():
-        return "op", f"{node.op_type} is not an operator of OneModel EP"
+    """None when the library serves the node, else (category, reason) for leaving it to stock ORT.
+    `opset`: the model's opset of the node's domain."""
+    key = op_key(node.domain, node.op_type)
+    if key not in op_table():
+        return "op", f"{key} is not an operator of OneModel EP"
     if any(t < 0 for t in in_types):
         return "unknown type", "the element type of an input is not known"
     problem = attribute_problem(node, opset)
     if problem is not None:
         return "attribute", problem
     reason = probe(
-        node.op_type,
+        key,
         in_types,
         onnx_opset=opset,
         attributes=node_attributes(node),
@@ -52,6 +54,25 @@ def verdict(
         name=node.name,
     )
     return None if reason is None else (_classify(reason), reason)
+
+
+def learn_output_types(
+    node: onnx.NodeProto, in_types: list[int], opset: int, types: MutableMapping[str, int]
+) -> None:
+    """Record in `types` the element types of the outputs of `node`, a node the library serves, that ONNX
+    shape inference left unknown (it knows no com.microsoft operator, so the values after one have no type):
+    the library's own, so that the nodes after it can be served too."""
+    missing = [k for k, name in enumerate(node.output) if name and types.get(name, -1) < 0]
+    if not missing or any(t < 0 for t in in_types):
+        return
+    try:
+        outs = Node(op_key(node.domain, node.op_type), in_types, onnx_opset=opset,
+                    attributes=node_attributes(node)).output_types
+    except NodeError:  # not served after all: its outputs stay unknown
+        return
+    for k in missing:
+        if k < len(outs):
+            types[node.output[k]] = outs[k]
 
 
 def _classify(reason: str) -> str:

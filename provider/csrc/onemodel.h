@@ -14,7 +14,7 @@
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
-enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
 
 typedef struct om_op_info {
   const char* name;
@@ -25,7 +25,10 @@ typedef struct om_op_info {
   uint32_t other_types;
   int output_rule;
   uint32_t flags;
-  int max_outputs; /* 1, or 3 for OM_F_OUT3 (LayerNormalization's optional Mean and InvStdDev) */
+  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0) */
+  const char* domain; /* the operator's domain: "" (ONNX's default), or "com.microsoft" (OM_OP_IN rows) */
+  const char* key;    /* the row's unique name: `name` in the default domain, "<domain>.<name>" otherwise; the op
+                       * om_node_create takes, and the op type of the rewritten node in our domain ai.onemodel */
 } om_op_info;
 
 size_t om_op_count(void);
@@ -42,7 +45,8 @@ size_t om_type_size(int type);
 typedef struct om_attrs {
   int mode;          /* OM_MODE_EXACT or OM_MODE_FAST */
   int path;          /* kernel path index, or -1 for the widest this CPU has */
-  int onnx_opset;    /* opset of the default domain the node came from, 0 if unknown */
+  int onnx_opset;    /* opset of the node's domain in its model (the default domain's, or com.microsoft's for
+                      * an OM_OP_IN row of that domain), 0 if unknown */
   int64_t fmod;      /* Mod */
   int has_fmod;
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
@@ -82,7 +86,7 @@ typedef struct om_attrs {
 
 typedef struct om_node om_node;
 
-/* Create a node for `op` with the given input element types (0 for an absent optional input). Returns NULL
+/* Create a node for `op` (a row's key: "Add", "com.microsoft.SkipLayerNormalization") with the given input element types (0 for an absent optional input). Returns NULL
  * and a message naming node, op and type in err when the node is not supported. */
 om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, const int* input_types,
                         const om_attrs* attrs, char* err, size_t errlen);

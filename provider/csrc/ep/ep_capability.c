@@ -149,9 +149,12 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     api->ReleaseStatus(st);
     return -1;
   }
-  if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return -1;
-  int row = om_op_find(op);
+  if (!domain || !op) return -1;
+  int row = om_op_find_in(domain, op);
   if (row < 0) return -1;
+  /* the graph's opset is the default domain's; a row of another domain (com.microsoft) reads the node's own
+   * since-version, the opset of its domain that defines it */
+  if (om_op_row(row)->domain[0]) opset = 0;
   if (opset <= 0) {
     int since = 0;
     st = api->Node_GetSinceVersion(node, &since);
@@ -190,7 +193,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);
     result = 0;
   } else {
-    *out = om_node_create(name ? name : "", op, n, types, &attrs, err, errlen);
+    *out = om_node_create(name ? name : "", om_op_row(row)->key, n, types, &attrs, err, errlen);
     result = *out ? 1 : -1;
   }
 done:

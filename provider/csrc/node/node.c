@@ -56,6 +56,7 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   int id = om_op_find(op);
   if (id < 0) OM_FAIL("node '%s' (op %s): not an operator of OneModel EP", nn, op);
   const om_op_info* row = om_op_row(id);
+  op = row->name; /* messages name the op as its domain does */
   int opset = attrs->onnx_opset;
   if (opset > 0 && opset < row->since_opset)
     OM_FAIL("node '%s' (op %s): opset %d is not served; %s is served from opset %d", nn, op, opset, op,
@@ -291,7 +292,7 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
     snprintf(err, errlen, "node '%s' (op %s): out of memory for output 0, which no one reads", node->name, opn);
     return -1;
   }
-  void* with0[OM_MAX_OUTPUTS] = {scratch, NULL, NULL};
+  void* with0[OM_MAX_OUTPUTS] = {scratch};
   for (size_t o = 1; o < n_outputs; o++) with0[o] = outs[o];
   io.outs = with0;
   int rc = node->family->run(node, &io);

@@ -22,14 +22,23 @@ const om_family* om_family_of(int op) {
     case OM_OP_REDUCE_LOG_SUM_EXP: return &om_family_reduce;
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
-    case OM_OP_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_LAYER_NORMALIZATION:
+    case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION:
+    case OM_OP_RMS_NORMALIZATION:
+    case OM_OP_SKIP_LAYER_NORMALIZATION:
+    case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return &om_family_layernorm;
     default: return NULL;
   }
 }
 
 int om_struct_output_type(int op, int type0, size_t k) {
-  if (op == OM_OP_LAYER_NORMALIZATION && k > 0) return OM_T_FLOAT; /* Mean, InvStdDev: stash_type 1 */
-  return type0;
+  switch (op) {
+    case OM_OP_LAYER_NORMALIZATION: /* Mean, InvStdDev: stash_type 1 */
+    case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION: return k > 0 ? OM_T_FLOAT : type0; /* inv_std_var */
+    case OM_OP_SKIP_LAYER_NORMALIZATION:
+    case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
+    default: return type0;
+  }
 }
 
 int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {

@@ -14,7 +14,7 @@
 #include "kernels/kernels.h"
 #include "onemodel.h"
 
-#define OM_MAX_OUTPUTS 3
+#define OM_MAX_OUTPUTS 4
 
 typedef struct om_family om_family;
 
@@ -100,7 +100,7 @@ int om_op_semantics_split(int op);
 extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
-extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
+extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */

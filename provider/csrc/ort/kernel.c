@@ -221,7 +221,7 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
     if (types != types_small) free(types);
     return om_error(api, msg);
   }
-  om_node* node = om_node_create(name, row->name, n, types, &attrs, err, sizeof err);
+  om_node* node = om_node_create(name, row->key, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
   if ((row->flags & OM_F_STRUCT) &&
@@ -338,7 +338,7 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
   if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
   int64_t out_shapes[OM_MAX_OUTPUTS * OM_MAX_RANK];
   size_t out_ranks[OM_MAX_OUTPUTS];
-  void* outs[OM_MAX_OUTPUTS] = {NULL, NULL, NULL};
+  void* outs[OM_MAX_OUTPUTS] = {NULL};
   char err[512];
   if (om_node_output_shapes(k->node, n, data, shapes, ranks, n_out, out_shapes, out_ranks, err, sizeof err) != 0)
     return om_error(api, err);
