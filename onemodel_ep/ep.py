@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
+from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path, served_domains
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.inference import domain_opset, subgraphs, value_types
+from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
 from onemodel_ep.report import EpReport, NodeReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -202,7 +203,9 @@ def ep_report(
         if a.ep == EP_NAME:
             ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
     opsets = {d: domain_opset(model, d) for d in served_domains()}
-    types = value_types(model)
+    inferred = infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
+    types = value_types(model, inferred)
+    ranks = value_ranks(inferred)
 
     def visit(graph: onnx.GraphProto, where: str) -> None:
         for index, node in enumerate(graph.node):
@@ -225,7 +228,7 @@ def ep_report(
                 reason = f"domain {node.domain!r} is not served by OneModel EP"
                 why: tuple[str, str] | None = ("op", reason)
             else:
-                why = verdict(node, in_types, opsets[domain], mode, kernel_path)
+                why = verdict(node, in_types, opsets[domain], mode, kernel_path, ranks)
             if why is None:
                 why = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
             report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))

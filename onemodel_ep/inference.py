@@ -43,14 +43,22 @@ def infer(model: onnx.ModelProto) -> onnx.ModelProto:
         return model
 
 
+def _all_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    """`graph` and every subgraph in it, at any depth."""
+    yield graph
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in subgraphs(attr):
+                yield from _all_graphs(sub)
+
+
 def value_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
     """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
     `inferred`: the model after inference, when the caller has it already."""
     if inferred is None:
         inferred = infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
     types: dict[str, int] = {}
-
-    def visit(graph: onnx.GraphProto) -> None:
+    for graph in _all_graphs(inferred.graph):
         for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
                 types[vi.name] = vi.type.tensor_type.elem_type
@@ -58,10 +66,17 @@ def value_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None)
             types[init.name] = init.data_type
         for sp in graph.sparse_initializer:
             types[sp.values.name] = sp.values.data_type
-        for node in graph.node:
-            for attr in node.attribute:
-                for sub in subgraphs(attr):
-                    visit(sub)
-
-    visit(inferred.graph)
     return types
+
+
+def value_ranks(inferred: onnx.ModelProto) -> dict[str, int]:
+    """The rank of every tensor whose shape `inferred` (a model after `infer`) declares, all graphs (one
+    namespace); a value of unknown rank is left out."""
+    ranks: dict[str, int] = {}
+    for graph in _all_graphs(inferred.graph):
+        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+                ranks[vi.name] = len(vi.type.tensor_type.shape.dim)
+        for init in graph.initializer:
+            ranks[init.name] = len(init.dims)
+    return ranks

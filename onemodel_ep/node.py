@@ -155,7 +155,7 @@ class Node:
         """The node's output for `inputs` (None for an absent optional input), written into `out` when given
         (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shape = ffi.new("int64_t[]", 64)
+        out_shape = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK)
         out_rank = ffi.new("size_t*")
         _checked(lib.om_node_output_shape, self._ptr, n, shapes, ranks, out_shape, out_rank)
         shape = tuple(out_shape[d] for d in range(out_rank[0]))
@@ -179,13 +179,13 @@ class Node:
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shapes = ffi.new("int64_t[]", 64 * max(count, 1))
+        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
         out_ranks = ffi.new("size_t[]", max(count, 1))
         _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
         outs: list[np.ndarray] = []
         ptrs = ffi.new("void*[]", max(count, 1))
         for k in range(count):
-            shape = tuple(out_shapes[64 * k + d] for d in range(out_ranks[k]))
+            shape = tuple(out_shapes[lib.OM_NODE_MAX_RANK * k + d] for d in range(out_ranks[k]))
             dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
             o = np.empty(shape, dtype=dtype)
             outs.append(o)

@@ -18,7 +18,7 @@ class NodeReport:
     op: str
     input_types: tuple[str, ...]
     moved: bool
-    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute"
+    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute", "rank"
     reason: str
 
     def __str__(self) -> str:

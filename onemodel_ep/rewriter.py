@@ -14,7 +14,7 @@ from onnx import helper
 
 from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
-from onemodel_ep.inference import domain_opset, infer, subgraphs, value_types
+from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -123,6 +123,7 @@ def rewrite(
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)
+    ranks = value_ranks(inferred)
     moved_any = False
 
     def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
@@ -148,7 +149,7 @@ def rewrite(
                 continue
             opset = opsets[domain]
             in_types, shown = input_types(node, types)
-            why = verdict(node, in_types, opset, mode, kernel_path)
+            why = verdict(node, in_types, opset, mode, kernel_path, ranks)
             if why is not None:
                 rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
                 continue

@@ -15,6 +15,9 @@
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
 enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
+/* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
+ * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
+enum { OM_NODE_MAX_RANK = 64 };
 
 typedef struct om_op_info {
   const char* name;
@@ -108,7 +111,7 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
 
 /* ---- every node, multi-output and structured ones included --------------------------------------------
  * The element-wise calls above serve nodes with one output; these serve every node. Shapes of outputs are
- * written into out_shapes[k * 64 .. k * 64 + rank) (64 is the maximum rank). */
+ * written into out_shapes[k * OM_NODE_MAX_RANK .. k * OM_NODE_MAX_RANK + rank). */
 size_t om_node_output_count(const om_node* node); /* the most outputs the node can have */
 int om_node_output_type_at(const om_node* node, size_t k);
 /* 1 when the output shapes depend on input k's data (a Reduce op's axes input): the host passes its data to

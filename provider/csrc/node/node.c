@@ -157,6 +157,7 @@ size_t om_shape_count(const int64_t* shape, size_t rank) {
 
 int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen) {
+  if (k < node->n_inputs && om_node_rank_served(node, k, rank, err, errlen) != 0) return -1;
   if (!node->family || !node->family->set_constant || k >= node->n_inputs) return 0;
   return node->family->set_constant(node, k, data, shape, rank, err, errlen);
 }
@@ -168,6 +169,7 @@ int om_node_input_type_only(const om_node* node, size_t k) {
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (node->family) { /* output 0 of a structured node whose shape depends on no input's data */
     int64_t all[OM_MAX_OUTPUTS * OM_MAX_RANK];
     size_t all_ranks[OM_MAX_OUTPUTS];
@@ -223,6 +225,7 @@ int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* cons
              n_outputs, node->n_outputs);
     return -1;
   }
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family) return om_node_output_shape(node, n_inputs, shapes, ranks, out_shapes, out_ranks, err, errlen);
   if (n_inputs != node->n_inputs) {
     snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name, opn, n_inputs,
@@ -258,6 +261,7 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
                         const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
                         size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family) {
     if (n_outputs != 1 || !outs[0]) {
       snprintf(err, errlen, "node '%s' (op %s): an element-wise node has exactly one output", node->name, opn);

@@ -41,7 +41,21 @@ int om_struct_output_type(int op, int type0, size_t k) {
   }
 }
 
+int om_node_rank_served(const om_node* node, size_t k, size_t rank, char* err, size_t errlen) {
+  if (rank == OM_RANK_UNKNOWN || rank <= OM_NODE_MAX_RANK) return 0;
+  snprintf(err, errlen, "node '%s' (op %s): input %zu has rank %zu above %d, the highest OneModel EP serves",
+           node->name, om_op_row(node->op)->name, k, rank, OM_NODE_MAX_RANK);
+  return -1;
+}
+
+int om_node_ranks_served(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  for (size_t k = 0; k < n_inputs; k++)
+    if (om_node_rank_served(node, k, ranks[k], err, errlen) != 0) return -1;
+  return 0;
+}
+
 int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family || !node->family->check_ranks) return 0;
   return node->family->check_ranks(node, n_inputs, ranks, err, errlen);
 }

@@ -85,7 +85,13 @@ struct om_family {
 };
 
 #define OM_RANK_UNKNOWN ((size_t)-1)
-/* The family's check_ranks, or 0 when it has none (and for element-wise nodes). */
+/* 0 when input k's rank (OM_RANK_UNKNOWN: not known yet) is at most OM_NODE_MAX_RANK, else -1 with a message
+ * naming node, op, input and rank; om_node_ranks_served asks it of every input. Every entry of onemodel.h that
+ * takes input shapes asks first. */
+int om_node_rank_served(const om_node* node, size_t k, size_t rank, char* err, size_t errlen);
+int om_node_ranks_served(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
+/* At creation, from the ranks the graph declares: om_node_ranks_served, then the family's check_ranks (none for
+ * element-wise nodes). */
 int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 
 /* The family of a structured op id (om_ops.h), NULL for an element-wise op. */

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The longest `axes` list read (its entries may repeat). */
-#define OM_ATTR_MAX_AXES_LIST ((size_t)1 << 16)
-
 void om_attrs_defaults(om_attrs* attrs) {
   memset(attrs, 0, sizeof *attrs);
   attrs->mode = OM_MODE_EXACT;
@@ -40,12 +37,14 @@ int om_attrs_path(const char* s, int* out, char* err, size_t errlen) {
 static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_attrs* attrs, char* err,
                               size_t errlen) {
   size_t n = 0, m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
-  int64_t* all = malloc(OM_ATTR_MAX_AXES_LIST * sizeof *all);
-  if (!all) {
-    snprintf(err, errlen, "out of memory reading attribute '%s'", name);
+  int r = src->get_ints(src->ctx, name, NULL, 0, &n, err, errlen); /* the length first */
+  if (r != 0) return r;
+  int64_t* all = n ? malloc(n * sizeof *all) : NULL;
+  if (n && !all) {
+    snprintf(err, errlen, "out of memory reading attribute '%s' (%zu entries)", name, n);
     return -1;
   }
-  int r = src->get_ints(src->ctx, name, all, OM_ATTR_MAX_AXES_LIST, &n, err, errlen);
+  if (n) r = src->get_ints(src->ctx, name, all, n, &n, err, errlen);
   for (size_t i = 0; r == 0 && i < n; i++) {
     size_t j = 0;
     while (j < m && attrs->axes[j] != all[i]) j++;
@@ -200,11 +199,11 @@ static int om_ki_ints(const void* c, const char* name, int64_t* out, size_t cap,
     api->ReleaseStatus(st);
     return 1;
   }
-  if (size > cap) {
-    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the maximum rank (%zu)", name, size, cap);
+  if (out && size > cap) {
+    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the %zu expected", name, size, cap);
     return -1;
   }
-  if (size > 0) {
+  if (out && size > 0) {
     st = api->KernelInfoGetAttributeArray_int64(k->info, name, out, &size);
     if (st) {
       snprintf(err, errlen, "attribute '%s': %s", name, api->GetErrorMessage(st));

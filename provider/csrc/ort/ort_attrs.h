@@ -17,7 +17,8 @@ typedef struct om_attr_source {
   int (*get_int)(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen);
   int (*get_float)(const void* ctx, const char* name, float* out, char* err, size_t errlen);
   int (*get_string)(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen);
-  /* a list of ints: *n set to its length (at most cap entries written; more is an error) */
+  /* a list of ints: *n set to its length (at most cap entries written; more is an error); out NULL: its length
+   * only */
   int (*get_ints)(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err, size_t errlen);
 } om_attr_source;
 
