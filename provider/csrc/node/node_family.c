@@ -23,6 +23,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
     case OM_OP_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_CONV: return &om_family_conv;
     default: return NULL;
   }
 }
