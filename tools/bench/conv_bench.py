@@ -17,9 +17,10 @@ import sys
 
 import numpy as np
 import onnx
+from gemm_bench import timed_row  # tools/bench, this script's folder
 from onnx import TensorProto, helper, numpy_helper
 
-from onemodel_ep.bench import _our_session, _session, _time_interleaved
+from onemodel_ep.bench import _our_session, _session
 
 # name: (C, H, W, M, kernel, stride, pad, group)
 SHAPES = {
@@ -69,17 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         model, feeds, flops = model_for(SHAPES[name], rng)
         for th in args.threads:
             sessions = [_session(model, th, False), _our_session(model, th, "exact", args.via)]
-            want = sessions[0].run(None, feeds)[0]
-            got = sessions[1].run(None, feeds)[0]
-            if not np.allclose(got, want, rtol=1e-3, atol=1e-4 * float(np.abs(want).max())):
-                print(f"{name}: results differ beyond rounding", file=sys.stderr)
+            if not timed_row(name, sessions, feeds, flops, th, args.budget, width=20):
                 return 1
-            speeds, ratios, _ = _time_interleaved(sessions, feeds, 1, args.budget, pooled=th > 1)
-            gf = [sp * flops / 1e9 for sp in speeds]
-            us = [1e6 / sp for sp in speeds]
-            vals = [f"{gf[0]:.1f}", f"{gf[1]:.1f}", f"{us[0]:.0f}", f"{us[1]:.0f}", f"{ratios[1]:.3f}"]
-            print(f"{name:>20} {th:>3} " + " ".join(f"{v:>10}" for v in vals))
-            sys.stdout.flush()
     return 0
 
 

@@ -70,18 +70,11 @@ int om_conv_create(om_node* node, const om_attrs* a, size_t n_inputs, const int*
   return 0;
 }
 
-static void om_conv_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
-  size_t used = (size_t)snprintf(buf, len, "[");
-  for (size_t d = 0; d < r && used < len; d++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
-  if (used < len) snprintf(buf + used, len - used, "]");
-}
-
 /* W's shape against the attributes and the group: 0, or -1 with a message (dimensions < 0: not known yet). */
 static int om_conv_check_w(const om_node* node, const om_conv* c, const int64_t* w, size_t rank, char* err,
                            size_t errlen) {
   char sw[160];
-  om_conv_shape_str(w, rank, sw, sizeof sw);
+  om_shape_text(w, rank, sw, sizeof sw);
   if (rank < 3 || rank > OM_CONV_MAX_AXES + 2 || (c->axes && rank != c->axes + 2)) {
     snprintf(err, errlen, "node '%s' (op Conv): W %s must have rank %s (M, C/group, kernel...)", node->name, sw,
              c->axes ? (c->axes == 1 ? "3" : c->axes == 2 ? "4" : "5") : "3 to 5");
@@ -97,7 +90,7 @@ static int om_conv_check_w(const om_node* node, const om_conv* c, const int64_t*
   for (size_t i = 0; c->has_kernel && i + 2 < rank; i++)
     if (w[i + 2] != c->kernel[i]) {
       char sk[160];
-      om_conv_shape_str(c->kernel, c->axes, sk, sizeof sk);
+      om_shape_text(c->kernel, c->axes, sk, sizeof sk);
       snprintf(err, errlen, "node '%s' (op Conv): attribute kernel_shape %s does not match W %s", node->name, sk, sw);
       return -1;
     }
@@ -150,8 +143,8 @@ int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* 
   }
   if (om_conv_check_w(node, c, w, rank, err, errlen) != 0) return -1;
   char sx[160], sw[160];
-  om_conv_shape_str(x, rank, sx, sizeof sx);
-  om_conv_shape_str(w, rank, sw, sizeof sw);
+  om_shape_text(x, rank, sx, sizeof sx);
+  om_shape_text(w, rank, sw, sizeof sw);
   memset(d, 0, sizeof *d);
   d->N = x[0];
   d->C = x[1];

@@ -109,5 +109,7 @@ void* om_family_state(om_node* node, size_t size, char* err, size_t errlen);
 
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);
+/* Shapes: "[d0, d1, ...]" into buf (len bytes, cut short when too long), for error messages. */
+void om_shape_text(const int64_t* shape, size_t rank, char* buf, size_t len);
 
 #endif

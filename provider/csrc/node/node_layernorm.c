@@ -48,13 +48,6 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   return 0;
 }
 
-static void om_ln_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
-  size_t used = (size_t)snprintf(buf, len, "[");
-  for (size_t d = 0; d < r && used < len; d++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
-  if (used < len) snprintf(buf + used, len - used, "]");
-}
-
 /* The normalised axis of x, and Scale's and B's shapes checked against dims[axis:]; 0, or -1 with a message. */
 static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                       size_t* axis, char* err, size_t errlen) {
@@ -77,8 +70,8 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
     }
     if (!ok) {
       char sx[200], sn[200];
-      om_ln_shape_str(shapes[k], ranks[k], sx, sizeof sx);
-      om_ln_shape_str(nd, m, sn, sizeof sn);
+      om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
+      om_shape_text(nd, m, sn, sizeof sn);
       snprintf(err, errlen, "node '%s' (op LayerNormalization): %s %s does not broadcast to the normalised shape %s "
                "(X's dimensions from axis %zu)", node->name, k == 1 ? "Scale" : "B", sx, sn, *axis);
       return -1;
