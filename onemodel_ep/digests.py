@@ -97,6 +97,16 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "com.microsoft.SkipSimplifiedLayerNormalization":
         return [([t] * 4, {"epsilon": 1e-6}, [(2, 7, 1037), (7, 1037), (1037,), (1037,)], 1),
                 ([t] * 3, {}, [(3, 5, 67), (3, 5, 67), (67,)], 1)]
+    if op == "Conv":  # T = 576 (the tree), grouped and dilated, depthwise, 1-D at opset 1, 3-D, pointwise
+        return [
+            ([t, t, t], {"pads": [1, 1, 1, 1], "strides": [2, 1]}, [(2, 64, 9, 7), (5, 64, 3, 3), (5,)], 11),
+            ([t, t], {"group": 3, "dilations": [2, 1], "auto_pad": "SAME_LOWER"},
+             [(1, 6, 11, 8), (9, 2, 3, 2)], 11),
+            ([t, t, t], {"group": 8, "pads": [1, 1, 1, 1]}, [(1, 8, 13, 13), (8, 1, 3, 3), (8,)], 11),
+            ([t, t], {"auto_pad": "VALID", "strides": [2]}, [(2, 7, 29), (4, 7, 5)], 1),
+            ([t, t, t], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2), (3,)], 11),
+            ([t, t], {}, [(1, 33, 37, 31), (6, 33, 1, 1)], 11),
+        ]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

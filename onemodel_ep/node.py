@@ -58,6 +58,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if onnx_name in attributes:
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
+    _conv_attrs(a, attributes)
     if "axes" in attributes:
         axes = list(dict.fromkeys(int(v) for v in attributes["axes"]))  # repeats name an axis once
         if len(axes) > len(a.axes):
@@ -67,6 +68,33 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         a.n_axes = len(axes)
         a.has_axes = 1
     return a
+
+
+# Conv's auto_pad values, in om_attrs.auto_pad's numbering.
+_AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads) into the om_attrs `a`."""
+    if "group" in attributes:
+        a.group = int(attributes["group"])
+        a.has_group = 1
+    if "auto_pad" in attributes:
+        pad = attributes["auto_pad"]
+        pad = pad.decode() if isinstance(pad, bytes) else str(pad)
+        if pad not in _AUTO_PADS:
+            raise NodeError(f"attribute 'auto_pad' must be one of {', '.join(_AUTO_PADS)}, got {pad!r}")
+        a.auto_pad = _AUTO_PADS.index(pad)
+    for name in ("kernel_shape", "strides", "dilations", "pads"):
+        if name in attributes:
+            values = [int(v) for v in attributes[name]]
+            field = getattr(a, name)
+            if len(values) > len(field):
+                raise NodeError(f"attribute '{name}' has {len(values)} entries, more than {len(field)}")
+            for i, v in enumerate(values):
+                field[i] = v
+            setattr(a, "n_" + name, len(values))
+            setattr(a, "has_" + name, 1)
 
 
 # Integer attributes of the structured ops: ONNX name -> om_attrs field.

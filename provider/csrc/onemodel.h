@@ -85,6 +85,22 @@ typedef struct om_attrs {
   int has_detect_positive;
   int64_t detect_negative;
   int has_detect_negative;
+  /* Conv: lists of one entry per spatial axis (pads: the begins, then the ends) */
+  int64_t group;
+  int has_group;
+  int auto_pad;             /* 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
+  int64_t kernel_shape[8];
+  size_t n_kernel_shape;
+  int has_kernel_shape;
+  int64_t strides[8];
+  size_t n_strides;
+  int has_strides;
+  int64_t dilations[8];
+  size_t n_dilations;
+  int has_dilations;
+  int64_t pads[16];
+  size_t n_pads;
+  int has_pads;
 } om_attrs;
 
 typedef struct om_node om_node;

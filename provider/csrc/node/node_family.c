@@ -27,6 +27,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_RMS_NORMALIZATION:
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_CONV: return &om_family_conv;
     default: return NULL;
   }
 }
@@ -72,4 +73,11 @@ void* om_family_state(om_node* node, size_t size, char* err, size_t errlen) {
   }
   node->impl = impl;
   return impl;
+}
+
+void om_shape_text(const int64_t* s, size_t r, char* buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "[");
+  for (size_t d = 0; d < r && used < len; d++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
+  if (used < len) snprintf(buf + used, len - used, "]");
 }

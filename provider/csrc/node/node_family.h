@@ -1,5 +1,5 @@
 /* node_family.h - the node record, and how node.c hands a structured op (OM_F_STRUCT in om_ops.def: MatMul,
- * Gemm, Softmax, LayerNormalization, the Reduce ops) to the file of its family.
+ * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv) to the file of its family.
  *
  * node.c does what every node shares (op table, opset, arity, element types, mode, kernel path) and then calls
  * the family's create; the family checks its attributes, sets the output types and keeps its state in impl.
@@ -107,6 +107,7 @@ extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
+extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */
@@ -114,5 +115,7 @@ void* om_family_state(om_node* node, size_t size, char* err, size_t errlen);
 
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);
+/* Shapes: "[d0, d1, ...]" into buf (len bytes, cut short when too long), for error messages. */
+void om_shape_text(const int64_t* shape, size_t rank, char* buf, size_t len);
 
 #endif

@@ -83,13 +83,6 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   return 0;
 }
 
-static void om_ln_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
-  size_t used = (size_t)snprintf(buf, len, "[");
-  for (size_t d = 0; d < r && used < len; d++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
-  if (used < len) snprintf(buf + used, len - used, "]");
-}
-
 /* Input k's name in messages. */
 static const char* om_ln_input(const om_ln_form* f, size_t k) {
   if ((int)k == f->in_skip) return "skip";
@@ -131,11 +124,11 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
   char sx[200], sn[200];
   for (size_t k = 1; k < n_inputs; k++) {
     if (!shapes[k]) continue; /* absent */
-    om_ln_shape_str(shapes[k], ranks[k], sx, sizeof sx);
-    om_ln_shape_str(nd, m, sn, sizeof sn);
+    om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
+    om_shape_text(nd, m, sn, sizeof sn);
     if ((int)k == f->in_skip) {
       if (om_ln_skip_fits(shapes[k], ranks[k], shapes[0], ranks[0], skip_rows)) continue;
-      om_ln_shape_str(shapes[0], ranks[0], sn, sizeof sn);
+      om_shape_text(shapes[0], ranks[0], sn, sizeof sn);
       snprintf(err, errlen, "node '%s' (op %s): skip %s does not fit input %s (it must be input's shape, or its last "
                "dimensions after leading 1s)", node->name, om_ln_op(node), sx, sn);
       return -1;

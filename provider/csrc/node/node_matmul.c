@@ -67,20 +67,13 @@ typedef struct om_mm_dims {
   int a_vec, b_vec;              /* MatMul: a 1-D operand */
 } om_mm_dims;
 
-static void om_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
-  size_t used = (size_t)snprintf(buf, len, "[");
-  for (size_t d = 0; d < r && used < len; d++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
-  if (used < len) snprintf(buf + used, len - used, "]");
-}
-
 static int om_mm_dims_of(const om_node* node, const int64_t* const* shapes, const size_t* ranks, om_mm_dims* d,
                          char* err, size_t errlen) {
   const om_matmul* m = node->impl;
   const char* opn = om_op_row(node->op)->name;
   char sa[160], sb[160];
-  om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
-  om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
+  om_shape_text(shapes[0], ranks[0], sa, sizeof sa);
+  om_shape_text(shapes[1], ranks[1], sb, sizeof sb);
   memset(d, 0, sizeof *d);
   if (m->gemm) {
     if (ranks[0] != 2 || ranks[1] != 2) {
@@ -141,7 +134,7 @@ static int om_mm_shapes(const om_node* node, const om_node_io* io) {
       }
       if (!ok) {
         char sc[160];
-        om_shape_str(io->shapes[2], io->ranks[2], sc, sizeof sc);
+        om_shape_text(io->shapes[2], io->ranks[2], sc, sizeof sc);
         snprintf(io->err, io->errlen,
                  "node '%s' (op Gemm): C %s does not broadcast to [M, N] = [%lld, %lld]", node->name, sc,
                  (long long)d.M, (long long)d.N);

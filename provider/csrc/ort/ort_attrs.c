@@ -103,7 +103,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
                 {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
                 {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
-                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon}};
+                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
+                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}}; /* Conv */
   for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
     if (fields[f].structured_only && !structured) continue;
     const char* name = fields[f].name;
@@ -119,6 +120,37 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       if (strcmp(sval, "tanh") == 0) attrs->approximate = 1;
       else if (strcmp(sval, "none") != 0) {
         snprintf(err, errlen, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
+        r = -1;
+      }
+    }
+  }
+  if (r >= 0 && strcmp(op, "Conv") == 0) {
+    struct {
+      const char* name;
+      int64_t* value;
+      size_t cap;
+      size_t* n;
+      int* has;
+    } lists[] = {
+        {"kernel_shape", attrs->kernel_shape, sizeof attrs->kernel_shape / sizeof(int64_t), &attrs->n_kernel_shape,
+         &attrs->has_kernel_shape},
+        {"strides", attrs->strides, sizeof attrs->strides / sizeof(int64_t), &attrs->n_strides, &attrs->has_strides},
+        {"dilations", attrs->dilations, sizeof attrs->dilations / sizeof(int64_t), &attrs->n_dilations,
+         &attrs->has_dilations},
+        {"pads", attrs->pads, sizeof attrs->pads / sizeof(int64_t), &attrs->n_pads, &attrs->has_pads}};
+    for (size_t f = 0; r >= 0 && f < sizeof lists / sizeof lists[0]; f++) {
+      r = src->get_ints(src->ctx, lists[f].name, lists[f].value, lists[f].cap, lists[f].n, err, errlen);
+      if (r == 0) *lists[f].has = 1;
+    }
+    static const char* const pad_modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    if (r >= 0) r = src->get_string(src->ctx, "auto_pad", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      attrs->auto_pad = -1;
+      for (int q = 0; q < 4; q++)
+        if (strcmp(sval, pad_modes[q]) == 0) attrs->auto_pad = q;
+      if (attrs->auto_pad < 0) {
+        snprintf(err, errlen, "attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got \"%s\"",
+                 sval);
         r = -1;
       }
     }
