@@ -78,6 +78,8 @@ typedef struct om_attrs {
   int has_detect_positive;
   int64_t detect_negative;
   int has_detect_negative;
+  int64_t training_mode;   /* BatchNormalization (opset 14 on) */
+  int has_training_mode;
 } om_attrs;
 
 typedef struct om_node om_node;

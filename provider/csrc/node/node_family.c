@@ -23,6 +23,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
     case OM_OP_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_GLOBAL_AVERAGE_POOL:
+    case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
+    case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     default: return NULL;
   }
 }
