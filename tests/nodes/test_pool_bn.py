@@ -141,7 +141,8 @@ def test_global_pool_nan_inf_signed_zero(op: str) -> None:
 
 def test_global_max_pool_nan_vs_stock() -> None:
     """ONNX's reference (np.max) and we give NaN for a slab holding a NaN wherever it stands; stock ORT's
-    result there depends on the NaN's position (printed; docs/pooling-norm.md), elsewhere it gives our bits."""
+    result there depends on the NaN's position (printed; docs/pooling-norm.md); elsewhere it gives our
+    bits."""
     model = _model("GlobalMaxPool", F32, SPECIALS.shape, 13)
     ours = _runs(model, SPECIALS, "GlobalMaxPool")
     s = _stock(model, SPECIALS)
