@@ -4,9 +4,10 @@ A digest is the SHA-256 of every output in order, each as its element type, its 
 two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
-blocked loops full blocks and edges; and every unary op on all 65,536 float16 and bfloat16 bit patterns
-(keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
+tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, the global pools,
+BatchNormalization) on shapes that give their blocked loops full blocks and edges; and every unary op on all
+65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model
+(testdata/models) on fixed feeds.
 testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
 cross-CPU tools compare against it.
 
@@ -107,6 +108,11 @@ def _struct_cases(op: str, t: int) -> list[Case]:
             ([t, t, t], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2), (3,)], 11),
             ([t, t], {}, [(1, 33, 37, 31), (6, 33, 1, 1)], 11),
         ]
+    if op in ("GlobalAveragePool", "GlobalMaxPool"):
+        return [([t], {}, [(2, 3, 7, 7)], 13), ([t], {}, [(1, 5, 1037)], 13)]
+    if op == "BatchNormalization":
+        return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
+                ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

@@ -105,6 +105,7 @@ _INT_ATTRS = {
     "stash_type": "stash_type",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
+    "training_mode": "training_mode",
 }
 
 

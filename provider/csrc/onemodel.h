@@ -101,6 +101,8 @@ typedef struct om_attrs {
   int64_t pads[16];
   size_t n_pads;
   int has_pads;
+  int64_t training_mode;   /* BatchNormalization (opset 14 on) */
+  int has_training_mode;
 } om_attrs;
 
 typedef struct om_node om_node;

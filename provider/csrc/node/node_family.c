@@ -28,6 +28,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return &om_family_layernorm;
     case OM_OP_CONV: return &om_family_conv;
+    case OM_OP_GLOBAL_AVERAGE_POOL:
+    case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
+    case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     default: return NULL;
   }
 }

@@ -1,5 +1,6 @@
 /* node_family.h - the node record, and how node.c hands a structured op (OM_F_STRUCT in om_ops.def: MatMul,
- * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv) to the file of its family.
+ * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv, the global pools, BatchNormalization) to the file of
+ * its family.
  *
  * node.c does what every node shares (op table, opset, arity, element types, mode, kernel path) and then calls
  * the family's create; the family checks its attributes, sets the output types and keeps its state in impl.
@@ -108,6 +109,8 @@ extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... Redu
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
+extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
+extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */

@@ -98,6 +98,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"keepdims", OM_AK_INT, 1, &attrs->keepdims, &attrs->has_keepdims},
                 {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
                 {"axes", OM_AK_INTS, 1, attrs->axes, &attrs->has_axes},
+                {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
                 {"alpha", OM_AK_FLOAT, 0, &attrs->alpha, &attrs->has_alpha},
                 {"beta", OM_AK_FLOAT, 0, &attrs->beta, &attrs->has_beta},
                 {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
