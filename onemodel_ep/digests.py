@@ -4,10 +4,10 @@ A digest is the SHA-256 of every output in order, each as its element type, its 
 two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, the global pools,
-BatchNormalization) on shapes that give their blocked loops full blocks and edges; and every unary op on all
-65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model
-(testdata/models) on fixed feeds.
+tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
+BatchNormalization) on shapes that give their blocked loops full blocks and edges, the data-movement ops
+(Reshape ... Expand) on a case per opset form; and every unary op on all 65,536 float16 and bfloat16 bit
+patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
 testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
 cross-CPU tools compare against it.
 
@@ -119,7 +119,27 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
                 ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
                 ([t], {}, [(3, 33, 19)], since)]
-    return []
+    return _movement_cases(op, t)
+
+
+def _movement_cases(op: str, t: int) -> list[Case]:
+    """The data-movement ops: copies, whose digests pin the element order of each op and opset form."""
+    i64 = TensorProto.INT64
+    cases: dict[str, list[Case]] = {
+        "Reshape": [([t, i64], {}, [(3, 4, 5), [6, -1]], 14)],
+        "Unsqueeze": [([t, i64], {}, [(3, 4), [0, -1]], 13), ([t], {"axes": [1]}, [(3, 4)], 11)],
+        "Squeeze": [([t, i64], {}, [(3, 1, 4), [1]], 13), ([t], {}, [(1, 3, 1)], 11)],
+        "Flatten": [([t], {"axis": 2}, [(3, 4, 5)], 13)],
+        "Identity": [([t], {}, [(3, 5)], 13)],
+        "Shape": [([t], {"start": 1}, [(3, 4, 5)], 15)],
+        "Transpose": [([t], {"perm": [2, 0, 1]}, [(7, 33, 19)], 13)],
+        "Concat": [([t, t], {"axis": 1}, [(3, 5), (3, 7)], 13)],
+        "Gather": [([t, i64], {"axis": 1}, [(3, 19, 5), [0, -1, 4, 4]], 13)],
+        "Slice": [([t, i64, i64, i64, i64], {}, [(9, 11), [1, -1], [8, 0], [0, 1], [2, -3]], 13),
+                  ([t], {"starts": [1], "ends": [5]}, [(9, 11)], 9)],
+        "Expand": [([t, i64], {}, [(3, 1), [2, 3, 4]], 13)],
+    }
+    return cases.get(op, [])
 
 
 class OpCase:

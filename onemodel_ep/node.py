@@ -60,13 +60,24 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, "has_" + field, 1)
     _conv_attrs(a, attributes)
     if "axes" in attributes:
-        axes = list(dict.fromkeys(int(v) for v in attributes["axes"]))  # repeats name an axis once
+        listed = [int(v) for v in attributes["axes"]]
+        axes = list(dict.fromkeys(listed))  # repeats name an axis once
         if len(axes) > len(a.axes):
             raise NodeError(f"attribute 'axes' names {len(axes)} distinct axes, more than any rank allows")
         for i, v in enumerate(axes):
             a.axes[i] = v
         a.n_axes = len(axes)
+        a.n_axes_listed = len(listed)
         a.has_axes = 1
+    for name in _LIST_ATTRS:
+        if name in attributes:
+            values = [int(v) for v in attributes[name]]
+            if len(values) > len(getattr(a, name)):
+                raise NodeError(f"attribute '{name}' has {len(values)} entries, more than the maximum rank")
+            for i, v in enumerate(values):
+                getattr(a, name)[i] = v
+            setattr(a, "n_" + name, len(values))
+            setattr(a, "has_" + name, 1)
     return a
 
 
@@ -97,6 +108,10 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
             setattr(a, "has_" + name, 1)
 
 
+# List attributes of the data-movement ops (64 entries at most), each with n_<name> and has_<name>.
+_LIST_ATTRS = ("perm", "starts", "ends")
+
+
 # Integer attributes of the structured ops: ONNX name -> om_attrs field.
 _INT_ATTRS = {
     "transA": "trans_a",
@@ -106,6 +121,9 @@ _INT_ATTRS = {
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",
+    "allowzero": "allowzero",
+    "start": "start",
+    "end": "end",
 }
 
 

@@ -13,7 +13,7 @@
 #include "core/om_exec.h" /* OM_MODE_EXACT/FAST, om_parallel_for_fn */
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
-enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3 };
+enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4 };
 enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
 /* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
  * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
@@ -63,7 +63,7 @@ typedef struct om_attrs {
   int has_min;
   float max;
   int has_max;
-  /* the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) */
+  /* the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, Gather, Concat, Flatten) */
   int64_t trans_a, trans_b; /* Gemm */
   int has_trans_a, has_trans_b;
   int64_t axis;             /* Softmax, LogSoftmax, LayerNormalization */
@@ -76,9 +76,27 @@ typedef struct om_attrs {
   int has_keepdims;
   int64_t noop_with_empty_axes;
   int has_noop_with_empty_axes;
-  int64_t axes[128];        /* Reduce* before the axes input: the attribute's distinct values */
+  int64_t axes[128];        /* Reduce* before the axes input, Squeeze, Unsqueeze, Slice: the attribute's distinct
+                               values, in their first order */
   size_t n_axes;
+  size_t n_axes_listed;     /* the attribute's entries as given, repeats included */
   int has_axes;
+  /* the data-movement ops */
+  int64_t perm[64];         /* Transpose */
+  size_t n_perm;
+  int has_perm;
+  int64_t starts[64];       /* Slice before opset 10 */
+  size_t n_starts;
+  int has_starts;
+  int64_t ends[64];
+  size_t n_ends;
+  int has_ends;
+  int64_t allowzero;        /* Reshape */
+  int has_allowzero;
+  int64_t start;            /* Shape */
+  int has_start;
+  int64_t end;
+  int has_end;
   float gamma;       /* Selu */
   int has_gamma;
   int64_t detect_positive; /* IsInf */

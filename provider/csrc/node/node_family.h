@@ -1,6 +1,6 @@
 /* node_family.h - the node record, and how node.c hands a structured op (OM_F_STRUCT in om_ops.def: MatMul,
- * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv, the global pools, BatchNormalization) to the file of
- * its family.
+ * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv, the global pools, BatchNormalization, the
+ * data-movement ops) to the file of its family.
  *
  * node.c does what every node shares (op table, opset, arity, element types, mode, kernel path) and then calls
  * the family's create; the family checks its attributes, sets the output types and keeps its state in impl.
@@ -111,6 +111,13 @@ extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalizat
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
 extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
+extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
+extern const om_family om_family_shape;     /* node_shape.c: Shape */
+extern const om_family om_family_transpose; /* node_transpose.c: Transpose */
+extern const om_family om_family_concat;    /* node_concat.c: Concat */
+extern const om_family om_family_gather;    /* node_gather.c: Gather */
+extern const om_family om_family_slice;     /* node_slice.c: Slice */
+extern const om_family om_family_expand;    /* node_expand.c: Expand */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */

@@ -23,6 +23,7 @@
 #include "node_reduce.h"
 #include "parallel.h"
 #include "core/om_ops.h"
+#include "int_input.h"
 #include "reduce/reduce.h"
 
 /* Input elements per parallel chunk (at least one output each): enough work to amortise the hand-off. */
@@ -104,19 +105,7 @@ static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
   int in_since = om_rd_axes_input_since(r->red);
   int has_input1 = n_inputs > 1 && types[1] != 0;
-  /* The form: from the opset when known, else from the node itself (the EP path, direct calls). */
-  r->axes_input = node->opset > 0 ? node->opset >= in_since : !a->has_axes;
-  if (r->axes_input && a->has_axes) {
-    snprintf(err, errlen,
-             "node '%s' (op %s): attribute axes is not defined from opset %d on (opset %d): axes is input 1",
-             node->name, opn, in_since, node->opset);
-    return -1;
-  }
-  if (!r->axes_input && has_input1) {
-    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) is defined from opset %d on (opset %d): before it, "
-             "axes is an attribute", node->name, opn, in_since, node->opset);
-    return -1;
-  }
+  if (om_axes_form(node, a, has_input1, in_since, &r->axes_input, err, errlen) != 0) return -1;
   if (!r->axes_input && a->has_noop_with_empty_axes) {
     snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes is defined from opset %d on (opset %d)",
              node->name, opn, in_since, node->opset);

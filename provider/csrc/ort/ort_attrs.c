@@ -57,7 +57,10 @@ static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_at
     }
   }
   free(all);
-  if (r == 0) attrs->n_axes = m;
+  if (r == 0) {
+    attrs->n_axes = m;
+    attrs->n_axes_listed = n;
+  }
   return r;
 }
 
@@ -80,7 +83,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       if (r == 0) attrs->onnx_opset = (ival > 0 && ival < 100000) ? (int)ival : 0;
     }
   }
-  enum { OM_AK_INT, OM_AK_INTS, OM_AK_FLOAT };
+  enum { OM_AK_INT, OM_AK_AXES, OM_AK_FLOAT };
   struct {
     const char* name;
     int kind;            /* OM_AK_*: what value points to */
@@ -97,8 +100,11 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"stash_type", OM_AK_INT, 1, &attrs->stash_type, &attrs->has_stash_type},
                 {"keepdims", OM_AK_INT, 1, &attrs->keepdims, &attrs->has_keepdims},
                 {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
-                {"axes", OM_AK_INTS, 1, attrs->axes, &attrs->has_axes},
+                {"axes", OM_AK_AXES, 1, attrs->axes, &attrs->has_axes},
                 {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
+                {"allowzero", OM_AK_INT, 1, &attrs->allowzero, &attrs->has_allowzero},
+                {"start", OM_AK_INT, 1, &attrs->start, &attrs->has_start},
+                {"end", OM_AK_INT, 1, &attrs->end, &attrs->has_end},
                 {"alpha", OM_AK_FLOAT, 0, &attrs->alpha, &attrs->has_alpha},
                 {"beta", OM_AK_FLOAT, 0, &attrs->beta, &attrs->has_beta},
                 {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
@@ -114,6 +120,19 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
     else
       r = om_attrs_read_axes(src, name, attrs, err, errlen);
     if (r == 0) *fields[f].has = 1;
+  }
+  struct { /* lists of at most 64 entries (the data-movement ops) */
+    const char* name;
+    int64_t* value;
+    size_t* n;
+    int* has;
+  } lists[] = {{"perm", attrs->perm, &attrs->n_perm, &attrs->has_perm},
+               {"starts", attrs->starts, &attrs->n_starts, &attrs->has_starts},
+               {"ends", attrs->ends, &attrs->n_ends, &attrs->has_ends}};
+  for (size_t f = 0; structured && r >= 0 && f < sizeof lists / sizeof lists[0]; f++) {
+    r = src->get_ints(src->ctx, lists[f].name, lists[f].value, sizeof attrs->perm / sizeof attrs->perm[0], lists[f].n,
+                      err, errlen);
+    if (r == 0) *lists[f].has = 1;
   }
   if (r >= 0 && strcmp(op, "Gelu") == 0) {
     r = src->get_string(src->ctx, "approximate", sval, sizeof sval, err, errlen);
