@@ -55,7 +55,6 @@ def table() -> str:
         F_FMOD,
         F_INPLACE,
         F_MODES,
-        F_OUT3,
         F_STRUCT,
         OUT_BOOL,
         OUT_INT64,
