@@ -9,15 +9,18 @@ are their bodies' values, and the nodes of the bodies are judged one by one. Str
 ORT's CPU EP; every computing node must run on OneModel EP. A node of another domain (ORT's fused
 com.microsoft ops among them) always computes.
 
-Left out on purpose, so they count as computing: Range (its float outputs are sums, start + delta + ...),
-ScatterND and ScatterElements (their `reduction` attribute adds or multiplies), Resize, Cast and Dropout.
+Range is data movement only over integers (INTEGER_DATA_MOVEMENT_OPS: positions, exact sums); over floats
+its outputs are rounded sums (start + delta + ...), and where the input types are not known it computes. Left
+out on purpose, so they count as computing: ScatterND and ScatterElements (their `reduction` attribute adds or
+multiplies), Resize, Cast and Dropout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["CONTROL_FLOW_OPS", "DATA_MOVEMENT_OPS", "is_computing"]
+__all__ = ["CONTROL_FLOW_OPS", "DATA_MOVEMENT_OPS", "INTEGER_DATA_MOVEMENT_OPS", "is_computing"]
 
 DATA_MOVEMENT_OPS: Final[frozenset[str]] = frozenset(
     {
@@ -54,9 +57,19 @@ DATA_MOVEMENT_OPS: Final[frozenset[str]] = frozenset(
     }
 )
 CONTROL_FLOW_OPS: Final[frozenset[str]] = frozenset({"If", "Loop", "Scan"})
+# Data movement when every input is an integer tensor (exact arithmetic: the same on every kernel).
+INTEGER_DATA_MOVEMENT_OPS: Final[frozenset[str]] = frozenset({"Range"})
+_INTEGER_TYPES: Final[frozenset[str]] = frozenset(
+    {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+)
 _DEFAULT_DOMAINS: Final[frozenset[str]] = frozenset({"", "ai.onnx"})
 
 
-def is_computing(op: str, domain: str = "") -> bool:
-    """Whether a node of `op` in `domain` computes its outputs (is not pure data movement)."""
-    return domain not in _DEFAULT_DOMAINS or op not in DATA_MOVEMENT_OPS | CONTROL_FLOW_OPS
+def is_computing(op: str, domain: str = "", input_types: Sequence[str] = ()) -> bool:
+    """Whether a node of `op` in `domain` computes its outputs (is not pure data movement); `input_types`: the
+    element types of its inputs by name ("int64", as the reports write them), where known."""
+    if domain not in _DEFAULT_DOMAINS:
+        return True
+    if op in INTEGER_DATA_MOVEMENT_OPS:
+        return not input_types or any(t not in _INTEGER_TYPES for t in input_types)
+    return op not in DATA_MOVEMENT_OPS | CONTROL_FLOW_OPS

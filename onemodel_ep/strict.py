@@ -75,11 +75,13 @@ def outside_ep(report: RewriteReport, placed: Sequence[Assignment]) -> list[Outs
     order = {id(n): i for i, n in enumerate(report.nodes)}
     keyed: list[tuple[int, Outside]] = []  # in the report's order; the nodes ORT made last
     for a in placed:
-        if a.ep == EP_NAME or a.domain == DOMAIN or not is_computing(a.op, a.domain):
+        if a.ep == EP_NAME or a.domain == DOMAIN:
             continue
         found = stayed.get((a.name, a.op))
-        if found:
-            n = found.pop(0)
+        n = found.pop(0) if found else None
+        if not is_computing(a.op, a.domain, n.input_types if n is not None else ()):
+            continue
+        if n is not None:
             why = f"{_why(n)} (runs on {a.ep})"
             keyed.append((order[id(n)], Outside(a.name, a.op, a.domain, n.graph, why)))
         else:
@@ -103,10 +105,13 @@ def outside_rewrite(report: RewriteReport, rewritten: onnx.ModelProto) -> list[O
                 for k, sub in enumerate(subgraphs(attr)):
                     suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                     visit(sub, f"{where}/{label}.{attr.name}{suffix}")
-            if node.domain == DOMAIN or not is_computing(node.op_type, node.domain):
+            if node.domain == DOMAIN:
                 continue
             found = stayed.get((node.name, node.op_type))
-            why = _why(found.pop(0)) if found else f"domain {node.domain!r} is not served by OneModel EP"
+            n = found.pop(0) if found else None
+            if not is_computing(node.op_type, node.domain, n.input_types if n is not None else ()):
+                continue
+            why = _why(n) if n is not None else f"domain {node.domain!r} is not served by OneModel EP"
             out.append(Outside(node.name, node.op_type, node.domain, where, f"{why} (runs on stock ORT)"))
 
     visit(rewritten.graph, "main")
