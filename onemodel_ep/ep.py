@@ -25,7 +25,7 @@ import onnxruntime as ort
 from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path
 from onemodel_ep.custom_ops import session_options
 from onemodel_ep.fused import fused_into
-from onemodel_ep.inference import default_opset, subgraphs, value_types
+from onemodel_ep.inference import default_opset, value_types, walk
 from onemodel_ep.report import EpReport, NodeReport
 from onemodel_ep.serving import input_types, verdict
 
@@ -221,18 +221,9 @@ def ep_report(
     opset = default_opset(model)
     types = value_types(model)
     found: list[tuple[str, onnx.NodeProto, Assignment | None]] = []
-
-    def visit(graph: onnx.GraphProto, where: str) -> None:
-        for index, node in enumerate(graph.node):
-            label = node.name or f"{node.op_type}_{index}"
-            for attr in node.attribute:
-                for k, sub in enumerate(subgraphs(attr)):
-                    suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
-                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
-            same = left.get((node.name, node.op_type))
-            found.append((where, node, same.pop(0) if same else None))
-
-    visit(model.graph, "main")
+    for where, node in walk(model.graph):
+        same = left.get((node.name, node.op_type))
+        found.append((where, node, same.pop(0) if same else None))
     made = [a for rest in left.values() for a in rest]  # placed, but not a node of the model: ORT's own
     gone = [node for _, node, a in found if a is None and node.domain != DOMAIN]
     into = iter(fused_into(gone, made))

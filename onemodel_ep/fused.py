@@ -4,10 +4,10 @@ ORT records the execution provider of every node of the graph it runs (ep.assign
 nodes: a fusion replaces nodes with one of its own (MatMul + Add become a Gemm), which ORT names after the
 first of them and the transformer, "<node>/<Transformer>" (onnxruntime 1.31: "mm/MatMulAddFusion"), and
 which runs where ORT placed it. `fused_into` maps each model node that is missing from the placement
-("gone") to the node that took it over: a gone node whose name starts a made node's name takes that node,
-and each other gone node takes the node of the nearest such one it is joined to by values through gone nodes
-only (the Add that consumed the MatMul's output). A gone node joined to none was removed (an Identity ORT
-eliminated) and maps to nothing.
+("gone") to the node that took it over: a gone node whose name starts a made node's name (or is it) takes
+that node, and each other gone node takes the node of the nearest such one it is joined to by values through
+gone nodes only (the Add that consumed the MatMul's output). A gone node joined to none was removed (an
+Identity ORT eliminated) and maps to nothing.
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ __all__ = ["fused_into"]
 
 
 def _seed(name: str, made: Sequence[Assignment]) -> Assignment | None:
-    """The made node named after the model node `name` ("<name>/<Transformer>..."), if any."""
+    """The made node named after the model node `name` ("<name>/<Transformer>...", or `name` itself with
+    another op), if any."""
     if not name:
         return None
     for a in made:
-        if a.name.startswith(name + "/"):
+        if a.name == name or a.name.startswith(name + "/"):
             return a
     return None
 

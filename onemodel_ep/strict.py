@@ -22,7 +22,7 @@ from onemodel_ep._lib import DOMAIN, EP_NAME
 from onemodel_ep.computing import is_computing
 from onemodel_ep.ep import STRICT_KEY, Assignment, assignments, config_entry, ep_report
 from onemodel_ep.errors import StrictModeError
-from onemodel_ep.inference import subgraphs
+from onemodel_ep.inference import walk
 from onemodel_ep.report import EpReport, NodeReport, RewriteReport
 
 __all__ = [
@@ -98,23 +98,15 @@ def outside_rewrite(report: RewriteReport, rewritten: onnx.ModelProto) -> list[O
     stayed = _by_key(report.stayed)
     out: list[Outside] = []
 
-    def visit(graph: onnx.GraphProto, where: str) -> None:
-        for index, node in enumerate(graph.node):
-            label = node.name or f"{node.op_type}_{index}"
-            for attr in node.attribute:
-                for k, sub in enumerate(subgraphs(attr)):
-                    suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
-                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
-            if node.domain == DOMAIN:
-                continue
-            found = stayed.get((node.name, node.op_type))
-            n = found.pop(0) if found else None
-            if not is_computing(node.op_type, node.domain, n.input_types if n is not None else ()):
-                continue
-            why = _why(n) if n is not None else f"domain {node.domain!r} is not served by OneModel EP"
-            out.append(Outside(node.name, node.op_type, node.domain, where, f"{why} (runs on stock ORT)"))
-
-    visit(rewritten.graph, "main")
+    for where, node in walk(rewritten.graph):
+        if node.domain == DOMAIN:
+            continue
+        found = stayed.get((node.name, node.op_type))
+        n = found.pop(0) if found else None
+        if not is_computing(node.op_type, node.domain, n.input_types if n is not None else ()):
+            continue
+        why = _why(n) if n is not None else f"domain {node.domain!r} is not served by OneModel EP"
+        out.append(Outside(node.name, node.op_type, node.domain, where, f"{why} (runs on stock ORT)"))
     return out
 
 
