@@ -84,13 +84,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     feeds = cli_args.read_inputs(args.inputs) if args.inputs else seeded_inputs(graph, args.seed)
     del graph
     paths = [args.kernel_path] if args.kernel_path else kernel_paths()
+    first = _session(path, args.mode, paths[0], args.via, args.strict)  # strict mode refuses before output
     print(f"model: {path}")
     for k, v in feeds.items():
         print(f"input  {k}: {v.dtype} {list(v.shape)}\n{np.array2string(v, threshold=40)}")
     digests: dict[str, str] = {}
     outs: list[np.ndarray] = []
     for i, kp in enumerate(paths):
-        sess = _session(path, args.mode, kp, args.via, args.strict)
+        sess = first if i == 0 else _session(path, args.mode, kp, args.via, args.strict)
         if i == 0:
             print(sess.report.summary())
             names = [o.name for o in sess.get_outputs()]

@@ -64,7 +64,7 @@ def test_strict_refuses_a_stock_only_computing_node_with_exit_2(command, via, mo
     assert lines[0].startswith("onemodel: error: strict mode: 1 computing node(s)") and "outside" in lines[0]
     assert lines[1].strip().startswith("the_det: op Det, domain ai.onnx, graph main: "), lines[1]
     assert "Det is not an operator of OneModel EP" in lines[1]
-    assert "digest" not in out and "ms a run" not in out  # refused at session creation: nothing ran
+    assert not out  # refused at session creation, before any output
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.split()[0])
