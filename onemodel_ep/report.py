@@ -18,7 +18,9 @@ class NodeReport:
     op: str
     input_types: tuple[str, ...]
     moved: bool
-    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute", "optimised"
+    # "moved", "fused" (into a node of ORT's), "op", "opset", "type", "unknown type", "attribute", "placed"
+    # (served, yet ORT placed it elsewhere), "optimised" (removed by ORT's optimiser)
+    category: str
     reason: str
     domain: str = ""  # the node's domain ("": the default ONNX domain)
 
