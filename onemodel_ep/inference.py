@@ -32,6 +32,18 @@ def subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
         yield from attr.graphs
 
 
+def walk(graph: onnx.GraphProto, where: str = "main") -> Iterator[tuple[str, onnx.NodeProto]]:
+    """Every node of `graph` and of its subgraphs, with the path of its graph as the reports write it
+    ("main", "main/If_0.then_branch"): a node's subgraphs' nodes come before the node."""
+    for index, node in enumerate(graph.node):
+        label = node.name or f"{node.op_type}_{index}"
+        for attr in node.attribute:
+            for k, sub in enumerate(subgraphs(attr)):
+                suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
+                yield from walk(sub, f"{where}/{label}.{attr.name}{suffix}")
+        yield where, node
+
+
 def infer(model: onnx.ModelProto) -> onnx.ModelProto:
     """The model with what ONNX shape inference finds (types and shapes, every graph), or the model itself
     when inference fails (an unknown custom op, a malformed graph): then only what the model declares."""
