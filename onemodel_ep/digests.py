@@ -4,9 +4,9 @@ A digest is the SHA-256 of every output in order, each as its element type, its 
 two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
-blocked loops full blocks and edges; and every unary op on all 65,536 float16 and bfloat16 bit patterns
-(keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
+tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*) on shapes that
+give their blocked loops full blocks and edges; and every unary op on all 65,536 float16 and bfloat16 bit
+patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
 testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
 cross-CPU tools compare against it.
 
@@ -87,6 +87,12 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "LayerNormalization":
         return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
                 ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op == "MatMulInteger":  # zero points: one, per column, per row; none; tails past every tile and panel
+        u8, i8 = TensorProto.UINT8, TensorProto.INT8
+        return [([t, u8, t, u8], {}, [(37, 67), (67, 41), (), ()], 10),
+                ([t, i8, t, i8], {}, [(37, 67), (67, 41), (37,), (41,)], 10),
+                ([t, i8], {}, [(3, 1, 19, 33), (2, 33, 17)], 10),
+                ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

@@ -30,9 +30,19 @@ def _types(types: frozenset[int]) -> str:
 
 
 def table() -> str:
-    from onemodel_ep._lib import F_FMOD, F_INPLACE, F_MODES, F_OUT3, OUT_BOOL, OUT_LIKE1, OUT_TO, op_table
+    from onemodel_ep._lib import (
+        F_FMOD,
+        F_INPLACE,
+        F_MODES,
+        F_OUT3,
+        OUT_BOOL,
+        OUT_INT32,
+        OUT_LIKE1,
+        OUT_TO,
+        op_table,
+    )
 
-    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1"}
+    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1", OUT_INT32: "int32"}
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",
         "|---|---|---|---|---|---|---|",

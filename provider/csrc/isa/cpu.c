@@ -26,10 +26,15 @@ int om_cpu_has_avx512(void) {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && om_cpu_has_avx2();
 }
+int om_cpu_has_avx512vnni(void) {
+  __builtin_cpu_init();
+  return om_cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
+}
 #else
 int om_cpu_has_sse42(void) { return 0; }
 int om_cpu_has_avx2(void) { return 0; }
 int om_cpu_has_avx512(void) { return 0; }
+int om_cpu_has_avx512vnni(void) { return 0; }
 #endif
 
 #if OM_ISA_NEON && defined(__linux__)

@@ -13,6 +13,7 @@ enum { OM_PATH_512, OM_PATH_256, OM_PATH_128, OM_PATH_SCALAR, OM_PATH_COUNT };
 struct om_kernel_table; /* kernels/kernels.h: element-wise, cast and Pow kernels */
 struct om_gemm_kern;    /* gemm/gemm_internal.h: the matrix-product micro-kernels */
 struct om_red_path;     /* reduce/reduce.h: the reduction, Softmax and LayerNorm kernels */
+struct om_qgemm_kern;   /* quant/qgemm_internal.h: the exact integer matrix-product kernels */
 
 typedef struct om_isa_path {
   const char* name;                       /* "512", "256", "128", "scalar" */
@@ -22,6 +23,11 @@ typedef struct om_isa_path {
   const struct om_gemm_kern* gemm_f32;    /* NULL where this build has no such path */
   const struct om_gemm_kern* gemm_f64;
   const struct om_red_path* reduce;
+  const struct om_qgemm_kern* qgemm;      /* u8 x s8 -> int32 dot products of four */
+  /* The same with an extension the path's ISA does not require (AVX-512 VNNI on the 512 path), used where
+   * ext_available says the CPU has it; NULL where the path has none. Same bits: the sums are exact integers. */
+  const struct om_qgemm_kern* qgemm_ext;
+  int (*ext_available)(void);
 } om_isa_path;
 
 /* The row of a path, NULL when path is out of range. A path this build lacks (512 on AArch64) has a row that is
@@ -40,6 +46,7 @@ const struct om_kernel_table* om_path_table(int path);
 
 /* isa/cpu.c: the CPUID / HWCAP tests behind each row's `available`. */
 int om_cpu_has_avx512(void);
+int om_cpu_has_avx512vnni(void); /* the 512 path's ISA and AVX512_VNNI */
 int om_cpu_has_avx2(void);
 int om_cpu_has_sse42(void);
 int om_cpu_has_asimd(void);

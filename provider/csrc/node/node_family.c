@@ -23,12 +23,14 @@ const om_family* om_family_of(int op) {
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
     case OM_OP_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     default: return NULL;
   }
 }
 
 int om_struct_output_type(int op, int type0, size_t k) {
   if (op == OM_OP_LAYER_NORMALIZATION && k > 0) return OM_T_FLOAT; /* Mean, InvStdDev: stash_type 1 */
+  if (op == OM_OP_MATMUL_INTEGER) return OM_T_INT32;
   return type0;
 }
 

@@ -101,6 +101,7 @@ extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
+extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */
