@@ -1,6 +1,7 @@
 """The integer matrix-product kernels (quant/qgemm.h) against a NumPy int64 reference taken modulo 2^32.
 
-Every kernel this CPU runs (each path, and the 512 path's AVX-512 VNNI kernel where the CPU has it) on every
+Every kernel this CPU runs (each path, and the 512 path's AMX-INT8 and AVX-512 VNNI kernels where the CPU has
+them) on every
 combination of uint8 / int8 operands and zero points (none, one, per row / per column), on shapes with tails
 in every dimension (rows past a tile, columns past a panel, K not a multiple of four), with B packed first or
 not and the tasks in reverse order: the same bits as the reference, hence as each other.
@@ -21,7 +22,7 @@ def _kernels() -> list[tuple[int, int, str]]:
     name_of = native_test_entry("om_test_qgemm_kernel")
     out, seen = [], set()
     for p in range(len(PATH_NAMES)):
-        for ext in (0, 1):
+        for ext in (0, 1, 2):
             n = name_of(p, ext)
             if n != ffi.NULL and ffi.string(n) not in seen:
                 seen.add(ffi.string(n))
@@ -74,7 +75,8 @@ def _zp(rng: np.random.Generator, dt: type, kind: str, count: int) -> np.ndarray
 @pytest.mark.parametrize("at", [np.uint8, np.int8])
 @pytest.mark.parametrize("bt", [np.uint8, np.int8])
 @pytest.mark.parametrize("zkind", ["none", "one", "each"])
-@pytest.mark.parametrize("shape", [(1, 1, 1), (13, 37, 67), (33, 70, 5), (8, 32, 64), (97, 129, 258)])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (13, 37, 67), (33, 70, 5), (8, 32, 64), (97, 129, 258),
+                                   (64, 64, 256), (40, 33, 200)])
 def test_every_kernel_equals_int64_reference(at, bt, zkind, shape):
     m, n, k = shape
     rng = np.random.default_rng(m * 1000 + n + k)
@@ -105,8 +107,9 @@ def test_k_zero_gives_zero():
         assert (run(p, ext, a, b, np.array([7], np.uint8), np.array([3], np.int8)) == 0).all()
 
 
-def test_vnni_kernel_present_where_cpu_has_it():
-    """The 512 path's extension kernel is the VNNI one exactly where the CPU has AVX512_VNNI."""
+def test_extension_kernels_present_where_cpu_has_them():
+    """The 512 path's extension kernels are there exactly where the CPU has AVX512_VNNI, AMX-INT8 (Linux lets
+    every process ask for the tiles)."""
     if not os.path.exists("/proc/cpuinfo"):
         pytest.skip("no /proc/cpuinfo to read the CPU's flags from")
     with open("/proc/cpuinfo") as f:
@@ -114,3 +117,4 @@ def test_vnni_kernel_present_where_cpu_has_it():
     names = [n for _, _, n in KERNELS]
     if "512" in kernel_paths():
         assert ("512-vnni" in names) == (" avx512_vnni" in flags)
+        assert ("512-amx" in names) == (" amx_int8" in flags and " amx_tile" in flags)

@@ -94,14 +94,12 @@ static int om_mi_set_constant(om_node* node, size_t k, const void* data, const i
   if (k != 1 || rank < 1 || rank > 2) return 0; /* batched B: read at run time */
   int64_t K = shape[0], N = rank == 2 ? shape[1] : 1;
   if (K == 0 || N == 0) return 0;
-  m->packed_b = om_qgemm_pack_b(node->path, 1, m->b_signed, (size_t)K, (size_t)N, data, (ptrdiff_t)N);
-  if (!m->packed_b) {
-    snprintf(err, errlen, "node '%s' (op MatMulInteger): out of memory packing the constant B", node->name);
-    return -1;
-  }
   m->packed_k = K;
   m->packed_n = N;
-  return 0;
+  m->packed_b = om_qgemm_pack_b(node->path, 1, m->b_signed, (size_t)K, (size_t)N, data, (ptrdiff_t)N);
+  if (m->packed_b) return 0;
+  snprintf(err, errlen, "node '%s' (op MatMulInteger): out of memory packing the constant B", node->name);
+  return -1;
 }
 
 static int om_mi_run(const om_node* node, const om_node_io* io) {

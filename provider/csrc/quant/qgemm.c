@@ -7,19 +7,22 @@
 #include "isa/isa.h"
 #include "qgemm_internal.h"
 
-/* The path's extension kernel where ext asks for it and the CPU has it, else the path's own; NULL for a path
- * this CPU lacks. The extension's test is asked once per path (CPUID traps in a virtual machine). */
+/* ext 0: the path's own kernel; ext e > 0: the first of the path's extension kernels e-1, e, ... the CPU has,
+ * else the path's own; NULL for a path this CPU lacks. Each extension's test is asked once (CPUID traps in a
+ * virtual machine). */
 static const om_qgemm_kern* om_qgemm_kern_for(int path, int ext) {
-  static int known[OM_PATH_COUNT]; /* 0 unknown, 1 available, 2 not; racing first calls store the same value */
+  static int known[OM_PATH_COUNT][OM_QGEMM_EXTS]; /* 0 unknown, 1 available, 2 not; racing first calls agree */
   const om_isa_path* p = om_isa_path_get(path);
   if (!p || !om_path_available_cached(path)) return NULL;
-  if (!ext || !p->qgemm_ext) return p->qgemm;
-  int v = __atomic_load_n(&known[path], __ATOMIC_RELAXED);
-  if (!v) {
-    v = p->ext_available() ? 1 : 2;
-    __atomic_store_n(&known[path], v, __ATOMIC_RELAXED);
+  for (int e = ext - 1; ext > 0 && e < OM_QGEMM_EXTS && p->qgemm_ext[e]; e++) {
+    int v = __atomic_load_n(&known[path][e], __ATOMIC_RELAXED);
+    if (!v) {
+      v = p->ext_available[e]() ? 1 : 2;
+      __atomic_store_n(&known[path][e], v, __ATOMIC_RELAXED);
+    }
+    if (v == 1) return p->qgemm_ext[e];
   }
-  return v == 1 ? p->qgemm_ext : p->qgemm;
+  return p->qgemm;
 }
 
 const char* om_qgemm_kernel_name(int path, int ext) {
@@ -30,7 +33,8 @@ const char* om_qgemm_kernel_name(int path, int ext) {
 /* ---- B ----------------------------------------------------------------------------------------------------- */
 static om_qgemm_packed* om_qgemm_pack_with(const om_qgemm_kern* kern, int b_signed, size_t K, size_t N,
                                            const void* B, ptrdiff_t rs) {
-  size_t kq = (K + 3) / 4, nr = kern->nr, panels = (N + nr - 1) / nr;
+  size_t kq = ((K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align, nr = kern->nr;
+  size_t panels = (N + nr - 1) / nr;
   if (kq && panels > SIZE_MAX / 8 / nr / kq) return NULL;
   size_t bytes = panels * kq * nr * 4;
   om_qgemm_packed* p = calloc(1, sizeof *p);
@@ -45,14 +49,17 @@ static om_qgemm_packed* om_qgemm_pack_with(const om_qgemm_kern* kern, int b_sign
   }
   const uint8_t* b = B;
   uint8_t flip = b_signed ? 0 : 0x80; /* uint8 b to int8 b - 128: the same bits with the top one flipped */
-  for (size_t k = 0; k < K; k++) {
-    const uint8_t* row = b + (ptrdiff_t)k * rs;
-    size_t q = k / 4, t = k % 4;
-    for (size_t j = 0; j < N; j++) {
-      int8_t v = (int8_t)(row[j] ^ flip);
-      size_t pan = j / nr, jj = j % nr;
-      data[((pan * kq + q) * nr + jj) * 4 + t] = v;
-      cs[j] += (uint32_t)(int32_t)v;
+  for (size_t pan = 0; pan < panels; pan++) { /* panel by panel: the writes are sequential */
+    size_t j0 = pan * nr, nvalid = N - j0 < nr ? N - j0 : nr;
+    int8_t* out = data + pan * kq * nr * 4;
+    for (size_t k = 0; k < K; k++) {
+      const uint8_t* row = b + (ptrdiff_t)k * rs + j0;
+      size_t q = k / 4, t = k % 4;
+      for (size_t jj = 0; jj < nvalid; jj++) {
+        int8_t v = (int8_t)(row[jj] ^ flip);
+        out[(q * nr + jj) * 4 + t] = v;
+        cs[j0 + jj] += (uint32_t)(int32_t)v;
+      }
     }
   }
   *p = (om_qgemm_packed){kern, K, N, kq, panels, data, cs};
@@ -72,7 +79,9 @@ void om_qgemm_packed_free(om_qgemm_packed* p) {
 }
 
 /* ---- the call ---------------------------------------------------------------------------------------------- */
-enum { OM_QG_ROWS = 96, OM_QG_PANELS = 8 }; /* a task: up to 96 rows (rounded to mr) x 8 panels */
+/* A task: up to 256 rows (rounded to mr) x 8 panels; within it each panel meets every row, so a BERT-sized B
+ * (beyond L2) is read from memory once per 256 rows. */
+enum { OM_QG_ROWS = 256, OM_QG_PANELS = 8 };
 
 typedef struct om_qgemm_run {
   const om_qgemm_kern* kern;
@@ -91,6 +100,7 @@ static void om_qgemm_task(void* v, size_t t) {
   size_t i0 = (t % x->row_tasks) * x->rows, p0 = (t / x->row_tasks) * OM_QG_PANELS;
   size_t i1 = i0 + x->rows < x->M ? i0 + x->rows : x->M;
   size_t p1 = p0 + OM_QG_PANELS < pb->panels ? p0 + OM_QG_PANELS : pb->panels;
+  if (k->task_begin) k->task_begin();
   for (size_t p = p0; p < p1; p++) {
     size_t j0 = p * k->nr, nvalid = pb->N - j0 < k->nr ? pb->N - j0 : k->nr;
     const int8_t* panel = pb->data + p * pb->kq * k->nr * 4;
@@ -98,6 +108,7 @@ static void om_qgemm_task(void* v, size_t t) {
       k->tile(pb->kq, x->a + i * x->lda, x->lda, panel, pb->cs + j0, x->zb + j0, x->za + i, x->r + i,
               x->C + i * x->ldc + j0, x->ldc, i1 - i < k->mr ? i1 - i : k->mr, nvalid);
   }
+  if (k->task_end) k->task_end();
 }
 
 static uint32_t om_qz(const void* z, size_t i, int is_signed) {

@@ -24,7 +24,8 @@
 /* B packed for one kernel (a constant B once at node creation): its column sums with it. */
 typedef struct om_qgemm_packed om_qgemm_packed;
 /* Pack B[K,N] (element (k,n) at B[k*rs + n]), int8 when b_signed else uint8, for kernel path `path`
- * (ext: use the path's extension kernel, AVX-512 VNNI, where the CPU has it). NULL on OOM or a bad path. */
+ * (ext 0: the path's own kernel; 1: its fastest extension the CPU has, AMX-INT8 or AVX-512 VNNI on the 512
+ * path; 2: from the second extension on). NULL on OOM or a bad path. */
 om_qgemm_packed* om_qgemm_pack_b(int path, int ext, int b_signed, size_t K, size_t N, const void* B, ptrdiff_t rs);
 void om_qgemm_packed_free(om_qgemm_packed* p);
 
@@ -49,7 +50,8 @@ typedef struct om_qgemm_args {
  * shape). Splits the work into tasks through pf (NULL: here). */
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx);
 
-/* The kernel om_qgemm uses on a path ("512-vnni", "512", "256", "128", "scalar"), NULL for a bad path. */
+/* The kernel om_qgemm uses on a path ("512-amx", "512-vnni", "512", "256", "128", "scalar"), NULL for a bad
+ * path. */
 const char* om_qgemm_kernel_name(int path, int ext);
 
 #endif
