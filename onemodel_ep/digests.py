@@ -4,7 +4,7 @@ A digest is the SHA-256 of every output in order, each as its element type, its 
 two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
+tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
 BatchNormalization) on shapes that give their blocked loops full blocks and edges, the data-movement ops
 (Reshape ... Expand) on a case per opset form; and every unary op on all 65,536 float16 and bfloat16 bit
 patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on fixed feeds.
@@ -113,6 +113,12 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "BatchNormalization":
         return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
                 ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]
+    if op == "MatMulInteger":  # zero points: one, per column, per row; none; tails past every tile and panel
+        u8, i8 = TensorProto.UINT8, TensorProto.INT8
+        return [([t, u8, t, u8], {}, [(37, 67), (67, 41), (), ()], 10),
+                ([t, i8, t, i8], {}, [(37, 67), (67, 41), (37,), (41,)], 10),
+                ([t, i8], {}, [(3, 1, 19, 33), (2, 33, 17)], 10),
+                ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

@@ -57,13 +57,14 @@ def table() -> str:
         F_MODES,
         F_STRUCT,
         OUT_BOOL,
+        OUT_INT32,
         OUT_INT64,
         OUT_LIKE1,
         OUT_TO,
         op_table,
     )
 
-    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1", OUT_INT64: "int64"}
+    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1", OUT_INT64: "int64", OUT_INT32: "int32"}
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",
         "|---|---|---|---|---|---|---|",

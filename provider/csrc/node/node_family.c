@@ -42,6 +42,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_GATHER: return &om_family_gather;
     case OM_OP_SLICE: return &om_family_slice;
     case OM_OP_EXPAND: return &om_family_expand;
+    case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     default: return NULL;
   }
 }
@@ -52,6 +53,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION: return k > 0 ? OM_T_FLOAT : type0; /* inv_std_var */
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
+    case OM_OP_MATMUL_INTEGER: return OM_T_INT32;
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape */
   }
 }
