@@ -64,7 +64,13 @@ def table() -> str:
         op_table,
     )
 
-    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1", OUT_INT64: "int64", OUT_INT32: "int32"}
+    out_rule = {
+        OUT_BOOL: "bool",
+        OUT_TO: "attribute `to`",
+        OUT_LIKE1: "type of input 1",
+        OUT_INT64: "int64",
+        OUT_INT32: "int32",
+    }
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",
         "|---|---|---|---|---|---|---|",
