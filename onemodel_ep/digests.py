@@ -8,8 +8,8 @@ tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalizati
 global pools, BatchNormalization) on shapes that give their blocked loops full blocks and edges, the
 data-movement ops (Reshape ... Expand) on a case per opset form; and every unary op on all 65,536 float16
 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on
-fixed feeds. testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
-cross-CPU tools compare against it.
+fixed feeds. testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests
+and the cross-CPU tools compare against it.
 
 Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
 deliberate act: bump BITS_VERSION, regenerate the file (`python tools/gen/golden_digests.py --write`) and say
