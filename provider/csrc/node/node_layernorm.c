@@ -26,12 +26,8 @@ typedef struct om_layernorm_node {
   float epsilon;
 } om_layernorm_node;
 
-static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
-  om_layernorm_node* l = om_family_state(node, sizeof *l, err, errlen);
-  if (!l) return -1;
+static int om_ln_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_layernorm_node* l = node->impl;
   l->axis = a->has_axis ? a->axis : -1;
   l->epsilon = a->has_epsilon ? a->epsilon : 1e-5f;
   if (a->has_stash_type && a->stash_type != 1) {
@@ -39,11 +35,7 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
              "float)", node->name, (long long)a->stash_type);
     return -1;
   }
-  if (!om_layernorm_supported(node->type)) {
-    snprintf(err, errlen, "node '%s' (op LayerNormalization): no kernel for element type %s", node->name,
-             om_type_name(node->type));
-    return -1;
-  }
+  if (!om_layernorm_supported(node->type)) return om_family_no_kernel(node, err, errlen);
   node->out_types[1] = node->out_types[2] = OM_T_FLOAT;
   return 0;
 }
@@ -133,7 +125,7 @@ typedef struct om_ln_job {
 static void om_ln_chunk(void* ctx, size_t i) {
   om_ln_job* j = ctx;
   const om_layernorm_node* l = j->node->impl;
-  size_t b = i * j->chunk, e = b + j->chunk < j->rows ? b + j->chunk : j->rows;
+  size_t e, b = om_chunk_begin(i, j->chunk, j->rows, &e);
   if (om_layernorm(j->node->path, j->node->type, j->node->mode, j->n, b, e, j->x, j->scale, j->bias, l->epsilon, j->y,
                    j->mean, j->inv) != 0) {
     j->failed = 1;
@@ -231,4 +223,5 @@ static int om_ln_check_ranks(const om_node* node, size_t n_inputs, const size_t*
   return 0;
 }
 
-const om_family om_family_layernorm = {om_ln_create, om_ln_shapes, om_ln_run, NULL, NULL, NULL, om_ln_check_ranks};
+const om_family om_family_layernorm = {.state_size = sizeof(om_layernorm_node), .create = om_ln_create,
+                                       .shapes = om_ln_shapes, .run = om_ln_run, .check_ranks = om_ln_check_ranks};

@@ -72,17 +72,11 @@ static int om_rd_distinct(const om_node* node, const int64_t* axes, size_t n, in
   return 0;
 }
 
-static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_rd_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   const char* opn = om_rd_name(node);
-  om_reduce_node* r = om_family_state(node, sizeof *r, err, errlen);
-  if (!r) return -1;
+  om_reduce_node* r = node->impl;
   r->red = om_reduce_op_from_name(opn);
-  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, opn,
-             om_type_name(node->type));
-    return -1;
-  }
+  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) return om_family_no_kernel(node, err, errlen);
   int since = om_rd_type_since(r->red, node->type);
   if (node->opset > 0 && node->opset < since) {
     snprintf(err, errlen, "node '%s' (op %s): element type %s needs opset %d or later (opset %d)", node->name, opn,
@@ -102,7 +96,7 @@ static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   }
   r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
   int in_since = om_rd_axes_input_since(r->red);
-  int has_input1 = n_inputs > 1 && types[1] != 0;
+  int has_input1 = node->type1 != 0; /* input 1 (axes) given */
   /* The form: from the opset when known, else from the node itself (the EP path, direct calls). */
   r->axes_input = node->opset > 0 ? node->opset >= in_since : !a->has_axes;
   if (r->axes_input && a->has_axes) {
@@ -243,8 +237,7 @@ typedef struct om_rd_task {
 
 static void om_rd_chunk(void* vt, size_t i) {
   om_rd_task* t = vt;
-  size_t b = i * t->per_chunk, e = b + t->per_chunk;
-  if (e > t->units) e = t->units;
+  size_t e, b = om_chunk_begin(i, t->per_chunk, t->units, &e);
   if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
     __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
 }
@@ -344,5 +337,6 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_reduce = {om_rd_create,       om_rd_shapes, om_rd_run, om_rd_set_constant,
-                                    om_rd_shape_input, NULL,         om_rd_check_ranks};
+const om_family om_family_reduce = {.state_size = sizeof(om_reduce_node), .create = om_rd_create,
+                                    .shapes = om_rd_shapes, .run = om_rd_run, .set_constant = om_rd_set_constant,
+                                    .shape_input = om_rd_shape_input, .check_ranks = om_rd_check_ranks};
