@@ -35,6 +35,15 @@ def add_command(sub: Any, name: str, summary: str, description: str, exits: str)
     return sub.add_parser(name, help=summary, description=f"{description} Exit status: {exits}.")
 
 
+def add_strict_option(p: Any) -> None:
+    """--strict, which `run`, `diff` and `bench` take (onemodel_ep.strict)."""
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse the model (exit status 2) if a computing node would run outside OneModel EP",
+    )
+
+
 def input_file(path: str, what: str) -> Path:
     """`path` as a file that exists and can be read; `what` names it in the error ("model", "--inputs")."""
     p = Path(path)

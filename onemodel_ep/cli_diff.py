@@ -121,6 +121,7 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also run on every kernel path of this machine and check the outputs are bit-identical",
     )
+    cli_args.add_strict_option(k)
     n = d.add_argument_group("per node")
     n.add_argument(
         "--per-node",
@@ -184,6 +185,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             value_range=args.value_range,
             special=args.special,
             progress=progress,
+            strict=args.strict,
         )
         if args.save_inputs:
             _save_inputs(report, args, shapes)

@@ -3,7 +3,8 @@
 Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
 it) x every kernel path x intra_op_num_threads 1, 2, 4 x every ORT optimisation level give the same bits;
 the outputs are within 1e-4 (scaled by max(1, max|stock|)) of stock ORT; and every node that computes
-runs on OneModel EP kernels, only data movement staying with stock ORT.
+runs on OneModel EP kernels, and so does every data-movement node of an op the library serves (Reshape,
+Transpose, Gather, Concat, Slice ...): only those of ops it does not serve (Range) stay with stock ORT.
 """
 
 from __future__ import annotations
@@ -119,3 +120,14 @@ def _computing_stayed(name: str) -> set[str]:
 def test_every_computing_node_is_retargeted(name: str) -> None:
     stayed = _computing_stayed(name)
     assert not stayed, f"{name}: computing nodes left to stock ORT: {sorted(stayed)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_served_data_movement_runs_on_onemodel(name: str) -> None:
+    served = DATA_MOVEMENT & set(onemodel_ep.op_table())
+    assert {"Reshape", "Transpose", "Gather", "Concat", "Slice", "Expand"} <= served
+    stayed: set[str] = set()
+    for via in VIAS:
+        stayed |= {f"{n.op} {n.name} ({via}): {n.reason}" for n in _ours(name, via, None).report.stayed
+                   if n.op in served}
+    assert not stayed, f"{name}: data-movement nodes the library serves left to stock ORT: {sorted(stayed)}"

@@ -20,8 +20,10 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "node_reduce.h"
 #include "parallel.h"
 #include "core/om_ops.h"
+#include "int_input.h"
 #include "reduce/reduce.h"
 
 /* Input elements per parallel chunk (at least one output each): enough work to amortise the hand-off. */
@@ -97,19 +99,7 @@ static int om_rd_create(om_node* node, const om_attrs* a, char* err, size_t errl
   r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
   int in_since = om_rd_axes_input_since(r->red);
   int has_input1 = node->type1 != 0; /* input 1 (axes) given */
-  /* The form: from the opset when known, else from the node itself (the EP path, direct calls). */
-  r->axes_input = node->opset > 0 ? node->opset >= in_since : !a->has_axes;
-  if (r->axes_input && a->has_axes) {
-    snprintf(err, errlen,
-             "node '%s' (op %s): attribute axes is not defined from opset %d on (opset %d): axes is input 1",
-             node->name, opn, in_since, node->opset);
-    return -1;
-  }
-  if (!r->axes_input && has_input1) {
-    snprintf(err, errlen, "node '%s' (op %s): input 1 (axes) is defined from opset %d on (opset %d): before it, "
-             "axes is an attribute", node->name, opn, in_since, node->opset);
-    return -1;
-  }
+  if (om_axes_form(node, a, has_input1, in_since, &r->axes_input, err, errlen) != 0) return -1;
   if (!r->axes_input && a->has_noop_with_empty_axes) {
     snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes is defined from opset %d on (opset %d)",
              node->name, opn, in_since, node->opset);
@@ -226,22 +216,6 @@ static int om_rd_shapes(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-typedef struct om_rd_task {
-  const om_reduce_plan* plan;
-  int path, red, type, mode;
-  size_t units, per_chunk;
-  const void* x;
-  void* y;
-  int failed;
-} om_rd_task;
-
-static void om_rd_chunk(void* vt, size_t i) {
-  om_rd_task* t = vt;
-  size_t e, b = om_chunk_begin(i, t->per_chunk, t->units, &e);
-  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
-    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
-}
-
 /* x (count elements of esz bytes, coalesced dims[0 .. c) with mask) copied into a new buffer in the order
  * [kept dimensions..., reduced dimensions...], each kind in its own order: NULL when out of memory. */
 static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* dims, const uint8_t* mask,
@@ -273,6 +247,44 @@ static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* di
     }
   }
   return out;
+}
+
+typedef struct om_rd_task {
+  const om_reduce_plan* plan;
+  int path, red, type, mode;
+  size_t units, per_chunk;
+  const void* x;
+  void* y;
+  int failed;
+} om_rd_task;
+
+static void om_rd_chunk(void* vt, size_t i) {
+  om_rd_task* t = vt;
+  size_t b = i * t->per_chunk, e = b + t->per_chunk;
+  if (e > t->units) e = t->units;
+  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
+    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
+}
+
+int om_reduce_node_run(const om_node* node, const om_node_io* io, int red, size_t c, const int64_t* dims,
+                       const uint8_t* mask, const void* x) {
+  const char* opn = om_op_row(node->op)->name;
+  om_reduce_plan plan;
+  if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
+    return -1;
+  }
+  om_rd_task t = {&plan, node->path, red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
+  if (plan.units) {
+    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
+    t.per_chunk = per ? per : 1;
+    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
+  }
+  if (t.failed) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    return -1;
+  }
+  return 0;
 }
 
 static int om_rd_run(const om_node* node, const om_node_io* io) {
@@ -317,24 +329,9 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
     c = 2;
     x = gathered;
   }
-  om_reduce_plan plan;
-  if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
-    free(gathered);
-    snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
-    return -1;
-  }
-  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
-  if (plan.units) {
-    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
-    t.per_chunk = per ? per : 1;
-    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
-  }
+  int rc = om_reduce_node_run(node, io, r->red, c, dims, mask, x);
   free(gathered);
-  if (t.failed) {
-    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
-    return -1;
-  }
-  return 0;
+  return rc;
 }
 
 const om_family om_family_reduce = {.state_size = sizeof(om_reduce_node), .create = om_rd_create,

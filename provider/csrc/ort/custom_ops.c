@@ -40,7 +40,8 @@ static int om_is_variadic(const om_op_info* row) { return row->max_inputs >= OM_
 int om_ort_glue_shape_ref(void) { return om_runtime_has_shape_ref; }
 
 /* ---- schema callbacks ------------------------------------------------------------------------------------ */
-static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->name; }
+/* The row's key: its ONNX name for the default domain, "<domain>.<name>" for another (om_ops.def) */
+static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->key; }
 static const char* OM_ORT_CALL om_get_ep(const OrtCustomOp* op) {
   (void)op;
   return NULL; /* the CPU execution provider */
@@ -60,8 +61,9 @@ static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) { return (s
 static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomOp* op, size_t i) {
   int fixed = ((const om_custom_op*)op)->fixed_type;
   if (fixed) return (ONNXTensorElementDataType)om_struct_output_type(((const om_custom_op*)op)->op, fixed, i);
-  return om_row_of(op)->output_rule == OM_OUT_BOOL ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL
-                                                   : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  int rule = om_row_of(op)->output_rule;
+  if (rule == OM_OUT_INT64) return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+  return rule == OM_OUT_BOOL ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
 }
 
 /* Cast written with one input: the output has the input's shape and the element type named by `to`. (ORT's

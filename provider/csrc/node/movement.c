@@ -1,0 +1,40 @@
+/* movement.c - the strided copy of the data-movement families (movement.h). */
+#include "movement.h"
+
+#include "kernels/copy_strided.h"
+#include "parallel.h"
+
+/* Output elements per parallel chunk. */
+#define OM_MOVE_CHUNK ((size_t)1 << 16)
+
+void om_row_major_strides(const int64_t* dims, size_t rank, int64_t* stride) {
+  int64_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    stride[d] = s;
+    s *= dims[d];
+  }
+}
+
+typedef struct om_move_task {
+  om_copy_plan plan;
+  void* dst;
+  const void* src;
+  size_t count;
+} om_move_task;
+
+static void om_move_chunk(void* vt, size_t i) {
+  const om_move_task* t = vt;
+  size_t b = i * OM_MOVE_CHUNK, e = b + OM_MOVE_CHUNK;
+  om_copy_run(&t->plan, t->dst, t->src, b, e < t->count ? e : t->count);
+}
+
+void om_movement_copy(const om_node* node, const om_node_io* io, const void* src, const int64_t* stride) {
+  om_move_task t;
+  size_t rank = io->out_ranks[0];
+  t.count = om_shape_count(io->out_shapes, rank);
+  if (!t.count) return;
+  om_copy_plan_make(&t.plan, om_type_size(node->type), rank, io->out_shapes, stride);
+  t.dst = io->outs[0];
+  t.src = src;
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (t.count + OM_MOVE_CHUNK - 1) / OM_MOVE_CHUNK, om_move_chunk, &t);
+}

@@ -1,0 +1,20 @@
+/* movement.h - what the data-movement families (node_transpose.c, node_slice.c, node_expand.c) share: a
+ * strided copy of input 0 into output 0 split into fixed chunks on the host's threads, and the element
+ * strides of a row-major shape. Knows nothing of ORT.
+ */
+#ifndef OM_NODE_MOVEMENT_H
+#define OM_NODE_MOVEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node_family.h"
+
+/* The row-major element strides of dims[0 .. rank) into stride. */
+void om_row_major_strides(const int64_t* dims, size_t rank, int64_t* stride);
+
+/* Output 0 (shape io->out_shapes, rank io->out_ranks[0]) from src, whose element at output index i is at
+ * sum(i[d] * stride[d]) elements from src. */
+void om_movement_copy(const om_node* node, const om_node_io* io, const void* src, const int64_t* stride);
+
+#endif
