@@ -84,6 +84,21 @@ static const char* om_ln_input(const om_ln_form* f, size_t k) {
   return "scale";
 }
 
+/* The attribute axis of a node normalising X of rank `rank`, made non-negative into *axis; 0, or -1 with a
+ * message when it is out of range. */
+static int om_ln_axis_of(const om_node* node, size_t rank, size_t* axis, char* err, size_t errlen) {
+  const om_layernorm_node* l = node->impl;
+  int64_t r = (int64_t)rank, a = l->axis < 0 ? l->axis + r : l->axis;
+  if (a < 0 || a >= r) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
+             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, rank, (long long)-r,
+             (long long)(r - 1));
+    return -1;
+  }
+  *axis = (size_t)a;
+  return 0;
+}
+
 /* skip's shape against x's (rank r): after its leading 1s, x's last dimensions (the last one at least), so that
  * row q of x takes row q mod skip_rows of skip. 1 when it is. */
 static int om_ln_skip_fits(const int64_t* ks, size_t kr, const int64_t* xs, size_t r, size_t* skip_rows) {
@@ -103,14 +118,7 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
                       size_t* axis, size_t* skip_rows, char* err, size_t errlen) {
   const om_layernorm_node* l = node->impl;
   const om_ln_form* f = l->form;
-  int64_t r = (int64_t)ranks[0], a = l->axis < 0 ? l->axis + r : l->axis;
-  if (a < 0 || a >= r) {
-    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
-             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, ranks[0], (long long)-r,
-             (long long)(r - 1));
-    return -1;
-  }
-  *axis = (size_t)a;
+  if (om_ln_axis_of(node, ranks[0], axis, err, errlen) != 0) return -1;
   size_t m = ranks[0] - *axis;
   const int64_t* nd = shapes[0] + *axis;
   char sx[200], sn[200];
@@ -308,13 +316,8 @@ static int om_ln_check_ranks(const om_node* node, size_t n_inputs, const size_t*
   const om_layernorm_node* l = node->impl;
   const om_ln_form* f = l->form;
   if (ranks[0] == OM_RANK_UNKNOWN) return 0;
-  int64_t r = (int64_t)ranks[0], a = l->axis < 0 ? l->axis + r : l->axis;
-  if (a < 0 || a >= r) {
-    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
-             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, ranks[0], (long long)-r,
-             (long long)(r - 1));
-    return -1;
-  }
+  size_t axis;
+  if (om_ln_axis_of(node, ranks[0], &axis, err, errlen) != 0) return -1;
   for (size_t k = 1; k < n_inputs; k++) {
     if (ranks[k] == OM_RANK_UNKNOWN || (int)k == f->in_skip) continue;
     if (f->in_skip >= 0 && ranks[k] != 1) {
@@ -322,10 +325,10 @@ static int om_ln_check_ranks(const om_node* node, size_t n_inputs, const size_t*
                om_ln_op(node), om_ln_input(f, k), ranks[k]);
       return -1;
     }
-    if (ranks[k] > (size_t)(r - a)) {
+    if (ranks[k] > ranks[0] - axis) {
       snprintf(err, errlen, "node '%s' (op %s): %s of rank %zu does not broadcast to the normalised shape of rank "
-               "%lld (X's dimensions from axis %lld)", node->name, om_ln_op(node), om_ln_input(f, k), ranks[k],
-               (long long)(r - a), (long long)a);
+               "%zu (X's dimensions from axis %zu)", node->name, om_ln_op(node), om_ln_input(f, k), ranks[k],
+               ranks[0] - axis, axis);
       return -1;
     }
   }
