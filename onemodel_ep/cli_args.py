@@ -29,6 +29,12 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def add_command(sub: Any, name: str, summary: str, description: str, exits: str) -> argparse.ArgumentParser:
+    """Subcommand `name` of the `onemodel` command line (`sub` from add_subparsers): `summary` in the list of
+    commands; `description` and then "Exit status: `exits`." in its --help."""
+    return sub.add_parser(name, help=summary, description=f"{description} Exit status: {exits}.")
+
+
 def add_strict_option(p: Any) -> None:
     """--strict, which `run`, `diff` and `bench` take (onemodel_ep.strict)."""
     p.add_argument(

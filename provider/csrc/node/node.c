@@ -121,7 +121,12 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   node->out_types[0] = t0;
   node->family = om_family_of(id);
   if (node->family) {
-    if (node->family->create(node, attrs, n_inputs, input_types, err, errlen) != 0) {
+    node->impl = calloc(1, node->family->state_size);
+    if (!node->impl) OM_FAIL("node '%s' (op %s): out of memory", nn, op);
+    node->input_types = input_types;
+    int created = node->family->create(node, attrs, err, errlen);
+    node->input_types = NULL;
+    if (created != 0) {
       om_node_destroy(node);
       return NULL;
     }

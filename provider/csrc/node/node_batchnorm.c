@@ -23,12 +23,8 @@ typedef struct om_batchnorm_node {
   float epsilon;
 } om_batchnorm_node;
 
-static int om_bn_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
-  om_batchnorm_node* b = om_family_state(node, sizeof *b, err, errlen);
-  if (!b) return -1;
+static int om_bn_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_batchnorm_node* b = node->impl;
   if (a->has_training_mode && a->training_mode != 0) {
     snprintf(err, errlen, "node '%s' (op BatchNormalization): training_mode %lld is not served (inference only: 0)",
              node->name, (long long)a->training_mode);
@@ -104,4 +100,4 @@ static int om_bn_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_batchnorm = {om_bn_create, om_bn_shapes, om_bn_run, NULL, NULL, NULL, om_bn_check_ranks};
+const om_family om_family_batchnorm = {sizeof(om_batchnorm_node), om_bn_create, om_bn_shapes, om_bn_run, NULL, NULL, NULL, om_bn_check_ranks};

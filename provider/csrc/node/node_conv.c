@@ -160,5 +160,5 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_conv = {om_conv_create, om_conv_shapes, om_conv_run, om_conv_set_constant, NULL, NULL,
+const om_family om_family_conv = {sizeof(om_conv), om_conv_create, om_conv_shapes, om_conv_run, om_conv_set_constant, NULL, NULL,
                                   om_conv_check_ranks};

@@ -31,7 +31,7 @@ typedef struct om_conv_dims {
 
 /* create: the attributes checked into node->impl (an om_conv); 0, or -1 with a message naming node, op and
  * problem (a value out of range, lists of different lengths, more than three spatial axes). */
-int om_conv_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err, size_t errlen);
+int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen);
 /* set_constant: a constant W's shape, checked against the attributes and the group now rather than at the
  * first run (W itself needs no preparing: the GEMM reads it in place). */
 int om_conv_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,

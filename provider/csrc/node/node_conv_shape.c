@@ -38,11 +38,8 @@ static int om_conv_list(const om_node* node, om_conv* c, const char* name, const
   return 0;
 }
 
-int om_conv_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err, size_t errlen) {
-  (void)n_inputs;
-  (void)types;
-  om_conv* c = om_family_state(node, sizeof *c, err, errlen);
-  if (!c) return -1;
+int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_conv* c = node->impl;
   c->group = a->has_group ? a->group : 1;
   if (c->group < 1) {
     snprintf(err, errlen, "node '%s' (op Conv): attribute group must be >= 1, got %lld", node->name,

@@ -13,12 +13,12 @@ typedef struct om_expand_node {
   om_int_inputs ints; /* first: input 1 (shape) */
 } om_expand_node;
 
-static int om_ex_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_ex_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  (void)err; /* cannot fail */
+  (void)errlen;
+  const int* types = node->input_types;
   (void)a;
-  (void)n_inputs;
-  om_expand_node* e = om_family_state(node, sizeof *e, err, errlen);
-  if (!e) return -1;
+  om_expand_node* e = node->impl;
   om_int_input_declare(&e->ints, 1, "shape", types[1]);
   return 0;
 }
@@ -50,5 +50,5 @@ static int om_ex_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_expand = {om_ex_create, om_ex_shapes, om_ex_run, om_int_inputs_set_constant,
+const om_family om_family_expand = {sizeof(om_expand_node), om_ex_create, om_ex_shapes, om_ex_run, om_int_inputs_set_constant,
                                     om_int_inputs_shape_input, NULL, NULL};

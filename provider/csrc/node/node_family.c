@@ -81,14 +81,10 @@ int om_op_semantics_split(int op) {
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 
-void* om_family_state(om_node* node, size_t size, char* err, size_t errlen) {
-  void* impl = calloc(1, size);
-  if (!impl) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
-    return NULL;
-  }
-  node->impl = impl;
-  return impl;
+int om_family_no_kernel(const om_node* node, char* err, size_t errlen) {
+  snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_op_row(node->op)->name,
+           om_type_name(node->type));
+  return -1;
 }
 
 void om_shape_text(const int64_t* s, size_t r, char* buf, size_t len) {

@@ -60,12 +60,16 @@ struct om_node {
   int out_types[OM_MAX_OUTPUTS];
   const om_family* family;         /* NULL for element-wise nodes */
   void* impl;                      /* the family's state */
+  const int* input_types;          /* during the family's create only: each input's element type (0: absent) */
 };
 
 struct om_family {
-  /* Check the attributes; set node->out_types (and n_outputs, which node.c sets to the row's max_outputs)
-   * and node->impl. 0, or -1 with a message naming node, op and problem. */
-  int (*create)(om_node* node, const om_attrs* attrs, size_t n_inputs, const int* types, char* err, size_t errlen);
+  /* The bytes of the family's state: node.c sets node->impl to that many zeroed bytes before create. */
+  size_t state_size;
+  /* Check the attributes (node's op, opset, n_inputs and types are set, impl is state_size zeroed bytes); set
+   * node->out_types (and n_outputs, which node.c sets to the row's max_outputs) and the state in node->impl.
+   * 0, or -1 with a message naming node, op and problem. */
+  int (*create)(om_node* node, const om_attrs* attrs, char* err, size_t errlen);
   /* The output shapes from io's inputs (data may be NULL where the shapes depend on no input's data) into
    * io->out_shapes (OM_MAX_RANK per output) and io->out_ranks; 0, or -1 with a message in io->err. */
   int (*shapes)(const om_node* node, const om_node_io* io);
@@ -120,9 +124,9 @@ extern const om_family om_family_slice;     /* node_slice.c: Slice */
 extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 
-/* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
- * op) in err when they cannot be had. */
-void* om_family_state(om_node* node, size_t size, char* err, size_t errlen);
+/* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
+ * returns -1. */
+int om_family_no_kernel(const om_node* node, char* err, size_t errlen);
 
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);

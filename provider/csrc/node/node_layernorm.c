@@ -51,10 +51,7 @@ typedef struct om_layernorm_node {
 
 static const char* om_ln_op(const om_node* node) { return om_op_row(node->op)->name; }
 
-static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
+static int om_ln_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   const om_ln_form* f = NULL;
   for (size_t q = 0; q < sizeof om_ln_forms / sizeof om_ln_forms[0]; q++)
     if (om_ln_forms[q].op == node->op) f = &om_ln_forms[q];
@@ -62,8 +59,7 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
     snprintf(err, errlen, "node '%s' (op %s): not a normalisation", node->name, om_ln_op(node));
     return -1;
   }
-  om_layernorm_node* l = om_family_state(node, sizeof *l, err, errlen);
-  if (!l) return -1;
+  om_layernorm_node* l = node->impl;
   l->form = f;
   l->axis = a->has_axis && f->in_skip < 0 ? a->axis : -1; /* the skip forms normalise the last axis */
   l->epsilon = a->has_epsilon ? a->epsilon : f->epsilon;
@@ -72,11 +68,7 @@ static int om_ln_create(om_node* node, const om_attrs* a, size_t n_inputs, const
              om_ln_op(node), (long long)a->stash_type);
     return -1;
   }
-  if (!om_layernorm_supported(node->type)) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_ln_op(node),
-             om_type_name(node->type));
-    return -1;
-  }
+  if (!om_layernorm_supported(node->type)) return om_family_no_kernel(node, err, errlen);
   if (f->out_mean > 0) node->out_types[f->out_mean] = OM_T_FLOAT;
   if (f->out_inv > 0) node->out_types[f->out_inv] = OM_T_FLOAT;
   if (f->out_sum > 0) node->out_types[f->out_sum] = node->type;
@@ -90,6 +82,21 @@ static const char* om_ln_input(const om_ln_form* f, size_t k) {
   if (f->in_skip >= 0) return (int)k == f->in_scale ? "gamma" : "beta";
   if (f->op == OM_OP_LAYER_NORMALIZATION) return k == 1 ? "Scale" : "B";
   return "scale";
+}
+
+/* The attribute axis of a node normalising X of rank `rank`, made non-negative into *axis; 0, or -1 with a
+ * message when it is out of range. */
+static int om_ln_axis_of(const om_node* node, size_t rank, size_t* axis, char* err, size_t errlen) {
+  const om_layernorm_node* l = node->impl;
+  int64_t r = (int64_t)rank, a = l->axis < 0 ? l->axis + r : l->axis;
+  if (a < 0 || a >= r) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
+             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, rank, (long long)-r,
+             (long long)(r - 1));
+    return -1;
+  }
+  *axis = (size_t)a;
+  return 0;
 }
 
 /* skip's shape against x's (rank r): after its leading 1s, x's last dimensions (the last one at least), so that
@@ -111,14 +118,7 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
                       size_t* axis, size_t* skip_rows, char* err, size_t errlen) {
   const om_layernorm_node* l = node->impl;
   const om_ln_form* f = l->form;
-  int64_t r = (int64_t)ranks[0], a = l->axis < 0 ? l->axis + r : l->axis;
-  if (a < 0 || a >= r) {
-    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
-             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, ranks[0], (long long)-r,
-             (long long)(r - 1));
-    return -1;
-  }
-  *axis = (size_t)a;
+  if (om_ln_axis_of(node, ranks[0], axis, err, errlen) != 0) return -1;
   size_t m = ranks[0] - *axis;
   const int64_t* nd = shapes[0] + *axis;
   char sx[200], sn[200];
@@ -204,7 +204,7 @@ typedef struct om_ln_job {
 static void om_ln_chunk(void* ctx, size_t i) {
   om_ln_job* j = ctx;
   const om_layernorm_node* l = j->node->impl;
-  size_t b = i * j->chunk, e = b + j->chunk < j->rows ? b + j->chunk : j->rows;
+  size_t e, b = om_chunk_begin(i, j->chunk, j->rows, &e);
   if (j->skip && om_skip_add(j->node->type, j->node->mode, j->n, b, e, j->input, j->skip, j->skip_rows, j->skip_bias,
                              (void*)j->x) != 0) {
     j->failed = 1;
@@ -316,13 +316,8 @@ static int om_ln_check_ranks(const om_node* node, size_t n_inputs, const size_t*
   const om_layernorm_node* l = node->impl;
   const om_ln_form* f = l->form;
   if (ranks[0] == OM_RANK_UNKNOWN) return 0;
-  int64_t r = (int64_t)ranks[0], a = l->axis < 0 ? l->axis + r : l->axis;
-  if (a < 0 || a >= r) {
-    snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for X of rank %zu (accepted: "
-             "[%lld, %lld])", node->name, om_ln_op(node), (long long)l->axis, ranks[0], (long long)-r,
-             (long long)(r - 1));
-    return -1;
-  }
+  size_t axis;
+  if (om_ln_axis_of(node, ranks[0], &axis, err, errlen) != 0) return -1;
   for (size_t k = 1; k < n_inputs; k++) {
     if (ranks[k] == OM_RANK_UNKNOWN || (int)k == f->in_skip) continue;
     if (f->in_skip >= 0 && ranks[k] != 1) {
@@ -330,14 +325,15 @@ static int om_ln_check_ranks(const om_node* node, size_t n_inputs, const size_t*
                om_ln_op(node), om_ln_input(f, k), ranks[k]);
       return -1;
     }
-    if (ranks[k] > (size_t)(r - a)) {
+    if (ranks[k] > ranks[0] - axis) {
       snprintf(err, errlen, "node '%s' (op %s): %s of rank %zu does not broadcast to the normalised shape of rank "
-               "%lld (X's dimensions from axis %lld)", node->name, om_ln_op(node), om_ln_input(f, k), ranks[k],
-               (long long)(r - a), (long long)a);
+               "%zu (X's dimensions from axis %zu)", node->name, om_ln_op(node), om_ln_input(f, k), ranks[k],
+               ranks[0] - axis, axis);
       return -1;
     }
   }
   return 0;
 }
 
-const om_family om_family_layernorm = {om_ln_create, om_ln_shapes, om_ln_run, NULL, NULL, NULL, om_ln_check_ranks};
+const om_family om_family_layernorm = {.state_size = sizeof(om_layernorm_node), .create = om_ln_create,
+                                       .shapes = om_ln_shapes, .run = om_ln_run, .check_ranks = om_ln_check_ranks};

@@ -22,11 +22,8 @@ typedef struct om_matmul {
   int64_t packed_k, packed_n; /* the constant B's K and N */
 } om_matmul;
 
-static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)types;
-  om_matmul* m = om_family_state(node, sizeof *m, err, errlen);
-  if (!m) return -1;
+static int om_mm_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_matmul* m = node->impl;
   m->gemm = node->op == OM_OP_GEMM;
   m->alpha = 1.0;
   m->beta = 1.0;
@@ -41,7 +38,7 @@ static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const
              (long long)a->trans_b);
     return -1;
   }
-  if (node->opset > 0 && node->opset < 11 && n_inputs < 3) {
+  if (node->opset > 0 && node->opset < 11 && node->n_inputs < 3) {
     snprintf(err, errlen, "node '%s' (op Gemm): input C is required before opset 11 (opset %d)", node->name,
              node->opset);
     return -1;
@@ -211,5 +208,5 @@ static int om_mm_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_matmul = {om_mm_create, om_mm_shapes, om_mm_run, om_mm_set_constant, NULL, om_mm_destroy,
-                                    NULL};
+const om_family om_family_matmul = {.state_size = sizeof(om_matmul), .create = om_mm_create, .shapes = om_mm_shapes,
+                                    .run = om_mm_run, .set_constant = om_mm_set_constant, .destroy = om_mm_destroy};

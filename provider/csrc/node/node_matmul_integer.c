@@ -24,8 +24,9 @@ typedef struct om_matmul_integer {
 
 static const char* const om_mi_inputs[4] = {"A", "B", "a_zero_point", "b_zero_point"};
 
-static int om_mi_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_mi_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  const size_t n_inputs = node->n_inputs;
+  const int* types = node->input_types;
   (void)a;
   for (size_t k = 2; k < n_inputs; k++)
     if (types[k] && types[k] != types[k - 2]) {
@@ -33,8 +34,7 @@ static int om_mi_create(om_node* node, const om_attrs* a, size_t n_inputs, const
                node->name, om_mi_inputs[k], om_type_name(types[k]), om_mi_inputs[k - 2], om_type_name(types[k - 2]));
       return -1;
     }
-  om_matmul_integer* m = om_family_state(node, sizeof *m, err, errlen);
-  if (!m) return -1;
+  om_matmul_integer* m = node->impl;
   m->a_signed = types[0] == OM_T_INT8;
   m->b_signed = types[1] == OM_T_INT8;
   for (size_t k = 2; k < n_inputs; k++) m->has_zp[k] = types[k] != 0;
@@ -146,5 +146,5 @@ static int om_mi_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_matmul_integer = {om_mi_create, om_mi_shapes, om_mi_run, om_mi_set_constant, NULL,
+const om_family om_family_matmul_integer = {sizeof(om_matmul_integer), om_mi_create, om_mi_shapes, om_mi_run, om_mi_set_constant, NULL,
                                             om_mi_destroy, om_mi_check_ranks};

@@ -20,13 +20,9 @@ typedef struct om_global_pool_node {
 
 static const char* om_gp_name(const om_node* node) { return om_op_row(node->op)->name; }
 
-static int om_gp_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_gp_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   (void)a;
-  (void)n_inputs;
-  (void)types;
-  om_global_pool_node* g = om_family_state(node, sizeof *g, err, errlen);
-  if (!g) return -1;
+  om_global_pool_node* g = node->impl;
   g->red = node->op == OM_OP_GLOBAL_MAX_POOL ? OM_RED_MAX : OM_RED_MEAN;
   if (!om_reduce_supported(g->red, node->type)) {
     snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_gp_name(node),
@@ -78,5 +74,5 @@ static int om_gp_run(const om_node* node, const om_node_io* io) {
   return om_reduce_node_run(node, io, g->red, c, dims, mask, io->data[0]);
 }
 
-const om_family om_family_global_pool = {om_gp_create, om_gp_shapes, om_gp_run, NULL, NULL, NULL,
+const om_family om_family_global_pool = {sizeof(om_global_pool_node), om_gp_create, om_gp_shapes, om_gp_run, NULL, NULL, NULL,
                                          om_gp_check_ranks};

@@ -74,17 +74,11 @@ static int om_rd_distinct(const om_node* node, const int64_t* axes, size_t n, in
   return 0;
 }
 
-static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_rd_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   const char* opn = om_rd_name(node);
-  om_reduce_node* r = om_family_state(node, sizeof *r, err, errlen);
-  if (!r) return -1;
+  om_reduce_node* r = node->impl;
   r->red = om_reduce_op_from_name(opn);
-  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, opn,
-             om_type_name(node->type));
-    return -1;
-  }
+  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) return om_family_no_kernel(node, err, errlen);
   int since = om_rd_type_since(r->red, node->type);
   if (node->opset > 0 && node->opset < since) {
     snprintf(err, errlen, "node '%s' (op %s): element type %s needs opset %d or later (opset %d)", node->name, opn,
@@ -104,7 +98,7 @@ static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   }
   r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
   int in_since = om_rd_axes_input_since(r->red);
-  int has_input1 = n_inputs > 1 && types[1] != 0;
+  int has_input1 = node->type1 != 0; /* input 1 (axes) given */
   if (om_axes_form(node, a, has_input1, in_since, &r->axes_input, err, errlen) != 0) return -1;
   if (!r->axes_input && a->has_noop_with_empty_axes) {
     snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes is defined from opset %d on (opset %d)",
@@ -340,5 +334,6 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
   return rc;
 }
 
-const om_family om_family_reduce = {om_rd_create,       om_rd_shapes, om_rd_run, om_rd_set_constant,
-                                    om_rd_shape_input, NULL,         om_rd_check_ranks};
+const om_family om_family_reduce = {.state_size = sizeof(om_reduce_node), .create = om_rd_create,
+                                    .shapes = om_rd_shapes, .run = om_rd_run, .set_constant = om_rd_set_constant,
+                                    .shape_input = om_rd_shape_input, .check_ranks = om_rd_check_ranks};
