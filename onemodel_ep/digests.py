@@ -5,8 +5,9 @@ two runs that print the same digest computed the same bits. `op_digests` compute
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
 tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
-blocked loops full blocks and edges, the data-movement ops (Reshape ... Expand) on a case per opset form;
-and every unary op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16").
+blocked loops full blocks and edges, the data-movement ops (Reshape ... Expand) on a case per opset form,
+Range on one long range per type; and every unary op on all 65,536 float16 and bfloat16 bit patterns (keys
+ending in "/all16").
 `model_digest` runs a test model (testdata/models) on fixed feeds.
 testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
 cross-CPU tools compare against it.
@@ -149,6 +150,12 @@ class OpCase:
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
+        if row.name == "Range":  # scalar inputs of its type: a range of 1037 (int) or 1088 (float) elements
+            for t in sorted(row.input0_types):
+                dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+                values = (-7.25, 101.5, 0.1) if dt.kind == "f" else (-1000, 2111, 3)
+                yield OpCase(row.name, [t, t, t], {}, opset=11, given=[np.array(v, dt) for v in values])
+            continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):
                 for types, attrs, shapes, opset in _struct_cases(row.name, t):

@@ -34,6 +34,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_GATHER: return &om_family_gather;
     case OM_OP_SLICE: return &om_family_slice;
     case OM_OP_EXPAND: return &om_family_expand;
+    case OM_OP_RANGE: return &om_family_range;
     default: return NULL;
   }
 }

@@ -108,6 +108,7 @@ extern const om_family om_family_concat;    /* node_concat.c: Concat */
 extern const om_family om_family_gather;    /* node_gather.c: Gather */
 extern const om_family om_family_slice;     /* node_slice.c: Slice */
 extern const om_family om_family_expand;    /* node_expand.c: Expand */
+extern const om_family om_family_range;     /* node_range.c: Range */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */
