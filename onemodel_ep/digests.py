@@ -5,9 +5,9 @@ two runs that print the same digest computed the same bits. `op_digests` compute
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
 tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
-blocked loops full blocks and edges, the data-movement ops (Reshape ... Expand) on a case per opset form,
-Range on one long range per type; and every unary op on all 65,536 float16 and bfloat16 bit patterns (keys
-ending in "/all16").
+blocked loops full blocks and edges, the data-movement ops (Reshape ... Expand, Size, Tile) on a case per
+opset form, Range on one long range per type; and every unary op on all 65,536 float16 and bfloat16 bit
+patterns (keys ending in "/all16").
 `model_digest` runs a test model (testdata/models) on fixed feeds.
 testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
 cross-CPU tools compare against it.
@@ -108,12 +108,14 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Flatten": [([t], {"axis": 2}, [(3, 4, 5)], 13)],
         "Identity": [([t], {}, [(3, 5)], 13)],
         "Shape": [([t], {"start": 1}, [(3, 4, 5)], 15)],
+        "Size": [([t], {}, [(3, 4, 5)], 13)],
         "Transpose": [([t], {"perm": [2, 0, 1]}, [(7, 33, 19)], 13)],
         "Concat": [([t, t], {"axis": 1}, [(3, 5), (3, 7)], 13)],
         "Gather": [([t, i64], {"axis": 1}, [(3, 19, 5), [0, -1, 4, 4]], 13)],
         "Slice": [([t, i64, i64, i64, i64], {}, [(9, 11), [1, -1], [8, 0], [0, 1], [2, -3]], 13),
                   ([t], {"starts": [1], "ends": [5]}, [(9, 11)], 9)],
         "Expand": [([t, i64], {}, [(3, 1), [2, 3, 4]], 13)],
+        "Tile": [([t, i64], {}, [(3, 1, 5), [2, 3, 1]], 13)],
     }
     return cases.get(op, [])
 

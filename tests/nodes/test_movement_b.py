@@ -1,11 +1,14 @@
-"""Range (node_range.c) through the execution provider and the rewrite path against stock ONNX Runtime,
-byte for byte, and against the arithmetic node_range.c documents, computed here in NumPy: an exact integer
-count and start + i * delta for int32 and int64; for float and double the count
+"""Range (node_range.c) and Size (node_shape.c) through the execution provider and the rewrite path
+against stock ONNX Runtime, byte for byte, and against the arithmetic node_range.c documents, computed here
+in NumPy: an exact integer count and start + i * delta for int32 and int64; for float and double the count
 ceil((double)(limit - start) / delta) with the difference rounded to the element type, and the running sum
 y[i + 1] = y[i] + delta in the element type. Every type, inputs as initializers, fed at run time and mixed,
 shape [1] inputs (direct calls: stock ORT's kernel takes them, ONNX's shape inference does not), empty
 ranges, 1 and 2 threads; at the integer extremes, and where stock ORT's double quotient rounds (int64 spans
-above 2^53), the exact ONNX definition; bad inputs give errors naming node and op.
+above 2^53), the exact ONNX definition; bad inputs give errors naming node and op. Size: every stored type
+at every opset where ONNX redefined it, ranks 0 to 3, zero-size dimensions, input fed or an initializer.
+Tile: every stored type at opsets 6 and 13 against np.tile, repeats fed or an initializer, zero repeats and
+zero-size inputs, rank 0, an output of more than one parallel chunk on 1 and 2 threads.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import pytest
 import onemodel_ep
 from onemodel_ep import ep
 from onemodel_ep.node import Node, NodeError
-from tests.nodes.movement_cases import Case, model_of, onnx_type
+from tests.nodes.movement_cases import Case, bits, model_of, onnx_type, types_at
+from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 TYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
@@ -71,25 +75,6 @@ def range_cases(shape1: bool = False) -> list[Case]:
     return cases
 
 
-def _stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
-
-
-def _ours(model: onnx.ModelProto, via: str, threads: int) -> onemodel_ep.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    return onemodel_ep.InferenceSession(model, sess_options=so, mode="exact", via=via)
-
-
-def _same(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    assert (got.dtype, got.shape) == (want.dtype, want.shape), what
-    assert got.tobytes() == want.tobytes(), what
-
-
 def test_range_documented_arithmetic_is_stock_orts() -> None:
     cases = range_cases()
     model, feeds = model_of(cases, 11)
@@ -110,12 +95,17 @@ def test_range_ep_and_rewrite_match_stock_bit_for_bit(via: str, threads: int) ->
         _same(f"{via} threads {threads}: {c.label()}", g, s)
 
 
-def test_range_direct_every_path() -> None:
-    for c in range_cases(shape1=True):
+def direct_every_path(cases: list[Case]) -> None:
+    """Each case called directly (no ORT) on every kernel path against its expected output."""
+    for c in cases:
         types = [onnx_type(x.dtype) for x in c.inputs if x is not None]
         for path in onemodel_ep.kernel_paths():
-            node = Node("Range", types, onnx_opset=11, kernel_path=path, name="r")
+            node = Node(c.op, types, onnx_opset=c.opset, kernel_path=path, name="n")
             _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+
+
+def test_range_direct_every_path() -> None:
+    direct_every_path(range_cases(shape1=True))
 
 
 @pytest.mark.skipif("ep" not in VIAS, reason="ORT without plugin execution providers")
@@ -236,3 +226,123 @@ def test_range_creation_errors_through_ort(via: str, const: list[bool], values: 
     model, _ = _range_model(const, values, dims)
     with pytest.raises(Exception, match=f"node 'n0' \\(op Range\\): {msg}"):
         _ours(model, via, 1)
+
+
+# ---- Size --------------------------------------------------------------------------------------------------
+SIZE_OPSETS = (1, 13, 19, 21)
+# Stock ORT cannot run an opset-1 model of a float16 Size (the Cast it inserts has opset 1's string `to`):
+# the comparison with it takes opset 6 for the first form.
+SIZE_ORT_OPSETS = (6, 13, 19, 21)
+SIZE_SHAPES = ((), (0,), (7,), (3, 4, 5), (2, 0, 3), (1, 1, 1))
+
+
+def size_cases(opset: int) -> list[Case]:
+    cases = []
+    for k, dt in enumerate(types_at("Size", opset)):
+        for j, shape in enumerate(SIZE_SHAPES):
+            x = bits(shape, dt, 100 * k + j)
+            cases.append(Case("Size", opset, [x], [(k + j) % 3 == 0], {}, [np.array(x.size, np.int64)]))
+    return cases
+
+
+@pytest.mark.parametrize("opset", SIZE_ORT_OPSETS)
+def test_size_ep_and_rewrite_match_stock(opset: int) -> None:
+    cases, _ = _split(size_cases(opset))
+    model, feeds = model_of(cases, opset)
+    stock = _stock(model, feeds)
+    for c, s in zip(cases, stock):
+        _same(f"stock ORT vs NumPy: {c.label()}", s, c.want[0])
+    for via in VIAS:
+        sess = _ours(model, via, 1)
+        stayed = [str(n) for n in sess.report.nodes if not n.moved]
+        assert not stayed, stayed
+        for c, g in zip(cases, sess.run(None, feeds)):
+            _same(f"{via}: {c.label()}", g, c.want[0])
+
+
+@pytest.mark.parametrize("opset", SIZE_OPSETS)
+def test_size_direct_every_type(opset: int) -> None:
+    """bfloat16 included (from opset 13)."""
+    direct_every_path(size_cases(opset))
+
+
+def test_size_errors() -> None:
+    for t, opset, msg in ((onnx.TensorProto.BFLOAT16, 12, "bfloat16 needs opset 13"),
+                          (onnx.TensorProto.STRING, 13, "unsupported element type string")):
+        with pytest.raises(NodeError, match=msg) as e:
+            Node("Size", [t], onnx_opset=opset, name="bad")
+        assert "'bad'" in str(e.value) and "Size" in str(e.value)
+
+
+# ---- Tile --------------------------------------------------------------------------------------------------
+TILE_OPSETS = (6, 13)
+TILE_BASE = [((3, 4), [2, 3]), ((), []), ((0, 3), [2, 2]), ((3, 4), [0, 1]), ((1, 5, 1), [3, 1, 4]),
+             ((2, 3, 4), [1, 1, 1]), ((2, 1, 3, 1, 2), [2, 3, 1, 2, 2])]
+
+
+def tile_cases(opset: int) -> list[Case]:
+    cases = []
+    for k, dt in enumerate(types_at("Tile", opset)):
+        base = TILE_BASE + ([((257, 300), [1, 2]), ((7, 1), [9999, 3])] if k < 2 else [])
+        for j, (shape, reps) in enumerate(base):
+            x = bits(shape, dt, 1000 + 100 * k + j)
+            r = np.array(reps, np.int64)
+            cases.append(Case("Tile", opset, [x, r], [False, (k + j) % 2 == 0], {}, [np.tile(x, reps)]))
+    return cases
+
+
+def quiet16(x: np.ndarray) -> np.ndarray:
+    """x with the quiet bit set in its signalling float16 NaNs (other types as they are)."""
+    if x.dtype != np.float16:
+        return x
+    v = x.view(np.uint16)
+    snan = ((v & 0x7C00) == 0x7C00) & ((v & 0x03FF) != 0) & ((v & 0x0200) == 0)
+    return np.where(snan, v | 0x0200, v).astype(np.uint16).view(np.float16)
+
+
+@pytest.mark.parametrize("opset", TILE_OPSETS)
+def test_tile_ep_and_rewrite_match_stock_bit_for_bit(opset: int) -> None:
+    """Stock ORT has no float16 Tile kernel: the Casts it puts around its float one quiet signalling NaNs.
+    We copy every bit (as np.tile); stock ORT matches that up to the quiet bit of float16 signalling NaNs."""
+    cases, _ = _split(tile_cases(opset))
+    model, feeds = model_of(cases, opset)
+    stock = _stock(model, feeds)
+    for c, s in zip(cases, stock):
+        _same(f"stock ORT vs np.tile: {c.label()}", s, quiet16(c.want[0]))
+    for via in VIAS:
+        for threads in (1, 2):
+            sess = _ours(model, via, threads)
+            stayed = [str(n) for n in sess.report.nodes if not n.moved]
+            assert not stayed, stayed
+            for c, g in zip(cases, sess.run(None, feeds)):
+                _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+
+
+@pytest.mark.parametrize("opset", TILE_OPSETS)
+def test_tile_direct_every_type_and_path(opset: int) -> None:
+    """bfloat16 included (from opset 13)."""
+    direct_every_path(tile_cases(opset))
+
+
+@pytest.mark.parametrize(
+    "shape,reps,msg",
+    [
+        ((3, 4), np.array([2, -1], np.int64), "repeats\\[1\\] is -1, negative"),
+        ((3, 4), np.array([2], np.int64), "input 1 \\(repeats\\) has 1 entries, input 0 has rank 2"),
+        ((3, 4), np.array([[2, 1]], np.int64), "input 1 \\(repeats\\) must be 1-D"),
+        ((3, 4), np.array([2**62, 1], np.int64), "dimension 0 of the output .* does not fit 64 bits"),
+    ],
+)
+def test_tile_run_errors(shape: tuple[int, ...], reps: np.ndarray, msg: str) -> None:
+    node = Node("Tile", [F32, I64], onnx_opset=13, name="bad")
+    with pytest.raises(NodeError, match=msg) as e:
+        node.run_outputs(np.zeros(shape, np.float32), reps)
+    assert "'bad'" in str(e.value) and "Tile" in str(e.value)
+
+
+def test_tile_creation_errors() -> None:
+    for types, opset, msg in (([onnx.TensorProto.BFLOAT16, I64], 12, "bfloat16 needs opset 13"),
+                              ([F32, I32], 13, "unsupported element type int32 for input 1")):
+        with pytest.raises(NodeError, match=msg) as e:
+            Node("Tile", types, onnx_opset=opset, name="bad")
+        assert "'bad'" in str(e.value) and "Tile" in str(e.value)

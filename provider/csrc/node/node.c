@@ -41,6 +41,7 @@ static int om_type_since(int id, int t) {
     case OM_OP_FLATTEN: /* Flatten-1: float types only */
       return t == OM_T_BFLOAT16 ? 13 : (t == OM_T_FLOAT || t == OM_T_FLOAT16 || t == OM_T_DOUBLE ? 0 : 9);
     case OM_OP_RESHAPE: case OM_OP_UNSQUEEZE: case OM_OP_SQUEEZE: case OM_OP_IDENTITY: case OM_OP_SHAPE:
+    case OM_OP_SIZE: case OM_OP_TILE:
     case OM_OP_TRANSPOSE: case OM_OP_CONCAT: case OM_OP_GATHER: case OM_OP_SLICE: case OM_OP_EXPAND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     default: return 0;

@@ -9,18 +9,12 @@
 #include "movement.h"
 #include "node_family.h"
 
-typedef struct om_expand_node {
-  om_int_inputs ints; /* first: input 1 (shape) */
-} om_expand_node;
-
+/* State: an om_int_inputs with input 1 (shape) (int_input.h). */
 static int om_ex_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
                         size_t errlen) {
   (void)a;
   (void)n_inputs;
-  om_expand_node* e = om_family_state(node, sizeof *e, err, errlen);
-  if (!e) return -1;
-  om_int_input_declare(&e->ints, 1, "shape", types[1]);
-  return 0;
+  return om_int_inputs_create_one(node, 1, "shape", types[1], err, errlen);
 }
 
 static int om_ex_shapes(const om_node* node, const om_node_io* io) {

@@ -29,19 +29,21 @@ const om_family* om_family_of(int op) {
     case OM_OP_FLATTEN:
     case OM_OP_IDENTITY: return &om_family_reshape;
     case OM_OP_SHAPE: return &om_family_shape;
+    case OM_OP_SIZE: return &om_family_size;
     case OM_OP_TRANSPOSE: return &om_family_transpose;
     case OM_OP_CONCAT: return &om_family_concat;
     case OM_OP_GATHER: return &om_family_gather;
     case OM_OP_SLICE: return &om_family_slice;
     case OM_OP_EXPAND: return &om_family_expand;
     case OM_OP_RANGE: return &om_family_range;
+    case OM_OP_TILE: return &om_family_tile;
     default: return NULL;
   }
 }
 
 int om_struct_output_type(int op, int type0, size_t k) {
   if (op == OM_OP_LAYER_NORMALIZATION && k > 0) return OM_T_FLOAT; /* Mean, InvStdDev: stash_type 1 */
-  if (om_op_row(op)->output_rule == OM_OUT_INT64) return OM_T_INT64;  /* Shape */
+  if (om_op_row(op)->output_rule == OM_OUT_INT64) return OM_T_INT64;  /* Shape, Size */
   return type0;
 }
 

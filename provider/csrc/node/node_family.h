@@ -103,12 +103,14 @@ extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftm
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
+extern const om_family om_family_size;      /* node_shape.c: Size */
 extern const om_family om_family_transpose; /* node_transpose.c: Transpose */
 extern const om_family om_family_concat;    /* node_concat.c: Concat */
 extern const om_family om_family_gather;    /* node_gather.c: Gather */
 extern const om_family om_family_slice;     /* node_slice.c: Slice */
 extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_range;     /* node_range.c: Range */
+extern const om_family om_family_tile;      /* node_tile.c: Tile */
 
 /* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
  * op) in err when they cannot be had. */
