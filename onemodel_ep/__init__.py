@@ -2,6 +2,7 @@
 
     import onemodel_ep
     sess = onemodel_ep.InferenceSession("model.onnx")           # OneModel's EP (or the rewrite), exact mode
+    sess = onemodel_ep.InferenceSession("model.onnx", strict=True)  # StrictModeError: not all on OneModel
     so = onemodel_ep.ep_session_options()                       # a plain ORT session, OneModel's EP added
     model2 = onemodel_ep.rewrite(onnx.load("model.onnx"))       # or rewrite the model...
     so = onemodel_ep.session_options()                          # ...and run it in a plain ORT session
@@ -26,6 +27,7 @@ from onemodel_ep.custom_ops import session_options
 from onemodel_ep.diff import diff_models
 from onemodel_ep.digests import BITS_VERSION
 from onemodel_ep.ep import ep_session_options, ep_supported
+from onemodel_ep.errors import StrictModeError
 from onemodel_ep.report import EpReport, NodeReport, RewriteReport
 from onemodel_ep.rewriter import rewrite
 from onemodel_ep.session import InferenceSession, load_model
@@ -39,6 +41,7 @@ __all__ = [
     "InferenceSession",
     "NodeReport",
     "RewriteReport",
+    "StrictModeError",
     "__version__",
     "diff_models",
     "ep_session_options",

@@ -62,15 +62,15 @@ EP_NAME = "OneModelExecutionProvider"  # the execution provider the library offe
 PATH_NAMES = ("512", "256", "128", "scalar")
 MODES = ("exact", "fast")
 
-OUT_SAME, OUT_BOOL, OUT_TO, OUT_LIKE1, OUT_INT64 = 0, 1, 2, 3, 4
-F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3 = 1, 2, 4, 8, 16
+OUT_SAME, OUT_BOOL, OUT_TO, OUT_LIKE1, OUT_INT64, OUT_INT32 = 0, 1, 2, 3, 4, 5
+F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3, F_OUT2, F_OUT4 = 1, 2, 4, 8, 16, 32, 64
 
 
 @dataclass(frozen=True)
 class OpInfo:
     """One row of the op table (provider/csrc/core/om_ops.def), read from the compiled library."""
 
-    name: str
+    name: str  # the op type in its domain
     since_opset: int
     min_inputs: int
     max_inputs: int
@@ -78,21 +78,37 @@ class OpInfo:
     other_types: frozenset[int]  # empty: same as input 0
     output_rule: int
     flags: int
+    max_outputs: int
+    domain: str  # "" (ONNX's default domain) or another, such as "com.microsoft"
+    key: str  # unique across domains: `name` in the default domain, "<domain>.<name>" in another (op_key)
 
 
 def _bits(mask: int) -> frozenset[int]:
     return frozenset(t for t in range(32) if mask & (1 << t))
 
 
+def op_key(domain: str, op_type: str) -> str:
+    """The op-table key of an ONNX node's op: its op type in the default domain ("" or "ai.onnx"),
+    "<domain>.<op type>" in another; the op type a rewritten node has in our domain ai.onemodel."""
+    return op_type if domain in ("", "ai.onnx") else f"{domain}.{op_type}"
+
+
+@cache
+def served_domains() -> frozenset[str]:
+    """The domains of the op table's rows ("" for ONNX's default domain)."""
+    return frozenset(row.domain for row in op_table().values())
+
+
 @cache
 def op_table() -> dict[str, OpInfo]:
-    """The supported operators, keyed by ONNX op name."""
+    """The supported operators, keyed by op_key (the ONNX op name in the default domain)."""
     table: dict[str, OpInfo] = {}
     info = ffi.new("om_op_info*")
     for i in range(lib.om_op_count()):
         lib.om_op_get(i, info)
         name = ffi.string(info.name).decode()
-        table[name] = OpInfo(
+        key = ffi.string(info.key).decode()
+        table[key] = OpInfo(
             name=name,
             since_opset=info.since_opset,
             min_inputs=info.min_inputs,
@@ -101,6 +117,9 @@ def op_table() -> dict[str, OpInfo]:
             other_types=_bits(info.other_types),
             output_rule=info.output_rule,
             flags=info.flags,
+            max_outputs=info.max_outputs,
+            domain=ffi.string(info.domain).decode(),
+            key=key,
         )
     return table
 

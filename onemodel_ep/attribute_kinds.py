@@ -21,12 +21,12 @@ def kind_name(kind: int) -> str:
 
 
 def attribute_problem(node: onnx.NodeProto, opset: int) -> str | None:
-    """None when every attribute of `node` (default domain, model opset `opset`) is one its operator defines,
+    """None when every attribute of `node` (model opset `opset` of its domain) is one its operator defines,
     of the kind the schema gives, and every required attribute is there; else the first problem, naming the
     attribute and the expected and given kinds. None also when ONNX has no schema for the op at that opset
     (the library's own check then names the opset)."""
     try:
-        schema = onnx.defs.get_schema(node.op_type, opset, "")
+        schema = onnx.defs.get_schema(node.op_type, opset, "" if node.domain == "ai.onnx" else node.domain)
     except onnx.defs.SchemaError:
         return None
     where = f"{node.op_type} (opset {schema.since_version})"

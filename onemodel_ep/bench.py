@@ -36,9 +36,10 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 from onemodel_ep import cli_args
+from onemodel_ep import strict as strict_mode
 from onemodel_ep._lib import op_table
 from onemodel_ep.ep import ep_session_options
-from onemodel_ep.errors import UsageError
+from onemodel_ep.errors import StrictModeError, UsageError
 from onemodel_ep.rewriter import RewriteReport, rewrite
 from onemodel_ep.session import VIAS, default_via, session_options
 
@@ -246,13 +247,39 @@ def _session(
 
 
 def _our_session(
-    model: onnx.ModelProto, threads: int, mode: str, via: str, global_pool: bool = False
+    model: onnx.ModelProto, threads: int, mode: str, via: str, global_pool: bool = False, strict: bool = False
 ) -> ort.InferenceSession:
-    """OneModel EP's session of the unmodified `model`: through the plugin EP, or rewritten to ai.onemodel."""
+    """OneModel EP's session of the unmodified `model`: through the plugin EP, or rewritten to ai.onemodel
+    (strict: a StrictModeError where a computing node would run outside OneModel EP)."""
     if via == "ep":
         so = ep_session_options(_options(threads, global_pool), mode=mode)
-        return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
-    return _session(rewrite(model, mode=mode), threads, True, global_pool)
+        sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
+        if strict:
+            strict_mode.check_session(model, sess, mode)
+        return sess
+    report = RewriteReport(mode, None)
+    rewritten = rewrite(model, mode=mode, report=report)
+    if strict:
+        strict_mode.check(strict_mode.outside_rewrite(report, rewritten))
+    return _session(rewritten, threads, True, global_pool)
+
+
+def check_strict(ops: Sequence[str], dtypes: Sequence[str], via: str) -> None:
+    """Strict mode for the one-node models of `ops` over `dtypes`: one StrictModeError naming every node
+    that would run outside OneModel EP, before any timing (one that cannot load is left to run()'s skip)."""
+    outside: list[str] = []
+    for op in ops:
+        for dname in dtypes:
+            elem = TYPES[dname]
+            model = _mm_model(op, elem, MM_SHAPES[0])[0] if op in MM_OPS else _model(op, elem)[0]
+            try:
+                _our_session(model, 1, "exact", via, strict=True)
+            except StrictModeError as e:
+                outside += [f"{line} ({op} over {dname})" for line in e.nodes]
+            except Exception:  # a model stock ORT or we cannot load: run() skips it with a line
+                continue
+    if outside:
+        raise strict_mode.refusal(outside, "the benchmark's models")
 
 
 def _compared_sessions(
@@ -503,13 +530,20 @@ _ORT_TYPES = {
 
 
 def bench_model(
-    path: str, via: str, threads: int, budget_s: float, dim: int, feeds: dict[str, np.ndarray] | None = None
+    path: str,
+    via: str,
+    threads: int,
+    budget_s: float,
+    dim: int,
+    feeds: dict[str, np.ndarray] | None = None,
+    strict: bool = False,
 ) -> dict[str, Any]:
     """Stock ORT against OneModel EP exact mode on a whole model, interleaved run by run (one intra-op thread)
-    or block by block: median latencies and the paired ratio of our time over stock's."""
+    or block by block: median latencies and the paired ratio of our time over stock's (strict: refused with
+    a StrictModeError where a computing node would run outside OneModel EP)."""
     model = cli_args.load_model(path)
+    ours = _our_session(model, threads, "exact", via, strict=strict)
     stock = _session(model, threads, False)
-    ours = _our_session(model, threads, "exact", via)
     if feeds is None:
         feeds = model_feeds(stock, dim)
     eps, paired, runs = _time_interleaved([stock, ours], feeds, 1, budget_s, threads != 1)
@@ -617,6 +651,7 @@ def add_subparser(sub: Any) -> None:
         default=None,
         help="time nothing: print the ranges over these --json reports and the issue-6 targets they meet",
     )
+    cli_args.add_strict_option(b)
     b.set_defaults(func=main_args)
 
 
@@ -651,6 +686,8 @@ def main_args(args: argparse.Namespace) -> int:
     threads = _thread_counts(args.threads)
     if args.json:
         cli_args.output_file(args.json, "--json")
+    if args.strict:
+        check_strict(ops, dtypes, via)
     if args.plot:
         cli_args.output_file(args.plot, "--plot")
         try:
@@ -685,7 +722,7 @@ def _main_model(args: argparse.Namespace, via: str) -> int:
     results = []
     for th in threads:
         try:
-            r = bench_model(args.model, via, th, args.budget, args.dim, feeds)
+            r = bench_model(args.model, via, th, args.budget, args.dim, feeds, args.strict)
         except UsageError:
             raise
         except Exception as e:  # ORT's errors: a model or inputs it cannot run

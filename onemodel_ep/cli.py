@@ -94,7 +94,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.ops:
         for row in op_table().values():
             types = ", ".join(type_name(t) for t in sorted(row.input0_types))
-            print(f"  {row.name:<16} opset {row.since_opset}+  {types}")
+            print(f"  {row.key:<16} opset {row.since_opset}+  {types}")
     return 0
 
 

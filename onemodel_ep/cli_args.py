@@ -13,7 +13,7 @@ import math
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 import onnx
@@ -27,6 +27,21 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def add_command(sub: Any, name: str, summary: str, description: str, exits: str) -> argparse.ArgumentParser:
+    """Subcommand `name` of the `onemodel` command line (`sub` from add_subparsers): `summary` in the list of
+    commands; `description` and then "Exit status: `exits`." in its --help."""
+    return sub.add_parser(name, help=summary, description=f"{description} Exit status: {exits}.")
+
+
+def add_strict_option(p: Any) -> None:
+    """--strict, which `run`, `diff` and `bench` take (onemodel_ep.strict)."""
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse the model (exit status 2) if a computing node would run outside OneModel EP",
+    )
 
 
 def input_file(path: str, what: str) -> Path:

@@ -21,6 +21,15 @@ from onemodel_ep.diff.run import diff_models
 from onemodel_ep.diff.sessions import load_model
 from onemodel_ep.errors import DiffError, UsageError
 
+# `onemodel diff --help`: the summary in the list of commands, the description and the exit statuses.
+_SUMMARY = "compare a model in stock ORT with the same model on OneModel EP kernels"
+_DESCRIPTION = (
+    "Run MODEL (default: the bundled example) in stock ONNX Runtime and, rewritten, on OneModel EP kernels, "
+    "on the same inputs; print per output the bit-identical count, abs/rel error, ulp distances and the "
+    "worst element."
+)
+_EXITS = "0 every output passes, 1 one fails, 2 bad usage or a model that cannot run"
+
 
 def _range_arg(text: str) -> tuple[float, float]:
     try:
@@ -61,14 +70,7 @@ def _nonneg(kind: type) -> Callable[[str], Any]:
 
 def add_subparser(sub: Any) -> argparse.ArgumentParser:
     """Add `diff` to the `onemodel` command line (cli.py calls this)."""
-    d = sub.add_parser(
-        "diff",
-        help="compare a model in stock ORT with the same model on OneModel EP kernels",
-        description="Run MODEL (default: the bundled example) in stock ONNX Runtime and, rewritten, on "
-        "OneModel EP kernels, on the same inputs; print per output the bit-identical count, abs/rel error, "
-        "ulp distances and the worst element. Exit status: 0 every output passes, 1 one fails, 2 bad usage "
-        "or a model that cannot run.",
-    )
+    d = cli_args.add_command(sub, "diff", _SUMMARY, _DESCRIPTION, exits=_EXITS)
     d.add_argument("model", nargs="?", default=None, help="ONNX model (default: the bundled diff_demo.onnx)")
     g = d.add_argument_group("inputs")
     g.add_argument(
@@ -119,6 +121,7 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also run on every kernel path of this machine and check the outputs are bit-identical",
     )
+    cli_args.add_strict_option(k)
     n = d.add_argument_group("per node")
     n.add_argument(
         "--per-node",
@@ -182,6 +185,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             value_range=args.value_range,
             special=args.special,
             progress=progress,
+            strict=args.strict,
         )
         if args.save_inputs:
             _save_inputs(report, args, shapes)

@@ -15,7 +15,7 @@ import numpy as np
 from onemodel_ep import cli_args
 from onemodel_ep._lib import MODES, PATH_NAMES, kernel_paths
 from onemodel_ep.digests import output_digest
-from onemodel_ep.errors import UsageError, one_line
+from onemodel_ep.errors import StrictModeError, UsageError, one_line
 
 
 def example_model_path() -> Path:
@@ -23,8 +23,8 @@ def example_model_path() -> Path:
     return Path(str(resources.files("onemodel_ep") / "examples" / "bert_tiny.onnx"))
 
 
-def _session(path: str, mode: str, kernel_path: str | None, via: str | None) -> Any:
-    """The OneModel EP session of the model at `path`."""
+def _session(path: str, mode: str, kernel_path: str | None, via: str | None, strict: bool = False) -> Any:
+    """The OneModel EP session of the model at `path`; strict: strict mode (onemodel_ep.strict)."""
     from onemodel_ep.session import InferenceSession
 
     try:
@@ -32,7 +32,9 @@ def _session(path: str, mode: str, kernel_path: str | None, via: str | None) -> 
 
         so = ort.SessionOptions()
         so.log_severity_level = cli_args.ort_session_log_level()  # the report says which nodes stayed
-        return InferenceSession(path, so, mode=mode, kernel_path=kernel_path, via=via)
+        return InferenceSession(path, so, mode=mode, kernel_path=kernel_path, via=via, strict=strict)
+    except StrictModeError:
+        raise
     except Exception as e:  # ORT's errors are plain Exception subclasses (onnxruntime_pybind11_state)
         raise UsageError(f"cannot load {path}: {one_line(e)}") from None
 
@@ -82,13 +84,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     feeds = cli_args.read_inputs(args.inputs) if args.inputs else seeded_inputs(graph, args.seed)
     del graph
     paths = [args.kernel_path] if args.kernel_path else kernel_paths()
+    first = _session(path, args.mode, paths[0], args.via, args.strict)  # strict mode refuses before output
     print(f"model: {path}")
     for k, v in feeds.items():
         print(f"input  {k}: {v.dtype} {list(v.shape)}\n{np.array2string(v, threshold=40)}")
     digests: dict[str, str] = {}
     outs: list[np.ndarray] = []
     for i, kp in enumerate(paths):
-        sess = _session(path, args.mode, kp, args.via)
+        sess = first if i == 0 else _session(path, args.mode, kp, args.via, args.strict)
         if i == 0:
             print(sess.report.summary())
             names = [o.name for o in sess.get_outputs()]
@@ -123,5 +126,6 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
         default=None,
         help="OneModel through its execution provider or the rewrite (default: ep where ORT supports it)",
     )
+    cli_args.add_strict_option(x)
     x.set_defaults(func=cmd_run)
     return x

@@ -10,6 +10,16 @@ from typing import Any
 from onemodel_ep import cli_args
 from onemodel_ep._lib import PATH_NAMES
 
+# `onemodel verify --help`: the summary in the list of commands, the description and the exit statuses.
+_SUMMARY = "bits version, what ran on OneModel EP, and the SHA-256 digest of a model's outputs"
+_DESCRIPTION = (
+    "Run MODEL in exact mode on OneModel EP (or the rewrite) and print the bits version, the library "
+    "version, whether every computing node ran on OneModel EP (data movement such as Reshape, Transpose, "
+    "Gather does not count) and the SHA-256 digest of the outputs. Machines that print the same digest "
+    "computed the same bits."
+)
+_EXITS = "0 ran, 1 the digest differs from --expect, 2 bad usage, inputs or model"
+
 
 def _digest(text: str) -> str:
     d = text.strip().lower().removeprefix("sha256:")
@@ -36,15 +46,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def add_subparser(sub: Any) -> argparse.ArgumentParser:
     """Add `verify` to the `onemodel` command line (cli.py calls this)."""
-    v = sub.add_parser(
-        "verify",
-        help="bits version, what ran on OneModel EP, and the SHA-256 digest of a model's outputs",
-        description="Run MODEL in exact mode on OneModel EP (or the rewrite) and print the bits version, the "
-        "library version, whether every computing node ran on OneModel EP (data movement such as Reshape, "
-        "Transpose, Gather does not count) and the SHA-256 digest of the outputs. Machines that print the "
-        "same digest computed the same bits. Exit status: 0 ran, 1 the digest differs from --expect, 2 bad "
-        "usage, inputs or model.",
-    )
+    v = cli_args.add_command(sub, "verify", _SUMMARY, _DESCRIPTION, exits=_EXITS)
     v.add_argument("model")
     v.add_argument("--inputs", metavar="FILE.npz", help="inputs, names as keys (default: seeded, see --seed)")
     v.add_argument("--seed", type=cli_args.number(int), default=0, help="seed of the default inputs (>= 0)")
@@ -53,4 +55,3 @@ def add_subparser(sub: Any) -> argparse.ArgumentParser:
     v.add_argument("--expect", type=_digest, default=None, metavar="DIGEST", help="exit 1 unless equal")
     v.set_defaults(func=cmd_verify)
     return v
-

@@ -4,13 +4,12 @@ A digest is the SHA-256 of every output in order, each as its element type, its 
 two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
 every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
 infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*) on shapes that give their
-blocked loops full blocks and edges, the data-movement ops (Reshape ... Expand, Size, Tile) on a case per
-opset form, Range on one long range per type; and every unary op on all 65,536 float16 and bfloat16 bit
-patterns (keys ending in "/all16").
-`model_digest` runs a test model (testdata/models) on fixed feeds.
-testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests and the
-cross-CPU tools compare against it.
+tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the
+global pools, BatchNormalization) on shapes that give their blocked loops full blocks and edges, the
+data-movement ops (Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type; and every unary op on all 65,536 float16
+and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on
+fixed feeds. testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests
+and the cross-CPU tools compare against it.
 
 Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
 deliberate act: bump BITS_VERSION, regenerate the file (`python tools/gen/golden_digests.py --write`) and say
@@ -89,6 +88,37 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "LayerNormalization":
         return [([t, t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,), (1037,)], 17),
                 ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], 17)]
+    if op in ("SimplifiedLayerNormalization", "RMSNormalization"):
+        opset = 23 if op == "RMSNormalization" else 17
+        return [([t, t], {"axis": -1, "epsilon": 1e-5}, [(7, 1037), (1037,)], opset),
+                ([t, t], {"axis": 1}, [(3, 5, 67), (5, 67)], opset)]
+    if op == "com.microsoft.SkipLayerNormalization":
+        return [([t] * 5, {"epsilon": 1e-6}, [(2, 7, 1037), (7, 1037), (1037,), (1037,), (1037,)], 1),
+                ([t] * 3, {}, [(3, 5, 67), (3, 5, 67), (67,)], 1)]
+    if op == "com.microsoft.SkipSimplifiedLayerNormalization":
+        return [([t] * 4, {"epsilon": 1e-6}, [(2, 7, 1037), (7, 1037), (1037,), (1037,)], 1),
+                ([t] * 3, {}, [(3, 5, 67), (3, 5, 67), (67,)], 1)]
+    if op == "Conv":  # T = 576 (the tree), grouped and dilated, depthwise, 1-D at opset 1, 3-D, pointwise
+        return [
+            ([t, t, t], {"pads": [1, 1, 1, 1], "strides": [2, 1]}, [(2, 64, 9, 7), (5, 64, 3, 3), (5,)], 11),
+            ([t, t], {"group": 3, "dilations": [2, 1], "auto_pad": "SAME_LOWER"},
+             [(1, 6, 11, 8), (9, 2, 3, 2)], 11),
+            ([t, t, t], {"group": 8, "pads": [1, 1, 1, 1]}, [(1, 8, 13, 13), (8, 1, 3, 3), (8,)], 11),
+            ([t, t], {"auto_pad": "VALID", "strides": [2]}, [(2, 7, 29), (4, 7, 5)], 1),
+            ([t, t, t], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2), (3,)], 11),
+            ([t, t], {}, [(1, 33, 37, 31), (6, 33, 1, 1)], 11),
+        ]
+    if op in ("GlobalAveragePool", "GlobalMaxPool"):
+        return [([t], {}, [(2, 3, 7, 7)], 13), ([t], {}, [(1, 5, 1037)], 13)]
+    if op == "BatchNormalization":
+        return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
+                ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]
+    if op == "MatMulInteger":  # zero points: one, per column, per row; none; tails past every tile and panel
+        u8, i8 = TensorProto.UINT8, TensorProto.INT8
+        return [([t, u8, t, u8], {}, [(37, 67), (67, 41), (), ()], 10),
+                ([t, i8, t, i8], {}, [(37, 67), (67, 41), (37,), (41,)], 10),
+                ([t, i8], {}, [(3, 1, 19, 33), (2, 33, 17)], 10),
+                ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
@@ -160,8 +190,8 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):
-                for types, attrs, shapes, opset in _struct_cases(row.name, t):
-                    yield OpCase(row.name, types, attrs, shapes, opset)
+                for types, attrs, shapes, opset in _struct_cases(row.key, t):
+                    yield OpCase(row.key, types, attrs, shapes, opset)
             continue
         if row.name == "Where":  # condition bool, values of every stored type
             for vt in sorted(row.other_types):

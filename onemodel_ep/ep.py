@@ -22,21 +22,25 @@ from dataclasses import dataclass
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path
+from onemodel_ep import external_data
+from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path, served_domains
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.inference import default_opset, subgraphs, value_types
+from onemodel_ep.fused import fused_into
+from onemodel_ep.inference import domain_opset, infer, value_ranks, value_types, walk
 from onemodel_ep.report import EpReport, NodeReport
-from onemodel_ep.serving import input_types, verdict
+from onemodel_ep.serving import input_types, learn_output_types, verdict
 
 __all__ = [
     "DISPATCHES",
     "EP_NAME",
     "MIN_ORT",
     "NUMERIC_OPTIMIZERS",
+    "STRICT_KEY",
     "Assignment",
     "EpReport",
     "assignments",
     "claimed_names",
+    "config_entry",
     "ep_devices",
     "ep_report",
     "ep_session_options",
@@ -60,6 +64,8 @@ NUMERIC_OPTIMIZERS = (
 )
 _DISABLE_KEY = "optimization.disable_specified_optimizers"
 _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
+# Our own session config entry (ORT keeps entries it does not know): "1" asks for strict mode (strict.py).
+STRICT_KEY = "onemodel.strict"
 
 _lock = threading.Lock()
 _registered = False
@@ -118,7 +124,8 @@ def ep_devices() -> list[ort.OrtEpDevice]:
     return devices[:1]
 
 
-def _config(so: ort.SessionOptions, key: str) -> str:
+def config_entry(so: ort.SessionOptions, key: str) -> str:
+    """The session config entry `key` of `so` ("" when it was never set)."""
     try:
         return so.get_session_config_entry(key)
     except Exception:  # ORT raises when the key was never set
@@ -133,6 +140,7 @@ def ep_session_options(
     mode: str = "exact",
     kernel_path: str | None = None,
     dispatch: str = "registry",
+    strict: bool = False,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -146,6 +154,9 @@ def ep_session_options(
     model (pass `enable_fallback=0` too: on an EP error, such as a bad attribute on a node OneModel claims,
     ORT's Python session otherwise retries on the CPU EP alone). With `base`, that object is changed and
     returned (ORT's SessionOptions cannot be copied); one that already has an EP added is refused.
+    strict=True: onemodel_ep.InferenceSession over these options refuses, with a StrictModeError naming each
+    one, a model whose computing nodes would not all run on OneModel EP (onemodel_ep.strict); a plain
+    onnxruntime.InferenceSession does not read the setting: call onemodel_ep.strict.check_session after it.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -162,10 +173,12 @@ def ep_session_options(
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
     session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
-    disabled = [n.strip() for n in _config(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
+    disabled = [n.strip() for n in config_entry(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
     disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
     so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
     so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
+    if strict:
+        so.add_session_config_entry(STRICT_KEY, "1")
     return so
 
 
@@ -195,37 +208,54 @@ def claimed_names(nodes: Sequence[Assignment]) -> set[str]:
 def ep_report(
     model: onnx.ModelProto, sess: ort.InferenceSession, mode: str, kernel_path: str | None
 ) -> EpReport:
-    """The EpReport of a session made with ep_session_options over `model`."""
+    """The EpReport of a session made with ep_session_options over `model`.
+
+    A node counts as on OneModel's EP where ORT placed it there, or placed there the node its optimiser fused
+    it into (fused.py: MatMul + Add as one Gemm); `report.fused` names, for each node ORT made, the model's
+    nodes it took over.
+    """
     report = EpReport(mode, kernel_path)
-    ours: dict[tuple[str, str], int] = {}
-    for a in assignments(sess):
-        if a.ep == EP_NAME:
-            ours[(a.name, a.op)] = ours.get((a.name, a.op), 0) + 1
-    opset = default_opset(model)
-    types = value_types(model)
-
-    def visit(graph: onnx.GraphProto, where: str) -> None:
-        for index, node in enumerate(graph.node):
-            label = node.name or f"{node.op_type}_{index}"
-            for attr in node.attribute:
-                for k, sub in enumerate(subgraphs(attr)):
-                    suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
-                    visit(sub, f"{where}/{label}.{attr.name}{suffix}")
-            in_types, shown = input_types(node, types)
-            key = (node.name, node.op_type)
-            if ours.get(key, 0) > 0 or node.domain == DOMAIN:  # on the EP, or one of our custom ops
-                if node.domain != DOMAIN:
-                    ours[key] -= 1
-                report.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
-                continue
-            if node.domain not in ("", "ai.onnx"):
-                reason = f"domain {node.domain!r} is not served by OneModel EP"
-                why: tuple[str, str] | None = ("op", reason)
-            else:
-                why = verdict(node, in_types, opset, mode, kernel_path)
-            if why is None:
-                why = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
-            report.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
-
-    visit(model.graph, "main")
+    placed = assignments(sess)
+    left: dict[tuple[str, str], list[Assignment]] = {}
+    for a in placed:
+        left.setdefault((a.name, a.op), []).append(a)
+    opsets = {d: domain_opset(model, d) for d in served_domains()}
+    inferred = infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
+    types = value_types(model, inferred)
+    ranks = value_ranks(inferred)
+    found: list[tuple[str, onnx.NodeProto, Assignment | None]] = []
+    for where, node in walk(model.graph):
+        same = left.get((node.name, node.op_type))
+        found.append((where, node, same.pop(0) if same else None))
+    made = [a for rest in left.values() for a in rest]  # placed, but not a node of the model: ORT's own
+    gone = [node for _, node, a in found if a is None and node.domain != DOMAIN]
+    into = iter(fused_into(gone, made))
+    for where, node, a in found:
+        fused = next(into) if a is None and node.domain != DOMAIN else None
+        if fused is not None:
+            report.fused.setdefault(fused.name, []).append(node.name)
+        on = a or fused
+        in_types, shown = input_types(node, types)
+        common = (where, node.name, node.op_type, shown)
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        how = f"ORT fused it into {fused.op} {fused.name!r}, " if fused is not None else ""
+        if (on is not None and on.ep == EP_NAME) or node.domain == DOMAIN:  # on the EP, or our custom op
+            if node.domain != DOMAIN and domain in opsets:
+                learn_output_types(node, in_types, opsets[domain], types)
+            category = "fused" if fused is not None else "moved"
+            why = f"{how}on {EP_NAME}" if fused is not None else ""
+            report.nodes.append(NodeReport(*common, True, category, why, node.domain))
+            continue
+        if domain not in opsets:
+            verdict_: tuple[str, str] | None = ("op", f"domain {node.domain!r} is not served by OneModel EP")
+        else:
+            verdict_ = verdict(node, in_types, opsets[domain], mode, kernel_path, ranks)
+        if fused is not None:
+            also = f" ({verdict_[1]})" if verdict_ else ""
+            verdict_ = ("fused", f"{how}which runs on {fused.ep}{also}")
+        elif verdict_ is None and a is not None:
+            verdict_ = ("placed", f"served, but ORT placed it on {a.ep}")
+        elif verdict_ is None:
+            verdict_ = ("optimised", "served, but ORT's graph optimiser removed or merged the node first")
+        report.nodes.append(NodeReport(*common, False, *verdict_, node.domain))
     return report

@@ -12,8 +12,14 @@ from onemodel_ep import external_data
 
 def default_opset(model: onnx.ModelProto) -> int:
     """The model's opset of the default ONNX domain (0 when it imports none)."""
+    return domain_opset(model, "")
+
+
+def domain_opset(model: onnx.ModelProto, domain: str) -> int:
+    """The model's opset of `domain` ("" and "ai.onnx": the default domain; 0 when it imports none)."""
+    want = "" if domain == "ai.onnx" else domain
     for imp in model.opset_import:
-        if imp.domain in ("", "ai.onnx"):
+        if (imp.domain if imp.domain != "ai.onnx" else "") == want:
             return int(imp.version)
     return 0
 
@@ -24,6 +30,18 @@ def subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
         yield attr.g
     elif attr.type == onnx.AttributeProto.GRAPHS:
         yield from attr.graphs
+
+
+def walk(graph: onnx.GraphProto, where: str = "main") -> Iterator[tuple[str, onnx.NodeProto]]:
+    """Every node of `graph` and of its subgraphs, with the path of its graph as the reports write it
+    ("main", "main/If_0.then_branch"): a node's subgraphs' nodes come before the node."""
+    for index, node in enumerate(graph.node):
+        label = node.name or f"{node.op_type}_{index}"
+        for attr in node.attribute:
+            for k, sub in enumerate(subgraphs(attr)):
+                suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
+                yield from walk(sub, f"{where}/{label}.{attr.name}{suffix}")
+        yield where, node
 
 
 def infer(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -37,14 +55,22 @@ def infer(model: onnx.ModelProto) -> onnx.ModelProto:
         return model
 
 
+def _all_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    """`graph` and every subgraph in it, at any depth."""
+    yield graph
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in subgraphs(attr):
+                yield from _all_graphs(sub)
+
+
 def value_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None) -> dict[str, int]:
     """Element type of every tensor name ONNX shape inference finds in `model` (all graphs, one namespace);
     `inferred`: the model after inference, when the caller has it already."""
     if inferred is None:
         inferred = infer(external_data.skeleton(model, external_data.SHAPE_BYTES))
     types: dict[str, int] = {}
-
-    def visit(graph: onnx.GraphProto) -> None:
+    for graph in _all_graphs(inferred.graph):
         for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
                 types[vi.name] = vi.type.tensor_type.elem_type
@@ -52,10 +78,17 @@ def value_types(model: onnx.ModelProto, inferred: onnx.ModelProto | None = None)
             types[init.name] = init.data_type
         for sp in graph.sparse_initializer:
             types[sp.values.name] = sp.values.data_type
-        for node in graph.node:
-            for attr in node.attribute:
-                for sub in subgraphs(attr):
-                    visit(sub)
-
-    visit(inferred.graph)
     return types
+
+
+def value_ranks(inferred: onnx.ModelProto) -> dict[str, int]:
+    """The rank of every tensor whose shape `inferred` (a model after `infer`) declares, all graphs (one
+    namespace); a value of unknown rank is left out."""
+    ranks: dict[str, int] = {}
+    for graph in _all_graphs(inferred.graph):
+        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+                ranks[vi.name] = len(vi.type.tensor_type.shape.dim)
+        for init in graph.initializer:
+            ranks[init.name] = len(init.dims)
+    return ranks

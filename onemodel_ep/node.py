@@ -58,6 +58,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if onnx_name in attributes:
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
+    _conv_attrs(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
         axes = list(dict.fromkeys(listed))  # repeats name an axis once
@@ -80,6 +81,33 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     return a
 
 
+# Conv's auto_pad values, in om_attrs.auto_pad's numbering.
+_AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads) into the om_attrs `a`."""
+    if "group" in attributes:
+        a.group = int(attributes["group"])
+        a.has_group = 1
+    if "auto_pad" in attributes:
+        pad = attributes["auto_pad"]
+        pad = pad.decode() if isinstance(pad, bytes) else str(pad)
+        if pad not in _AUTO_PADS:
+            raise NodeError(f"attribute 'auto_pad' must be one of {', '.join(_AUTO_PADS)}, got {pad!r}")
+        a.auto_pad = _AUTO_PADS.index(pad)
+    for name in ("kernel_shape", "strides", "dilations", "pads"):
+        if name in attributes:
+            values = [int(v) for v in attributes[name]]
+            field = getattr(a, name)
+            if len(values) > len(field):
+                raise NodeError(f"attribute '{name}' has {len(values)} entries, more than {len(field)}")
+            for i, v in enumerate(values):
+                field[i] = v
+            setattr(a, "n_" + name, len(values))
+            setattr(a, "has_" + name, 1)
+
+
 # List attributes of the data-movement ops (64 entries at most), each with n_<name> and has_<name>.
 _LIST_ATTRS = ("perm", "starts", "ends")
 
@@ -92,6 +120,7 @@ _INT_ATTRS = {
     "stash_type": "stash_type",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
+    "training_mode": "training_mode",
     "allowzero": "allowzero",
     "start": "start",
     "end": "end",
@@ -139,6 +168,10 @@ class Node:
         self.op = op
         self.n_inputs = len(input_types)
         self.output_type = int(lib.om_node_output_type(self._ptr))
+        # the element type of every output the node can have (structured ops: their optional outputs too)
+        self.output_types = [
+            int(lib.om_node_output_type_at(self._ptr, k)) for k in range(lib.om_node_output_count(self._ptr))
+        ]
 
     def _marshal(self, inputs: Sequence[np.ndarray | None]) -> tuple[int, Any, Any, Any, list[Any]]:
         """The inputs as the library's data, shapes and ranks arrays, and the objects that keep them alive."""
@@ -169,7 +202,7 @@ class Node:
         """The node's output for `inputs` (None for an absent optional input), written into `out` when given
         (a writable C-contiguous array of the output's shape and type, returned) or into a new array."""
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shape = ffi.new("int64_t[]", 64)
+        out_shape = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK)
         out_rank = ffi.new("size_t*")
         _checked(lib.om_node_output_shape, self._ptr, n, shapes, ranks, out_shape, out_rank)
         shape = tuple(out_shape[d] for d in range(out_rank[0]))
@@ -193,13 +226,13 @@ class Node:
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shapes = ffi.new("int64_t[]", 64 * max(count, 1))
+        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
         out_ranks = ffi.new("size_t[]", max(count, 1))
         _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
         outs: list[np.ndarray] = []
         ptrs = ffi.new("void*[]", max(count, 1))
         for k in range(count):
-            shape = tuple(out_shapes[64 * k + d] for d in range(out_ranks[k]))
+            shape = tuple(out_shapes[lib.OM_NODE_MAX_RANK * k + d] for d in range(out_ranks[k]))
             dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
             o = np.empty(shape, dtype=dtype)
             outs.append(o)

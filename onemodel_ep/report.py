@@ -18,14 +18,18 @@ class NodeReport:
     op: str
     input_types: tuple[str, ...]
     moved: bool
-    category: str  # "moved", "op", "opset", "type", "unknown type", "attribute"
+    # "moved", "fused" (into a node of ORT's), "op", "opset", "type", "unknown type", "attribute", "rank",
+    # "placed" (served, yet ORT placed it elsewhere), "optimised" (removed by ORT's optimiser)
+    category: str
     reason: str
+    domain: str = ""  # the node's domain ("": the default ONNX domain)
 
     def __str__(self) -> str:
         where = self.name or "(unnamed)"
         types = ", ".join(self.input_types)
         if self.moved:
-            return f"moved  {self.op:<14} {where} [{types}] ({self.graph})"
+            how = f": {self.reason}" if self.reason else ""
+            return f"moved  {self.op:<14} {where} [{types}] ({self.graph}){how}"
         return f"stayed {self.op:<14} {where} [{types}] ({self.graph}): {self.category}: {self.reason}"
 
 
@@ -59,14 +63,18 @@ class RewriteReport:
         return "\n".join(lines)
 
 
+@dataclass
 class EpReport(RewriteReport):
     """Which nodes ran on OneModel's execution provider and why the others stayed with ORT's CPU EP.
 
     `moved` nodes are those ORT assigned to OneModelExecutionProvider (ORT's own record of the partition),
     and the ai.onemodel custom-op nodes of a model already rewritten; each other node carries the library's
     reason (om_node_create's, as the rewriter reports it), or, for a node the library serves that ORT did
-    not place on the EP, that ORT's optimiser removed or merged it.
+    not place on the EP, that ORT's optimiser removed or merged it. A node ORT's optimiser fused into a node
+    of its own ("fused") counts where ORT placed that node; `fused`: the model's nodes each one took over.
     """
+
+    fused: dict[str, list[str]] = field(default_factory=dict)
 
     KIND: ClassVar[str] = "execution provider"
     MOVED_TO: ClassVar[str] = f"on {EP_NAME}"

@@ -13,10 +13,10 @@ import onnx
 from onnx import helper
 
 from onemodel_ep import external_data
-from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES
-from onemodel_ep.inference import default_opset, infer, subgraphs, value_types
+from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
+from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
 from onemodel_ep.report import NodeReport, RewriteReport
-from onemodel_ep.serving import input_types, verdict
+from onemodel_ep.serving import input_types, learn_output_types, verdict
 
 __all__ = ["ATTR_MODE", "ATTR_OPSET", "ATTR_PATH", "NodeReport", "RewriteReport", "rewrite", "rewrite_file"]
 
@@ -101,10 +101,11 @@ def rewrite(
     """Return a copy of `model` whose supported nodes run on OneModel EP kernels (with in_place=True,
     `model` itself, changed, with no copy of its weights).
 
-    Every node of the default domain that the library serves (op, opset, element types, attributes) moves to
-    the `ai.onemodel` domain, in the main graph and every subgraph, carrying `mode`, the ONNX opset it came
-    from and, if given, the forced `kernel_path`. Nothing else changes. Pass a RewriteReport to learn what
-    moved and, for each node left to stock ORT, why.
+    Every node of a domain of the op table (ONNX's default one, com.microsoft) that the library serves (op,
+    opset, element types, attributes) moves to the `ai.onemodel` domain, in the main graph and every
+    subgraph, as the op type of its op-table key (`op_key`: "Add", "com.microsoft.SkipLayerNormalization"),
+    carrying `mode`, the opset of its domain it came from and, if given, the forced `kernel_path`. Nothing
+    else changes. Pass a RewriteReport to learn what moved and, for each node left to stock ORT, why.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -119,9 +120,10 @@ def rewrite(
         out.CopyFrom(model)
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
-    opset = default_opset(out)
+    opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)
+    ranks = value_ranks(inferred)
     moved_any = False
 
     def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
@@ -142,17 +144,22 @@ def rewrite(
                     suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                     inf_sub = inf_subs[k] if k < len(inf_subs) else None
                     visit(sub, inf_sub, f"{where}/{label}.{attr.name}{suffix}")
-            if node.domain not in ("", "ai.onnx"):
+            domain = "" if node.domain == "ai.onnx" else node.domain
+            if domain not in opsets:
                 continue
+            opset = opsets[domain]
             in_types, shown = input_types(node, types)
-            why = verdict(node, in_types, opset, mode, kernel_path)
+            why = verdict(node, in_types, opset, mode, kernel_path, ranks)
             if why is not None:
                 rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
                 continue
+            learn_output_types(node, in_types, opset, types)
             if node.op_type == "Cast" and len(node.input) == 1:
                 witness = _cast_witness(node)
                 witnesses.append((index, witness))
                 node.input.append(witness.output[0])
+            op_type = node.op_type
+            node.op_type = op_key(node.domain, op_type)
             node.domain = DOMAIN
             node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
             node.attribute.append(helper.make_attribute(ATTR_OPSET, opset))
@@ -160,7 +167,7 @@ def rewrite(
                 node.attribute.append(helper.make_attribute(ATTR_PATH, kernel_path))
             moved_any = True
             moved_outputs += [o for o in node.output if o]
-            rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, True, "moved", ""))
+            rep.nodes.append(NodeReport(where, node.name, op_type, shown, True, "moved", ""))
         for index, witness in reversed(witnesses):  # each right before its Cast, keeping topological order
             graph.node.insert(index, witness)
         _carry_shapes(graph, inf, moved_outputs, where != "main")

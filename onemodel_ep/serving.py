@@ -3,14 +3,16 @@ ask of every node. The library itself answers (`node.probe`, i.e. om_node_create
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 import onnx
 from onnx import helper
 
-from onemodel_ep._lib import op_table, type_name
+from onemodel_ep._lib import lib, op_key, op_table, type_name
 from onemodel_ep.attribute_kinds import attribute_problem
-from onemodel_ep.node import probe
+from onemodel_ep.node import Node, NodeError, probe
+
+MAX_RANK = int(lib.OM_NODE_MAX_RANK)  # the highest rank a node serves
 
 
 def input_types(node: onnx.NodeProto, types: Mapping[str, int]) -> tuple[list[int], tuple[str, ...]]:
@@ -31,19 +33,41 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
     }
 
 
+def rank_problem(node: onnx.NodeProto, ranks: Mapping[str, int]) -> str | None:
+    """Which input or output of `node` has a rank (as `ranks` knows them) above MAX_RANK, or None. Stock ORT
+    runs any rank; the library's kernels would refuse every run."""
+    for kind, names in (("input", node.input), ("output", node.output)):
+        for k, name in enumerate(names):
+            r = ranks.get(name, 0) if name else 0
+            if r > MAX_RANK:
+                return f"{kind} {k} ({name!r}) has rank {r} above {MAX_RANK}"
+    return None
+
+
 def verdict(
-    node: onnx.NodeProto, in_types: list[int], opset: int, mode: str, kernel_path: str | None
+    node: onnx.NodeProto,
+    in_types: list[int],
+    opset: int,
+    mode: str,
+    kernel_path: str | None,
+    ranks: Mapping[str, int] | None = None,
 ) -> tuple[str, str] | None:
-    """None when the library serves the node, else (category, reason) for leaving it to stock ORT."""
-    if node.op_type not in op_table():
-        return "op", f"{node.op_type} is not an operator of OneModel EP"
+    """None when the library serves the node, else (category, reason) for leaving it to stock ORT.
+    `opset`: the model's opset of the node's domain; `ranks`: the rank of each value where known
+    (inference.value_ranks)."""
+    key = op_key(node.domain, node.op_type)
+    if key not in op_table():
+        return "op", f"{key} is not an operator of OneModel EP"
+    rank_why = rank_problem(node, ranks or {})
+    if rank_why is not None:
+        return "rank", rank_why
     if any(t < 0 for t in in_types):
         return "unknown type", "the element type of an input is not known"
     problem = attribute_problem(node, opset)
     if problem is not None:
         return "attribute", problem
     reason = probe(
-        node.op_type,
+        key,
         in_types,
         onnx_opset=opset,
         attributes=node_attributes(node),
@@ -52,6 +76,25 @@ def verdict(
         name=node.name,
     )
     return None if reason is None else (_classify(reason), reason)
+
+
+def learn_output_types(
+    node: onnx.NodeProto, in_types: list[int], opset: int, types: MutableMapping[str, int]
+) -> None:
+    """Record in `types` the element types of the outputs of `node`, a node the library serves, that ONNX
+    shape inference left unknown (it knows no com.microsoft operator, so the values after one have no type):
+    the library's own, so that the nodes after it can be served too."""
+    missing = [k for k, name in enumerate(node.output) if name and types.get(name, -1) < 0]
+    if not missing or any(t < 0 for t in in_types):
+        return
+    try:
+        outs = Node(op_key(node.domain, node.op_type), in_types, onnx_opset=opset,
+                    attributes=node_attributes(node)).output_types
+    except NodeError:  # not served after all: its outputs stay unknown
+        return
+    for k in missing:
+        if k < len(outs):
+            types[node.output[k]] = outs[k]
 
 
 def _classify(reason: str) -> str:

@@ -11,8 +11,9 @@ import onnx
 import onnxruntime as ort
 
 from onemodel_ep import external_data
+from onemodel_ep import strict as strict_mode
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.ep import ep_report, ep_session_options, ep_supported
+from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
 
@@ -67,6 +68,8 @@ class InferenceSession(ort.InferenceSession):
     which ORT reads from the model's folder: the weights are never loaded into Python). `report` (also
     `rewrite_report`) says which nodes run on OneModel EP kernels and why the others stayed with stock ORT.
     With via="ep", `sess_options` (if given) gets the EP added and `providers` must be left out.
+    strict=True (or `sess_options` with onemodel_ep.ep.STRICT_KEY set): a model with a computing node that
+    would run outside OneModel EP is refused with one StrictModeError naming each (onemodel_ep.strict).
     """
 
     def __init__(
@@ -77,8 +80,10 @@ class InferenceSession(ort.InferenceSession):
         mode: str = "exact",
         kernel_path: str | None = None,
         via: str | None = None,
+        strict: bool = False,
         **kwargs: Any,
     ) -> None:
+        strict = strict or strict_mode.strict_requested(sess_options)
         via = default_via() if via is None else via
         if via not in VIAS:
             raise ValueError(f"via must be one of {VIAS}, got {via!r}")
@@ -104,10 +109,14 @@ class InferenceSession(ort.InferenceSession):
             super().__init__(source, sess_options=so, **kwargs)
             del source
             self.report: RewriteReport = ep_report(graph_only, self, mode, kernel_path)
+            if strict:
+                strict_mode.check(strict_mode.outside_ep(self.report, assignments(self)))
         else:
             self.report = RewriteReport(mode, kernel_path)
             owned = not isinstance(model, onnx.ModelProto)  # loaded here: rewritten in place, no copy
             rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report, in_place=owned)
+            if strict:
+                strict_mode.check(strict_mode.outside_rewrite(self.report, rewritten))
             del proto
             # Kept for inspection without the weights (ORT holds those): one copy of them, not two.
             self.rewritten_model = external_data.skeleton(rewritten, external_data.SHAPE_BYTES)

@@ -14,6 +14,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+from onemodel_ep import strict as strict_mode
 from onemodel_ep._lib import MODES, check_kernel_path, kernel_paths, op_table
 from onemodel_ep.diff.compare import (
     Criteria,
@@ -27,7 +28,7 @@ from onemodel_ep.diff.inputs import InputsArg, make_inputs, model_inputs
 from onemodel_ep.diff.per_node import Progress, compare_nodes
 from onemodel_ep.diff.report import DiffReport, OutputDiff, PathsCheck
 from onemodel_ep.diff.sessions import ModelArg, ep_session, load_model, optimized_graph, ours, run, session
-from onemodel_ep.ep import ep_report
+from onemodel_ep.ep import assignments, ep_report
 from onemodel_ep.errors import DiffError, one_line
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
@@ -158,6 +159,7 @@ def diff_models(
     special: float = 0.0,
     progress: Progress | None = None,
     via: str | None = None,
+    strict: bool = False,
 ) -> DiffReport:
     """Run `model` in stock ORT and on OneModel EP kernels, on the same inputs, and compare.
 
@@ -170,7 +172,8 @@ def diff_models(
       and find the first node whose output fails the criteria; `top` nodes with the largest errors.
     atol, rtol, max_ulp: pass criteria (see Criteria). via: "ep" (OneModel's execution provider, the default
     where ONNX Runtime supports it) or "rewrite" (the model rewritten to ai.onemodel). Raises DiffError on a
-    user error (bad model, inputs, options, or a model that cannot run).
+    user error (bad model, inputs, options, or a model that cannot run); strict: StrictModeError when a
+    computing node would run outside OneModel EP (onemodel_ep.strict).
     """
     t0 = time.monotonic()
     say: Progress = progress or (lambda _msg: None)
@@ -214,8 +217,12 @@ def diff_models(
         say("OneModel EP: running through its execution provider")
         ep_sess = ep_session(m, mode, kernel_path, "OneModel EP", plain_paths[1])
         rep = ep_report(m, ep_sess, mode, kernel_path)
+        if strict:
+            strict_mode.check(strict_mode.outside_ep(rep, assignments(ep_sess)), label)
         got = run(ep_sess, feeds, names, "OneModel EP")
     else:
+        if strict:
+            strict_mode.check(strict_mode.outside_rewrite(rep, rewritten), label)
         say("OneModel EP: rewriting and running")
         got = run(session(rewritten, True, "OneModel EP", plain_paths[1]), feeds, names, "OneModel EP")
 

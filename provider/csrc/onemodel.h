@@ -13,8 +13,11 @@
 #include "core/om_exec.h" /* OM_MODE_EXACT/FAST, om_parallel_for_fn */
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
-enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4 };
-enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16 };
+enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
+/* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
+ * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
+enum { OM_NODE_MAX_RANK = 64 };
 
 typedef struct om_op_info {
   const char* name;
@@ -25,7 +28,10 @@ typedef struct om_op_info {
   uint32_t other_types;
   int output_rule;
   uint32_t flags;
-  int max_outputs; /* 1, or 3 for OM_F_OUT3 (LayerNormalization's optional Mean and InvStdDev) */
+  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0) */
+  const char* domain; /* the operator's domain: "" (ONNX's default), or "com.microsoft" (OM_OP_IN rows) */
+  const char* key;    /* the row's unique name: `name` in the default domain, "<domain>.<name>" otherwise; the op
+                       * om_node_create takes, and the op type of the rewritten node in our domain ai.onemodel */
 } om_op_info;
 
 size_t om_op_count(void);
@@ -42,7 +48,8 @@ size_t om_type_size(int type);
 typedef struct om_attrs {
   int mode;          /* OM_MODE_EXACT or OM_MODE_FAST */
   int path;          /* kernel path index, or -1 for the widest this CPU has */
-  int onnx_opset;    /* opset of the default domain the node came from, 0 if unknown */
+  int onnx_opset;    /* opset of the node's domain in its model (the default domain's, or com.microsoft's for
+                      * an OM_OP_IN row of that domain), 0 if unknown */
   int64_t fmod;      /* Mod */
   int has_fmod;
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
@@ -96,11 +103,29 @@ typedef struct om_attrs {
   int has_detect_positive;
   int64_t detect_negative;
   int has_detect_negative;
+  /* Conv: lists of one entry per spatial axis (pads: the begins, then the ends) */
+  int64_t group;
+  int has_group;
+  int auto_pad;             /* 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
+  int64_t kernel_shape[8];
+  size_t n_kernel_shape;
+  int has_kernel_shape;
+  int64_t strides[8];
+  size_t n_strides;
+  int has_strides;
+  int64_t dilations[8];
+  size_t n_dilations;
+  int has_dilations;
+  int64_t pads[16];
+  size_t n_pads;
+  int has_pads;
+  int64_t training_mode;   /* BatchNormalization (opset 14 on) */
+  int has_training_mode;
 } om_attrs;
 
 typedef struct om_node om_node;
 
-/* Create a node for `op` with the given input element types (0 for an absent optional input). Returns NULL
+/* Create a node for `op` (a row's key: "Add", "com.microsoft.SkipLayerNormalization") with the given input element types (0 for an absent optional input). Returns NULL
  * and a message naming node, op and type in err when the node is not supported. */
 om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, const int* input_types,
                         const om_attrs* attrs, char* err, size_t errlen);
@@ -122,7 +147,7 @@ int om_node_run(const om_node* node, size_t n_inputs, const void* const* data, c
 
 /* ---- every node, multi-output and structured ones included --------------------------------------------
  * The element-wise calls above serve nodes with one output; these serve every node. Shapes of outputs are
- * written into out_shapes[k * 64 .. k * 64 + rank) (64 is the maximum rank). */
+ * written into out_shapes[k * OM_NODE_MAX_RANK .. k * OM_NODE_MAX_RANK + rank). */
 size_t om_node_output_count(const om_node* node); /* the most outputs the node can have */
 int om_node_output_type_at(const om_node* node, size_t k);
 /* 1 when the output shapes depend on input k's data (a Reduce op's axes input): the host passes its data to

@@ -29,4 +29,14 @@ int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N,
                  const int64_t* b_off, int prepack, double alpha, double beta, const void* Cin, ptrdiff_t rsc_in,
                  ptrdiff_t csc_in, void* C, ptrdiff_t ldc, size_t c_batch_stride, int threads);
 
+/* Test entry (tests/kernels/test_qgemm_kernel.py, tools/bench): om_qgemm (quant/qgemm.h) on row-major A [M, K] and
+ * B [K, N] (int8 where a_signed / b_signed, else uint8), zero points za (za_stride 0: one, 1: per row; NULL: 0)
+ * and zb (per column likewise), into C [M, N]; ext: the path's extension kernel (AVX-512 VNNI) where the CPU has
+ * it; prepack: pack B first; reverse: run the tasks from last to first. Returns om_qgemm's code. */
+int om_test_qgemm(int path, int ext, int a_signed, int b_signed, size_t M, size_t N, size_t K, const void* A,
+                  const void* B, const void* za, size_t za_stride, const void* zb, size_t zb_stride, int prepack,
+                  int reverse, int32_t* C);
+/* The name of the kernel om_qgemm runs on that path ("512-vnni", "512", ...), NULL for a path this CPU lacks. */
+const char* om_test_qgemm_kernel(int path, int ext);
+
 #endif

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.parser
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -49,17 +50,19 @@ def mixed_model() -> onnx.ModelProto:
     c = numpy_helper.from_array(np.linspace(-30, 30, N, dtype=np.float32), "c")
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     zero = numpy_helper.from_array(np.zeros(N, np.float32), "zero")
-    nodes = [
-        helper.make_node("Exp", ["c"], ["ec"], name="exp_const"),
-        helper.make_node("Tanh", ["x"], ["t"], name="tanh"),
-        helper.make_node("Add", ["t", "ec"], ["s"], name="add"),
-        helper.make_node("Div", ["one", "x"], ["r"], name="recip"),
-        helper.make_node("Mul", ["s", "r"], ["m"], name="mul"),
-        helper.make_node("Add", ["m", "zero"], ["m0"], name="add_zero"),
-        helper.make_node("Hardmax", ["m0"], ["sm"], name="hardmax", axis=-1),
-        helper.make_node("Gelu", ["sm"], ["g"], name="gelu", approximate="tanh"),
-        helper.make_node("Sigmoid", ["m0"], ["y"], name="sigmoid"),
-    ]
+    nodes = onnx.parser.parse_graph(
+        """g (float[N] x) => (float[N] g, float[N] y) {
+          [exp_const] ec = Exp(c)
+          [tanh] t = Tanh(x)
+          [add] s = Add(t, ec)
+          [recip] r = Div(one, x)
+          [mul] m = Mul(s, r)
+          [add_zero] m0 = Add(m, zero)
+          [hardmax] sm = Hardmax<axis = -1>(m0)
+          [gelu] g = Gelu<approximate = "tanh">(sm)
+          [sigmoid] y = Sigmoid(m0)
+        }"""
+    ).node
     return _model(nodes, [_f32("x", [N])], [_f32("g", [N]), _f32("y", [N])], [c, one, zero], opset=20)
 
 

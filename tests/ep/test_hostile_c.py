@@ -210,6 +210,14 @@ def test_reduce_axes_stock_runs(case: str, shape, axes, const: bool, keepdims: i
     _same_as_stock(_reduce(shape, axes, keepdims, const), feeds, vias=("ep", "rewrite"))
 
 
+def test_reduce_axes_attribute_of_70000_entries() -> None:
+    """An axes attribute is read whole, however long (ORT gives its length first): 70,000 entries naming two
+    axes (the reader's fixed buffer held 2^16, and refused more)."""
+    model = _model([helper.make_node("ReduceSum", ["x"], ["y"], name="r", axes=[0, -1] * 35000, keepdims=0)],
+                   [_vi("x", TensorProto.FLOAT, [2, 3])], [_vi("y", TensorProto.FLOAT, None)], opset=11)
+    _same_as_stock(model, {"x": _small_ints((2, 3))})
+
+
 def test_reduce_max_alternate_rank17() -> None:
     """The gathered order serves every Reduce op: ReduceMax (order-free: stock's bits) over alternate axes."""
     shape = (3, 2) * 8 + (3,)

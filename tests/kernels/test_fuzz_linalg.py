@@ -29,6 +29,7 @@ from onemodel_ep._lib import F_STRUCT
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.movement_cases import CASES as MOVEMENT
 from tests.reference import reference_linalg as ref
+from tests.reference import reference_llm_norms as ref_llm
 
 PATHS = onemodel_ep.kernel_paths()
 # The structured rows this fuzzer draws: not the data-movement ones (Reshape ... Expand), which compute
@@ -181,9 +182,22 @@ def _softmax(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
     return Case(op, [t], [_values(rng, DTYPE[t], shape, edge_p)], {"axis": axis}, opset=opset, valid=valid)
 
 
+RMS_OPS = ("SimplifiedLayerNormalization", "RMSNormalization")
+SKIP_OPS = ("com.microsoft.SkipLayerNormalization", "com.microsoft.SkipSimplifiedLayerNormalization")
+
+
+def _epsilon(draw: st.DrawFn, attrs: dict[str, Any]) -> dict[str, Any]:
+    """attrs, with an epsilon attribute drawn half the time."""
+    if draw(st.booleans()):
+        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
+    return attrs
+
+
 @st.composite
 def _layernorm(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
-    t = draw(st.sampled_from(_float_types("LayerNormalization")))
+    """LayerNormalization and its RMS forms (SimplifiedLayerNormalization, RMSNormalization)."""
+    op = draw(st.sampled_from([o for o in ("LayerNormalization", *RMS_OPS) if o in STRUCT]))
+    t = draw(st.sampled_from(_float_types(op)))
     dt = DTYPE[t]
     shape = _shape(draw, 1, MAX_ELEMENTS)
     r = len(shape)
@@ -194,12 +208,29 @@ def _layernorm(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case
     if draw(st.integers(0, 15)) == 0 and int(np.prod(norm)) > 1:
         scale_shape, valid = tuple(d + 1 for d in norm), False
     inputs: list[np.ndarray | None] = [_values(rng, dt, shape, edge_p), _values(rng, dt, scale_shape, edge_p)]
-    if draw(st.booleans()):
+    if op == "LayerNormalization" and draw(st.booleans()):
         inputs.append(_values(rng, dt, norm, edge_p))
-    attrs: dict[str, Any] = {"axis": axis}
-    if draw(st.booleans()):
-        attrs["epsilon"] = float(np.float32(draw(st.sampled_from([1e-5, 1e-12, 0.0, 0.5]))))
-    return Case("LayerNormalization", [t] * len(inputs), inputs, attrs, opset=17, valid=valid)
+    opset = {"LayerNormalization": 17, "RMSNormalization": 23}.get(op, 1)
+    return Case(op, [t] * len(inputs), inputs, _epsilon(draw, {"axis": axis}), opset=opset, valid=valid)
+
+
+@st.composite
+def _skip(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
+    op = draw(st.sampled_from([o for o in SKIP_OPS if o in STRUCT]))
+    t = draw(st.sampled_from(_float_types(op)))
+    dt = DTYPE[t]
+    shape = _shape(draw, 1, MAX_ELEMENTS)
+    h = shape[-1]
+    skip_shape = (1,) * draw(st.integers(0, 1)) + shape[draw(st.integers(0, len(shape) - 1)):]
+    valid = True
+    gamma_shape = (h,)
+    if draw(st.integers(0, 15)) == 0:
+        gamma_shape, valid = (h + 1,), False
+    inputs: list[np.ndarray | None] = [_values(rng, dt, shape, edge_p), _values(rng, dt, skip_shape, edge_p),
+                                       _values(rng, dt, gamma_shape, edge_p)]
+    for _ in range(draw(st.integers(0, 2 if op == SKIP_OPS[0] else 1))):  # beta, bias / bias
+        inputs.append(_values(rng, dt, (h,), edge_p))
+    return Case(op, [t] * len(inputs), inputs, _epsilon(draw, {}), opset=1, valid=valid)
 
 
 @st.composite
@@ -236,7 +267,8 @@ def _reduce(draw: st.DrawFn, rng: np.random.Generator, edge_p: float) -> Case:
 
 
 FAMILIES = [("MatMul", _matmul), ("Gemm", _gemm), ("Softmax", _softmax), ("LogSoftmax", _softmax),
-            ("LayerNormalization", _layernorm)] + [(o, _reduce) for o in ref.REDUCE_OPS]
+            ("LayerNormalization", _layernorm)] + [(o, _reduce) for o in ref.REDUCE_OPS] + \
+    [(o, _layernorm) for o in RMS_OPS] + [(o, _skip) for o in SKIP_OPS]
 
 
 @st.composite
@@ -271,6 +303,16 @@ def _reference(c: Case) -> list[np.ndarray] | None:
                                       axis=c.attrs["axis"], epsilon=c.attrs.get("epsilon", 1e-5))
         # Mean and InvStdDev are float (stash_type 1): the type-A values rounded once (docs/exact-linalg.md)
         return [y, mean.astype(np.float32), inv.astype(np.float32)]
+    if c.op in RMS_OPS:
+        y, inv = ref_llm.rms_norm(x, c.inputs[1], axis=c.attrs["axis"], epsilon=c.attrs.get("epsilon", 1e-5))
+        return [y, inv.astype(np.float32)] if c.op == "SimplifiedLayerNormalization" else [y]
+    if c.op in SKIP_OPS:
+        simplified = c.op == SKIP_OPS[1]
+        opt = list(c.inputs[3:])
+        beta = None if simplified or not opt else opt[0]
+        bias = (opt[0] if opt else None) if simplified else (opt[1] if len(opt) > 1 else None)
+        return list(ref_llm.skip_layer_norm(x, c.inputs[1], c.inputs[2], beta, bias,
+                                            epsilon=c.attrs.get("epsilon", 1e-12), simplified=simplified))
     # Reduce
     if len(c.inputs) > 1:
         axes: list[int] = [int(a) for a in np.asarray(c.inputs[1])]
@@ -294,7 +336,7 @@ def _reference(c: Case) -> list[np.ndarray] | None:
 def _run(c: Case, mode: str, path: str) -> list[np.ndarray]:
     node = Node(c.op, c.types, onnx_opset=c.opset, attributes=c.attrs, mode=mode, kernel_path=path,
                 name="fuzz")
-    return node.run_outputs(*c.inputs, n_outputs=3 if c.op == "LayerNormalization" else 1)
+    return node.run_outputs(*c.inputs, n_outputs=STRUCT[c.op].max_outputs)
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -306,7 +348,7 @@ def run_case(c: Case) -> None:
              f"{[None if x is None else x.shape for x in c.inputs]}")
     if not c.valid:
         for path in PATHS:
-            with pytest.raises(NodeError, match=c.op):
+            with pytest.raises(NodeError, match=c.op.rsplit(".", 1)[-1]):
                 _run(c, "exact", path)
         return
     first: list[np.ndarray] | None = None

@@ -1,11 +1,13 @@
 """Seeded, bounded fuzz of the Reduce ops' axes forms against stock ORT, through OneModel EP and the rewrite.
 
-Each case is one Reduce node on a random input (rank 0 to 4, sometimes 17) with axes in one of the forms ONNX
-allows or forbids: the attribute (before the opset that made it an input), a constant initializer, a run-time
-input (1-D, empty, rank 0, int32, with repeats, negatives, out of range, 65 entries), or none; keepdims and
-noop_with_empty_axes at random. Stock ORT's outcome is the oracle: where it refuses (at session creation or
-at run time), ours must refuse too (or leave the node to stock ORT); where it runs, ours must run and give the
-same shape and values (bit for bit for Max/Min and integer inputs, else within 1e-5 relative).
+Each case is one Reduce node on a random input (rank 0 to 4, sometimes 17, or 65: above what numpy and the
+library hold, fed flat, reshaped in the graph and given back flat with its shape) with axes in one of the
+forms ONNX allows or forbids: the attribute (before the opset that made it an input), a constant
+initializer, a run-time input (1-D, empty, rank 0, int32, with repeats, negatives, out of range, 65
+entries), or none; keepdims and noop_with_empty_axes at random. Stock ORT's outcome is the oracle: where it
+refuses (at session creation or at run time), ours must refuse too (or leave the node to stock ORT); where it
+runs, ours must run and give the same shape and values (bit for bit for Max/Min and integer inputs, else
+within 1e-5 relative).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
 
@@ -44,8 +46,10 @@ def _input_since(op: str) -> int:
 
 def _case(rng: random.Random) -> dict[str, Any]:
     op = rng.choice(REDUCE)
-    rank = 17 if rng.random() < 0.06 else rng.randint(0, 4)
-    dims = [rng.choice([1, 2]) if rank > 4 else rng.randint(1, 4) for _ in range(rank)]
+    high = rng.random()
+    rank = 65 if high < 0.05 else 17 if high < 0.11 else rng.randint(0, 4)
+    two = 0.5 if rank == 17 else 0.1  # rank 65: a few 2s, so that the input stays small
+    dims = [(2 if rng.random() < two else 1) if rank > 4 else rng.randint(1, 4) for _ in range(rank)]
     since = _input_since(op)
     as_input = rng.random() < 0.7
     opset = since if as_input else since - 1
@@ -76,8 +80,8 @@ def _case(rng: random.Random) -> dict[str, Any]:
         axes = [a - rank if rng.random() < 0.3 else a for a in axes]
     else:
         axes = [0]
-    if rank == 17 and form in ("list", "runtime"):  # alternate axes: reduced, kept, reduced, ...
-        axes = list(range(0, 17, 2))
+    if rank > 4 and form in ("list", "runtime"):  # alternate axes: reduced, kept, reduced, ...
+        axes = list(range(0, rank, 2))
     return {
         "op": op,
         "dims": dims,
@@ -98,9 +102,13 @@ def _model(c: dict[str, Any]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         attrs["keepdims"] = c["keepdims"]
     if c["noop"] is not None:
         attrs["noop_with_empty_axes"] = c["noop"]
-    inputs = [helper.make_tensor_value_info("x", c["dtype"], c["dims"])]
+    # Above rank 64 (which numpy cannot hold) x comes flat and is reshaped in the graph, and the output
+    # leaves flat with its shape beside it.
+    high = len(c["dims"]) > 64
+    x_dims = [int(np.prod(c["dims"]))] if high else c["dims"]
+    inputs = [helper.make_tensor_value_info("x", c["dtype"], x_dims)]
     inits: list[onnx.TensorProto] = []
-    names = ["x"]
+    names = ["xr" if high else "x"]
     axes = c["axes"]
     if axes is not None and not c["as_input"]:
         attrs["axes"] = axes if isinstance(axes, list) else [axes]
@@ -117,17 +125,29 @@ def _model(c: dict[str, Any]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         node.attribute.append(
             helper.make_attribute(k, v, attr_type=onnx.AttributeProto.INTS if k == "axes" else None)
         )
-    graph = helper.make_graph(
-        [node], "g", inputs, [helper.make_tensor_value_info("y", c["dtype"], None)], inits
-    )
+    nodes, outputs = [node], ["y"]
+    if high:
+        for d, name in ((c["dims"], "dims"), ([-1], "flat")):
+            inits.append(numpy_helper.from_array(np.array(d, np.int64), name))
+        nodes = [
+            helper.make_node("Reshape", ["x", "dims"], ["xr"]),
+            node,
+            helper.make_node("Shape", ["y"], ["y_shape"]),
+            helper.make_node("Reshape", ["y", "flat"], ["y_flat"]),
+        ]
+        outputs = ["y_flat", "y_shape"]
+    out_types = [c["dtype"], TensorProto.INT64]
+    outs = [helper.make_tensor_value_info(o, t, None) for o, t in zip(outputs, out_types)]
+    graph = helper.make_graph(nodes, "g", inputs, outs, inits)
     model = helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", c["opset"])])
     rng = np.random.default_rng(c["seed"])
     x = (
-        rng.integers(-3, 4, size=c["dims"])
+        rng.integers(-3, 4, size=x_dims)
         if c["dtype"] == TensorProto.INT32
-        else rng.normal(0, 1, c["dims"])
+        else rng.normal(0, 1, x_dims)
     )
-    feeds = {"x": np.asarray(x, dtype=np.int32 if c["dtype"] == TensorProto.INT32 else np.float32)}
+    x = np.asarray(x, dtype=np.int32 if c["dtype"] == TensorProto.INT32 else np.float32)
+    feeds = {"x": x}
     if axes is not None and c["as_input"] and c["form"].startswith("runtime"):
         feeds["axes"] = np.array(axes, dtype=np.int64)
     return model, feeds
@@ -152,7 +172,7 @@ def _run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], via: str | None) 
             sess.disable_fallback()
         else:
             sess = onemodel_ep.InferenceSession(model, _quiet(), via="rewrite")
-        return "ok", sess.run(None, feeds)[0]
+        return "ok", sess.run(None, feeds)
     except Exception as e:  # ORT's Fail/InvalidArgument/..., ValueError from the rewrite
         return "error", str(e).splitlines()[0][:300]
 
@@ -162,14 +182,16 @@ def _disagreement(c: dict[str, Any], stock: tuple[str, Any], ours: tuple[str, An
         return None if ours[0] == "error" else f"stock refuses ({stock[1]}) but ours runs"
     if ours[0] == "error":
         return f"stock runs but ours fails: {ours[1]}"
-    want, got = np.asarray(stock[1]), np.asarray(ours[1])
-    if want.shape != got.shape or want.dtype != got.dtype:
-        return f"shape/type {got.shape} {got.dtype}, stock {want.shape} {want.dtype}"
-    if c["op"] in ("ReduceMax", "ReduceMin") or want.dtype.kind == "i":
-        same = np.array_equal(want, got, equal_nan=True)
-    else:
-        same = np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
-    return None if same else f"values differ: max |d| {np.nanmax(np.abs(got - want))}"
+    for want, got in zip(map(np.asarray, stock[1]), map(np.asarray, ours[1]), strict=True):
+        if want.shape != got.shape or want.dtype != got.dtype:
+            return f"shape/type {got.shape} {got.dtype}, stock {want.shape} {want.dtype}"
+        if c["op"] in ("ReduceMax", "ReduceMin") or want.dtype.kind == "i":
+            same = np.array_equal(want, got, equal_nan=True)
+        else:
+            same = np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
+        if not same:
+            return f"values differ: max |d| {np.nanmax(np.abs(got - want))}"
+    return None
 
 
 def test_axes_forms_fuzz_agrees_with_stock_ort():

@@ -20,10 +20,13 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.node_sessions import PATHS, VIAS
+from tests.nodes.node_sessions import assert_bits as _assert_bits
+from tests.nodes.node_sessions import runs as _runs
+from tests.nodes.node_sessions import session as _session
+from tests.nodes.node_sessions import stock as _stock
 from tests.reference import reference_linalg as R
 
-PATHS = onemodel_ep.kernel_paths()
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 U64 = 2.0**-53
@@ -59,46 +62,6 @@ def _model(
         initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-
-
-def _session(
-    model: onnx.ModelProto, via: str, path: str | None, threads: int
-) -> onemodel_ep.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    return onemodel_ep.InferenceSession(model, so, mode="exact", kernel_path=path, via=via)
-
-
-def _runs(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str) -> dict[str, list[np.ndarray]]:
-    out: dict[str, list[np.ndarray]] = {}
-    plan = [(via, p, 1) for via in VIAS for p in PATHS] + [(via, None, 2) for via in VIAS]
-    for via, path, threads in plan:
-        sess = _session(model, via, path, threads)
-        assert [n.op for n in sess.report.moved] == [op], (via, path, sess.report.summary())
-        out[f"via {via}, path {path or 'auto'}, {threads} thread(s)"] = sess.run(None, feeds)
-    return out
-
-
-def _assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    assert got.dtype == want.dtype and got.shape == want.shape, (
-        what,
-        got.dtype,
-        got.shape,
-        want.dtype,
-        want.shape,
-    )
-    bad = ~R.bits_equal(got, want)
-    if bad.any():
-        idx = tuple(np.argwhere(bad)[0])
-        raise AssertionError(
-            f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: {got[idx]!r} vs {want[idx]!r}"
-        )
-
-
-def _stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
 
 
 def _close_to_stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray], ours: list[np.ndarray]) -> None:

@@ -354,19 +354,27 @@ def log_softmax(x: np.ndarray, axis: int = -1, opset: int = 13) -> np.ndarray:
 # ---- LayerNormalization -------------------------------------------------------------------------------
 
 
-def layer_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray | None = None, axis: int = -1,
-               epsilon: float = 1e-5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ONNX LayerNormalization (stash_type 1): (Y, Mean, InvStdDev); Mean and InvStdDev in type A."""
+def norm_rows(x: np.ndarray, axis: int, *params: np.ndarray | None
+              ) -> tuple[np.dtype, np.ndarray, list[np.ndarray | None], tuple[int, ...]]:
+    """x as rows of its dimensions from `axis` on, in type A, and each parameter (Scale, B; None stays None)
+    broadcast to one row: (A, rows, parameters, the statistics' shape: x's with 1 from axis on)."""
     x = np.asarray(x)
     A = acc_type(x.dtype)
     axis = axis + x.ndim if axis < 0 else axis
     norm_shape = x.shape[axis:]
     n = int(np.prod(norm_shape, dtype=np.int64))
-    lead = x.shape[:axis]
-    xr = to_acc(x).reshape(lead + (n,))
-    sc = np.broadcast_to(to_acc(np.asarray(scale)), norm_shape).reshape(n)
-    bi = None if bias is None else np.broadcast_to(to_acc(np.asarray(bias)), norm_shape).reshape(n)
-    nA = A.type(n)
+    rows = to_acc(x).reshape(x.shape[:axis] + (n,))
+    ps = [None if p is None else np.broadcast_to(to_acc(np.asarray(p)), norm_shape).reshape(n)
+          for p in params]
+    return A, rows, ps, x.shape[:axis] + (1,) * len(norm_shape)
+
+
+def layer_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray | None = None, axis: int = -1,
+               epsilon: float = 1e-5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ONNX LayerNormalization (stash_type 1): (Y, Mean, InvStdDev); Mean and InvStdDev in type A."""
+    x = np.asarray(x)
+    A, xr, (sc, bi), stats_shape = norm_rows(x, axis, scale, bias)
+    nA = A.type(xr.shape[-1])
     eps = A.type(np.float32(epsilon))
     with np.errstate(all="ignore"):
         mean = sum16(xr) / nA
@@ -376,7 +384,6 @@ def layer_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray | None = None,
         y = (d * inv[..., None]) * sc
         if bi is not None:
             y = y + bi
-    stats_shape = lead + (1,) * len(norm_shape)
     return (y.reshape(x.shape).astype(x.dtype), mean.astype(A).reshape(stats_shape),
             inv.astype(A).reshape(stats_shape))
 

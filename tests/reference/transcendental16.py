@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from pathlib import Path
@@ -78,31 +79,35 @@ def round_exact(fmt: str, sign: int, m: int, e: int) -> tuple[int, float | None]
     return sb | min(((ep - emin) << (p - 1)) + n, INF[fmt]), dist
 
 
+def _gelu_tanh(x: mpfr) -> mpfr:
+    """x/2 (1 + tanh u) = x sigma(2u), u = sqrt(2/pi) (x + 0.044715 x^3)."""
+    u2 = 2 * gmpy2.sqrt(2 / gmpy2.const_pi()) * (x + mpfr("0.044715") * x * x * x)
+    return x / (1 + gmpy2.exp(-u2))
+
+
+# The functions without parameters, by name, at x in the current context.
+_VALUE: dict[str, Callable[[mpfr], mpfr]] = {
+    "exp": gmpy2.exp,
+    "log": gmpy2.log,
+    "tanh": gmpy2.tanh,
+    "sigmoid": lambda x: 1 / (1 + gmpy2.exp(-x)),
+    "erf": gmpy2.erf,
+    # x Phi(x) = x erfc(-x/sqrt2)/2: no cancellation for x < 0
+    "gelu_erf": lambda x: x * gmpy2.erfc(-x / gmpy2.sqrt(mpfr(2))) / 2,
+    "gelu_tanh": _gelu_tanh,
+    "sin": gmpy2.sin,  # NaN at +-inf; sin(-0) = -0
+    "cos": gmpy2.cos,
+    # max(x, 0) + log1p(e^-|x|): no overflow of e^x
+    "softplus": lambda x: max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x))),
+    # x tanh(log1p(e^x)); e^x overflowing to inf gives tanh(inf) = 1, the limit
+    "mish": lambda x: x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x))),
+}
+
+
 def value(name: str, x: mpfr, alpha: float | None = None, gamma: float | None = None) -> mpfr:
     """The function at x in the current context (alpha, gamma: Elu's and Selu's, ONNX's defaults if None)."""
-    if name == "exp":
-        return gmpy2.exp(x)
-    if name == "log":
-        return gmpy2.log(x)
-    if name == "tanh":
-        return gmpy2.tanh(x)
-    if name == "sigmoid":
-        return 1 / (1 + gmpy2.exp(-x))
-    if name == "erf":
-        return gmpy2.erf(x)
-    if name == "gelu_erf":  # x Phi(x) = x erfc(-x/sqrt2)/2: no cancellation for x < 0
-        return x * gmpy2.erfc(-x / gmpy2.sqrt(mpfr(2))) / 2
-    if name == "gelu_tanh":  # x/2 (1 + tanh u) = x sigma(2u), u = sqrt(2/pi) (x + 0.044715 x^3)
-        u2 = 2 * gmpy2.sqrt(2 / gmpy2.const_pi()) * (x + mpfr("0.044715") * x * x * x)
-        return x / (1 + gmpy2.exp(-u2))
-    if name == "sin":  # NaN at +-inf; sin(-0) = -0
-        return gmpy2.sin(x)
-    if name == "cos":
-        return gmpy2.cos(x)
-    if name == "softplus":  # max(x, 0) + log1p(e^-|x|): no overflow of e^x
-        return max(x, mpfr(0)) + gmpy2.log1p(gmpy2.exp(-abs(x)))
-    if name == "mish":  # x tanh(log1p(e^x)); e^x overflowing to inf gives tanh(inf) = 1, the limit
-        return x * gmpy2.tanh(gmpy2.log1p(gmpy2.exp(x)))
+    if name in _VALUE:
+        return _VALUE[name](x)
     if name == "elu":  # x >= 0: x (-0 stays -0); else alpha expm1(x)
         a = mpfr(1.0 if alpha is None else alpha)
         return x if x >= 0 else a * gmpy2.expm1(x)

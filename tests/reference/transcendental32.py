@@ -20,6 +20,7 @@ import pytest
 from gmpy2 import mpfr
 
 from tests.reference import transcendental16 as g16
+from tests.reference.unary64 import PLAIN64, act64
 
 SAMPLE = 1 << 18
 # Fast mode bounds in ulps, (FMA paths 512/256, other paths), as docs/exact-transcendentals.md ("Fast mode")
@@ -79,40 +80,24 @@ IDS = [f[2] for f in FUNCS]
 
 # ---- references ------------------------------------------------------------------------------------------
 _K1 = 2.0 * math.sqrt(2.0 / math.pi)
-_verf = np.frompyfunc(math.erf, 1, 1)
 _verfc = np.frompyfunc(math.erfc, 1, 1)
 
 
 def ref64(name, x):
-    """float64 reference (relative error < 2^-44; the infinities and NaNs are the exact answers)."""
+    """float64 reference (relative error < 2^-44; the infinities and NaNs are the exact answers): unary64's
+    formulas, but for the two Gelus."""
     with np.errstate(all="ignore"):
         x = x.astype(np.float64)
-        if name == "exp":
-            return np.exp(x)
-        if name == "log":
-            return np.log(x)
-        if name == "tanh":
-            return np.tanh(x)
-        if name == "sigmoid":
-            return 1.0 / (1.0 + np.exp(-x))
-        if name == "erf":
-            return _verf(x).astype(np.float64)
         if name == "gelu_erf":
             return 0.5 * x * _verfc(-x / math.sqrt(2.0)).astype(np.float64)
         if name == "gelu_tanh":
             v = x * (_K1 + _K1 * 0.044715 * x * x)
             return x / (1.0 + np.exp(-v))
-        if name == "softplus":
-            return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
-        if name == "mish":
-            return np.where(np.isneginf(x), -0.0, x * np.tanh(np.log1p(np.exp(x))))
         if name in ACT_PARAMS:  # Elu: x for x >= 0; Selu, Celu: +0 at +-0
             alpha, gamma = ACT_PARAMS[name]
-            op = name[:4] if name.startswith("selu") or name.startswith("celu") else "elu"
-            p, a = (gamma, gamma * alpha) if op == "selu" else (1.0, alpha)
-            neg = a * np.expm1(x / (alpha if op == "celu" else 1.0))
-            zero = x if op == "elu" else np.zeros_like(x)
-            return np.where(x > 0, p * x, np.where(x == 0, zero, np.where(np.isnan(x), np.nan, neg)))
+            return act64(name[:4].capitalize() if name[:4] in ("selu", "celu") else "Elu", x, alpha, gamma)
+        if name.capitalize() in PLAIN64:
+            return PLAIN64[name.capitalize()](x)
     raise ValueError(name)
 
 

@@ -56,6 +56,25 @@ def model_for(batch: int, m: int, k: int, n: int, rng: np.random.Generator) -> t
     return model, feeds
 
 
+def timed_row(
+    name: str, sessions: list, feeds: dict, flops: float, th: int, budget: float, width: int = 16
+) -> bool:
+    """Stock's session and ours, checked to agree within rounding, timed interleaved: one printed row
+    (GFLOP/s, microseconds, stock time / our time). False, with a message, when the results differ."""
+    want = sessions[0].run(None, feeds)[0]
+    got = sessions[1].run(None, feeds)[0]
+    if not np.allclose(got, want, rtol=1e-3, atol=1e-3 * float(np.abs(want).max())):
+        print(f"{name}: results differ beyond rounding", file=sys.stderr)
+        return False
+    speeds, ratios, _ = _time_interleaved(sessions, feeds, 1, budget, pooled=th > 1)
+    gf = [s * flops / 1e9 for s in speeds]
+    us = [1e6 / sp for sp in speeds]
+    vals = [f"{gf[0]:.1f}", f"{gf[1]:.1f}", f"{us[0]:.1f}", f"{us[1]:.1f}", f"{ratios[1]:.3f}"]
+    print(f"{name:>{width}} {th:>3} " + " ".join(f"{v:>10}" for v in vals))
+    sys.stdout.flush()
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="+", type=parse_shape, default=[parse_shape(s) for s in DEFAULT_SHAPES])
@@ -78,17 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{batch}x{m}x{k}x{n}" if batch else f"{m}x{k}x{n}"
         for th in args.threads:
             sessions = [_session(model, th, False), _session(ours, th, True)]
-            want = sessions[0].run(None, feeds)[0]
-            got = sessions[1].run(None, feeds)[0]
-            if not np.allclose(got, want, rtol=1e-3, atol=1e-3 * float(np.abs(want).max())):
-                print(f"{name}: results differ beyond rounding", file=sys.stderr)
+            if not timed_row(name, sessions, feeds, flops, th, args.budget):
                 return 1
-            speeds, ratios, _ = _time_interleaved(sessions, feeds, 1, args.budget, pooled=th > 1)
-            gf = [s * flops / 1e9 for s in speeds]
-            us = [1e6 / sp for sp in speeds]
-            vals = [f"{gf[0]:.1f}", f"{gf[1]:.1f}", f"{us[0]:.1f}", f"{us[1]:.1f}", f"{ratios[1]:.3f}"]
-            print(f"{name:>16} {th:>3} " + " ".join(f"{v:>10}" for v in vals))
-            sys.stdout.flush()
     return 0
 
 

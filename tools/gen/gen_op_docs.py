@@ -4,7 +4,8 @@
     python tools/gen/gen_op_docs.py --check  # exit 1 if the doc is out of date (the test suite does this)
 
 The table comes from om_ops.def through the library (onemodel_ep.op_table()), the same rows the C
-registration and the rewriter read, so the doc cannot drift from the code.
+registration and the rewriter read, so the doc cannot drift from the code. An operator of another domain than
+ONNX's default one is named by its key, "<domain>.<name>", and its opsets are that domain's.
 """
 
 from __future__ import annotations
@@ -29,20 +30,47 @@ def _types(types: frozenset[int]) -> str:
     return ", ".join(type_name(t) for t in sorted(types, key=lambda t: type_name(t)))
 
 
+def _optional_outputs(key: str) -> str:
+    """A structured op's optional outputs and their types, from the library's nodes of each input type: a
+    type that follows input 0's is "type of input 0" (where the row has more than one type)."""
+    from onemodel_ep._lib import op_table, type_name
+    from onemodel_ep.node import Node
+
+    row = op_table()[key]
+    per_type = {t: Node(key, [t] * row.min_inputs).output_types[1:] for t in sorted(row.input0_types)}
+    labels = []
+    for k in range(row.max_outputs - 1):
+        got = {t: outs[k] for t, outs in per_type.items()}
+        follows = len(got) > 1 and all(o == t for t, o in got.items())
+        names = ", ".join(sorted({type_name(o) for o in got.values()}))
+        labels.append("type of input 0" if follows else names)
+    ks = [str(k) for k in range(1, row.max_outputs)]
+    if len(set(labels)) == 1:
+        return f"optional output{'s' if len(ks) > 1 else ''} {', '.join(ks)}: {labels[0]}"
+    return "optional outputs " + ", ".join(f"{k}: {lab}" for k, lab in zip(ks, labels))
+
+
 def table() -> str:
     from onemodel_ep._lib import (
         F_FMOD,
         F_INPLACE,
         F_MODES,
-        F_OUT3,
+        F_STRUCT,
         OUT_BOOL,
+        OUT_INT32,
         OUT_INT64,
         OUT_LIKE1,
         OUT_TO,
         op_table,
     )
 
-    out_rule = {OUT_BOOL: "bool", OUT_TO: "attribute `to`", OUT_LIKE1: "type of input 1", OUT_INT64: "int64"}
+    out_rule = {
+        OUT_BOOL: "bool",
+        OUT_TO: "attribute `to`",
+        OUT_LIKE1: "type of input 1",
+        OUT_INT64: "int64",
+        OUT_INT32: "int32",
+    }
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",
         "|---|---|---|---|---|---|---|",
@@ -58,10 +86,10 @@ def table() -> str:
         if row.flags & F_FMOD:
             modes += "; fmod=0 integers only"
         output = out_rule.get(row.output_rule, "type of input 0")
-        if row.flags & F_OUT3:  # LayerNormalization's Mean and InvStdDev (stash_type 1)
-            output += "; optional outputs 1, 2: float"
+        if row.max_outputs > 1 and row.flags & F_STRUCT:  # the normalisations' statistics (and residual sum)
+            output += f"; {_optional_outputs(row.key)}"
         lines.append(
-            f"| {row.name} | {row.since_opset}+ | {_types(row.input0_types)} | {arity} | "
+            f"| {row.key} | {row.since_opset}+ | {_types(row.input0_types)} | {arity} | "
             f"{output} | {modes} | "
             f"{'yes' if row.flags & F_INPLACE else 'no'} |"
         )

@@ -48,6 +48,9 @@ enum {
 #define OM_TS_RED_INT (OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64) | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
 #define OM_TS_RED_MAXMIN (OM_TS_RED_FLOAT | OM_TS_RED_INT | OM_TB(OM_T_INT8) | OM_TB(OM_T_UINT8))
 
+/* the 8-bit quantized types (MatMulInteger) */
+#define OM_TS_QUANT8 (OM_TB(OM_T_UINT8) | OM_TB(OM_T_INT8))
+
 /* Size in bytes of one element, 0 for a type we do not store. */
 size_t om_type_size(int type);
 /* ONNX name of a type ("float", "bfloat16", ...), or "unknown(N)" written into a static buffer. */

@@ -93,11 +93,12 @@ static int om_na_ints(const void* ctx, const char* name, int64_t* out, size_t ca
   const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_INTS, "a list of integers", &r, err, errlen);
   if (!a) return r;
   size_t got = 0;
-  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_INTS, out, cap * sizeof *out, &got);
-  if (st) {
+  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_INTS, out, out ? cap * sizeof *out : 0, &got);
+  if (st && !out) c->api->ReleaseStatus(st); /* asked for the length: ORT gives it with a "too small" status */
+  else if (st) {
     c->api->ReleaseStatus(st);
-    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the maximum rank (%zu)", name,
-             got / sizeof *out, cap);
+    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the %zu expected", name, got / sizeof *out,
+             cap);
     return -1;
   }
   *n = got / sizeof *out;
@@ -105,32 +106,86 @@ static int om_na_ints(const void* ctx, const char* name, int64_t* out, size_t ca
 }
 
 /* ---- one node ------------------------------------------------------------------------------------------------ */
-/* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
-static int om_value_type(const OrtApi* api, const OrtValueInfo* v) {
-  if (!v) return 0;
+/* The tensor type of a node input or output (owned by v); NULL when absent, unknown or not a tensor. */
+static const OrtTensorTypeAndShapeInfo* om_value_tensor(const OrtApi* api, const OrtValueInfo* v) {
   const OrtTypeInfo* ti = NULL; /* owned by v */
-  OrtStatus* st = api->GetValueInfoTypeInfo(v, &ti);
+  OrtStatus* st = v ? api->GetValueInfoTypeInfo(v, &ti) : NULL;
   if (st || !ti) {
     if (st) api->ReleaseStatus(st);
-    return -1;
+    return NULL;
   }
   ONNXType ot = ONNX_TYPE_UNKNOWN;
   st = api->GetOnnxTypeFromTypeInfo(ti, &ot);
   if (st) api->ReleaseStatus(st);
-  if (st || ot != ONNX_TYPE_TENSOR) return -1;
+  if (st || ot != ONNX_TYPE_TENSOR) return NULL;
   const OrtTensorTypeAndShapeInfo* tsi = NULL;
   st = api->CastTypeInfoToTensorInfo(ti, &tsi);
-  if (st || !tsi) {
-    if (st) api->ReleaseStatus(st);
-    return -1;
+  if (st) {
+    api->ReleaseStatus(st);
+    return NULL;
   }
+  return tsi;
+}
+
+/* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
+static int om_value_type(const OrtApi* api, const OrtValueInfo* v) {
+  if (!v) return 0;
+  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  if (!tsi) return -1;
   ONNXTensorElementDataType et = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
-  st = api->GetTensorElementType(tsi, &et);
+  OrtStatus* st = api->GetTensorElementType(tsi, &et);
   if (st) {
     api->ReleaseStatus(st);
     return -1;
   }
   return et == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED ? -1 : (int)et;
+}
+
+/* The rank the graph declares for a node input or output; 0 when it declares none (or the value is absent). */
+static size_t om_value_rank(const OrtApi* api, const OrtValueInfo* v) {
+  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  size_t rank = 0;
+  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
+  if (st) {
+    api->ReleaseStatus(st);
+    rank = 0;
+  }
+  return rank;
+}
+
+/* The first of the n values vs whose declared rank is above OM_NODE_MAX_RANK (its index into *at, its rank
+ * into *rank), 0 when none is. */
+static int om_rank_above(const OrtApi* api, const OrtValueInfo* const* vs, size_t n, size_t* at, size_t* rank) {
+  for (size_t i = 0; i < n; i++)
+    if ((*rank = om_value_rank(api, vs[i])) > OM_NODE_MAX_RANK) {
+      *at = i;
+      return 1;
+    }
+  return 0;
+}
+
+/* 0 when no input (the n of ins) or output of `node` has a declared rank above OM_NODE_MAX_RANK, else -1 with err
+ * saying which: its kernel would refuse every run where stock ORT runs it. */
+static int om_ep_ranks_served(const OrtApi* api, const OrtNode* node, const OrtValueInfo* const* ins, size_t n,
+                              const char* name, const char* op, char* err, size_t errlen) {
+  size_t at = 0, rank = 0, m = 0;
+  const char* what = "input";
+  int above = om_rank_above(api, ins, n, &at, &rank);
+  if (!above) {
+    OrtStatus* st = api->Node_GetNumOutputs(node, &m);
+    const OrtValueInfo* outs_s[8];
+    const OrtValueInfo** outs = m <= 8 ? outs_s : malloc(m * sizeof *outs);
+    if (!st && !outs) return 0; /* out of memory: left to run time, whose message names node, op and rank */
+    if (!st && m) st = api->Node_GetOutputs(node, outs, m);
+    if (st) api->ReleaseStatus(st);
+    else above = om_rank_above(api, outs, m, &at, &rank);
+    if (outs != outs_s) free((void*)outs);
+    what = "output";
+  }
+  if (!above) return 0;
+  snprintf(err, errlen, "node '%s' (op %s): %s %zu has rank %zu above %d", name, op, what, at, rank,
+           OM_NODE_MAX_RANK);
+  return -1;
 }
 
 /* Build the om_node of `node`: 1 with *out set (the EP claims it); 0 when its attributes cannot be read (wrong
@@ -149,9 +204,12 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     api->ReleaseStatus(st);
     return -1;
   }
-  if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return -1;
-  int row = om_op_find(op);
+  if (!domain || !op) return -1;
+  int row = om_op_find_in(domain, op);
   if (row < 0) return -1;
+  /* the graph's opset is the default domain's; a row of another domain (com.microsoft) reads the node's own
+   * since-version, the opset of its domain that defines it */
+  if (om_op_row(row)->domain[0]) opset = 0;
   if (opset <= 0) {
     int since = 0;
     st = api->Node_GetSinceVersion(node, &since);
@@ -178,6 +236,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   }
   for (size_t i = 0; i < n; i++)
     if ((types[i] = om_value_type(api, vs[i])) < 0) goto done;
+  if (om_ep_ranks_served(api, node, vs, n, name ? name : "", op, err, errlen) != 0) goto done;
   om_attrs attrs;
   om_attrs_defaults(&attrs);
   attrs.mode = ep->mode;
@@ -190,7 +249,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);
     result = 0;
   } else {
-    *out = om_node_create(name ? name : "", op, n, types, &attrs, err, errlen);
+    *out = om_node_create(name ? name : "", om_op_row(row)->key, n, types, &attrs, err, errlen);
     result = *out ? 1 : -1;
   }
 done:

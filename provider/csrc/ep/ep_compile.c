@@ -126,9 +126,10 @@ static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const O
   char err[512];
   om_node* on = om_ep_node_create(ep, node, om_ep_graph_opset(api, graph), err, sizeof err);
   if (!on) return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
-  const char* op = NULL;
+  const char *op = NULL, *domain = NULL;
   st = api->Node_GetOperatorType(node, &op);
-  int row = st ? -1 : om_op_find(op);
+  if (!st) st = api->Node_GetDomain(node, &domain);
+  int row = st || !domain ? -1 : om_op_find_in(domain, op);
   if (!st && row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT)) st = om_constant_inputs(api, node, on);
   int *in_map = NULL, *out_map = NULL;
   size_t n_in = 0, n_out = 0;

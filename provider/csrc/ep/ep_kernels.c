@@ -60,7 +60,7 @@ static OrtStatus* om_ep_add_kernel(om_ep* ep, int op, int start, int end, int op
   OrtKernelDef* def = NULL;
   OrtStatus* st = e->CreateKernelDefBuilder(&b);
   if (!st) st = e->KernelDefBuilder_SetOperatorType(b, row->name);
-  if (!st) st = e->KernelDefBuilder_SetDomain(b, "");
+  if (!st) st = e->KernelDefBuilder_SetDomain(b, row->domain);
   if (!st) st = e->KernelDefBuilder_SetSinceVersion(b, start, end);
   if (!st) st = e->KernelDefBuilder_SetExecutionProvider(b, OM_EP_NAME);
   if (!st && (row->flags & OM_F_INPLACE)) { /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */

@@ -13,6 +13,8 @@ enum { OM_PATH_512, OM_PATH_256, OM_PATH_128, OM_PATH_SCALAR, OM_PATH_COUNT };
 struct om_kernel_table; /* kernels/kernels.h: element-wise, cast and Pow kernels */
 struct om_gemm_kern;    /* gemm/gemm_internal.h: the matrix-product micro-kernels */
 struct om_red_path;     /* reduce/reduce.h: the reduction, Softmax and LayerNorm kernels */
+struct om_qgemm_kern;   /* quant/qgemm_internal.h: the exact integer matrix-product kernels */
+#define OM_QGEMM_EXTS 2 /* extension kernels a path may have */
 
 typedef struct om_isa_path {
   const char* name;                       /* "512", "256", "128", "scalar" */
@@ -22,6 +24,12 @@ typedef struct om_isa_path {
   const struct om_gemm_kern* gemm_f32;    /* NULL where this build has no such path */
   const struct om_gemm_kern* gemm_f64;
   const struct om_red_path* reduce;
+  const struct om_qgemm_kern* qgemm;      /* u8 x s8 -> int32 dot products of four */
+  /* The same with extensions the path's ISA does not require (on the 512 path AMX-INT8, then AVX-512 VNNI),
+   * fastest first, each used where its ext_available says the CPU (and OS) has it; NULL past the last. Same
+   * bits: the sums are exact integers. */
+  const struct om_qgemm_kern* qgemm_ext[OM_QGEMM_EXTS];
+  int (*ext_available[OM_QGEMM_EXTS])(void);
 } om_isa_path;
 
 /* The row of a path, NULL when path is out of range. A path this build lacks (512 on AArch64) has a row that is
@@ -40,6 +48,10 @@ const struct om_kernel_table* om_path_table(int path);
 
 /* isa/cpu.c: the CPUID / HWCAP tests behind each row's `available`. */
 int om_cpu_has_avx512(void);
+int om_cpu_has_avx512vnni(void); /* the 512 path's ISA and AVX512_VNNI */
+/* the 512 path's ISA, AMX-TILE and AMX-INT8 with the OS saving tile state, and (Linux) this process allowed to
+ * use the tile data (arch_prctl ARCH_REQ_XCOMP_PERM, asked on the first call) */
+int om_cpu_has_amx_int8(void);
 int om_cpu_has_avx2(void);
 int om_cpu_has_sse42(void);
 int om_cpu_has_asimd(void);

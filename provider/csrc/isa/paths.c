@@ -9,11 +9,13 @@
 #define OM_ISA_FAMILIES(P)                                                                                     \
   extern const struct om_kernel_table om_table_##P;                                                            \
   extern const struct om_gemm_kern om_gemm_kern_f32_##P, om_gemm_kern_f64_##P;                                  \
-  extern const struct om_red_path om_red_path_##P;
+  extern const struct om_red_path om_red_path_##P;                                                              \
+  extern const struct om_qgemm_kern om_qgemm_kern_##P;
 OM_ISA_FAMILIES(scalar)
 #if OM_ISA_X86
 OM_ISA_FAMILIES(512)
 OM_ISA_FAMILIES(256)
+extern const struct om_qgemm_kern om_qgemm_kern_512vnni, om_qgemm_kern_512amx;
 #endif
 #if OM_ISA_X86 || OM_ISA_NEON
 OM_ISA_FAMILIES(128)
@@ -24,15 +26,24 @@ static int om_always(void) { return 1; }
 static int om_never(void) { return 0; }
 #endif
 
-#define OM_ISA_ROW(NAME, ISA, AVAIL, P) \
-  {NAME, ISA, AVAIL, &om_table_##P, &om_gemm_kern_f32_##P, &om_gemm_kern_f64_##P, &om_red_path_##P}
-/* A path this build lacks: never available; scalar element-wise and reduction kernels, no GEMM kernels. */
-#define OM_ISA_ABSENT(NAME, ISA) {NAME, ISA, om_never, &om_table_scalar, NULL, NULL, &om_red_path_scalar}
+/* ...: the extension kernels and their tests, {kernels}, {tests} */
+#define OM_ISA_ROW_EXT(NAME, ISA, AVAIL, P, ...)                                                      \
+  {NAME, ISA, AVAIL, &om_table_##P, &om_gemm_kern_f32_##P, &om_gemm_kern_f64_##P, &om_red_path_##P, \
+   &om_qgemm_kern_##P, __VA_ARGS__}
+#define OM_ISA_ROW(NAME, ISA, AVAIL, P) OM_ISA_ROW_EXT(NAME, ISA, AVAIL, P, {NULL}, {NULL})
+/* A path this build lacks: never available; scalar element-wise, reduction and integer kernels, no GEMM
+ * kernels. */
+#define OM_ISA_ABSENT(NAME, ISA) \
+  {NAME, ISA, om_never, &om_table_scalar, NULL, NULL, &om_red_path_scalar, &om_qgemm_kern_scalar, {NULL}, {NULL}}
+
+#if OM_ISA_X86
+#define OM_EXTS_512 {&om_qgemm_kern_512amx, &om_qgemm_kern_512vnni}, {om_cpu_has_amx_int8, om_cpu_has_avx512vnni}
+#endif
 
 static const om_isa_path om_isa_paths[OM_PATH_COUNT] = {
 #if OM_ISA_X86
-    [OM_PATH_512] = OM_ISA_ROW("512", "x86-64 AVX-512 (F, BW, DQ, VL) with AVX2, FMA, BMI2, F16C", om_cpu_has_avx512,
-                               512),
+    [OM_PATH_512] = OM_ISA_ROW_EXT("512", "x86-64 AVX-512 (F, BW, DQ, VL) with AVX2, FMA, BMI2, F16C", om_cpu_has_avx512,
+                                   512, OM_EXTS_512),
     [OM_PATH_256] = OM_ISA_ROW("256", "x86-64 AVX2, FMA, BMI2, F16C", om_cpu_has_avx2, 256),
     [OM_PATH_128] = OM_ISA_ROW("128", "x86-64 SSE4.2", om_cpu_has_sse42, 128),
 #elif OM_ISA_NEON

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OM_MAX_RANK 64
+#include "onemodel.h"
+
+#define OM_MAX_RANK OM_NODE_MAX_RANK
 #define OM_MAX_OPERANDS 3
 
 typedef struct om_plan {

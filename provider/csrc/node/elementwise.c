@@ -508,8 +508,7 @@ static void om_job_range(const om_job* j, size_t s, size_t e) {
 
 static void om_job_chunk(void* vjob, size_t i) {
   const om_job* j = vjob;
-  size_t s = i * j->node->chunk, e = s + j->node->chunk;
-  if (e > j->total) e = j->total;
+  size_t e, s = om_chunk_begin(i, j->node->chunk, j->total, &e);
   om_job_range(j, s, e);
 }
 

@@ -12,10 +12,10 @@ void om_int_input_declare(om_int_inputs* ii, size_t k, const char* what, int typ
   if (type) ii->mask |= 1u << k;
 }
 
-int om_int_inputs_create_one(om_node* node, size_t k, const char* what, int type, char* err, size_t errlen) {
-  om_int_inputs* ii = om_family_state(node, sizeof *ii, err, errlen);
-  if (!ii) return -1;
-  om_int_input_declare(ii, k, what, type);
+int om_int_inputs_create_one(om_node* node, size_t k, const char* what, char* err, size_t errlen) {
+  (void)err; /* cannot fail */
+  (void)errlen;
+  om_int_input_declare(node->impl, k, what, node->input_types[k]);
   return 0;
 }
 

@@ -62,6 +62,7 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   int id = om_op_find(op);
   if (id < 0) OM_FAIL("node '%s' (op %s): not an operator of OneModel EP", nn, op);
   const om_op_info* row = om_op_row(id);
+  op = row->name; /* messages name the op as its domain does */
   int opset = attrs->onnx_opset;
   if (opset > 0 && opset < row->since_opset)
     OM_FAIL("node '%s' (op %s): opset %d is not served; %s is served from opset %d", nn, op, opset, op,
@@ -121,7 +122,12 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   node->out_types[0] = t0;
   node->family = om_family_of(id);
   if (node->family) {
-    if (node->family->create(node, attrs, n_inputs, input_types, err, errlen) != 0) {
+    node->impl = node->family->state_size ? calloc(1, node->family->state_size) : NULL;
+    if (node->family->state_size && !node->impl) OM_FAIL("node '%s' (op %s): out of memory", nn, op);
+    node->input_types = input_types;
+    int created = node->family->create(node, attrs, err, errlen);
+    node->input_types = NULL;
+    if (created != 0) {
       om_node_destroy(node);
       return NULL;
     }
@@ -162,6 +168,7 @@ size_t om_shape_count(const int64_t* shape, size_t rank) {
 
 int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen) {
+  if (k < node->n_inputs && om_node_rank_served(node, k, rank, err, errlen) != 0) return -1;
   if (!node->family || !node->family->set_constant || k >= node->n_inputs) return 0;
   return node->family->set_constant(node, k, data, shape, rank, err, errlen);
 }
@@ -173,6 +180,7 @@ int om_node_input_type_only(const om_node* node, size_t k) {
 int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                          int64_t* out_shape, size_t* out_rank, char* err, size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (node->family) { /* output 0 of a structured node whose shape depends on no input's data */
     int64_t all[OM_MAX_OUTPUTS * OM_MAX_RANK];
     size_t all_ranks[OM_MAX_OUTPUTS];
@@ -228,6 +236,7 @@ int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* cons
              n_outputs, node->n_outputs);
     return -1;
   }
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family) return om_node_output_shape(node, n_inputs, shapes, ranks, out_shapes, out_ranks, err, errlen);
   if (n_inputs != node->n_inputs) {
     snprintf(err, errlen, "node '%s' (op %s): %zu inputs at run time, %zu at creation", node->name, opn, n_inputs,
@@ -263,6 +272,7 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
                         const size_t* out_ranks, om_parallel_for_fn parallel_for, void* host_ctx, char* err,
                         size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family) {
     if (n_outputs != 1 || !outs[0]) {
       snprintf(err, errlen, "node '%s' (op %s): an element-wise node has exactly one output", node->name, opn);
@@ -297,7 +307,7 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
     snprintf(err, errlen, "node '%s' (op %s): out of memory for output 0, which no one reads", node->name, opn);
     return -1;
   }
-  void* with0[OM_MAX_OUTPUTS] = {scratch, NULL, NULL};
+  void* with0[OM_MAX_OUTPUTS] = {scratch};
   for (size_t o = 1; o < n_outputs; o++) with0[o] = outs[o];
   io.outs = with0;
   int rc = node->family->run(node, &io);

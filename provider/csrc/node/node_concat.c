@@ -13,9 +13,9 @@ typedef struct om_concat_node {
   int64_t axis;
 } om_concat_node;
 
-static int om_cc_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)types;
+static int om_cc_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  const size_t n_inputs = node->n_inputs;
+  const int* types = node->input_types;
   const char* opn = om_op_row(node->op)->name;
   for (size_t k = 0; k < n_inputs; k++)
     if (types[k] == 0) {
@@ -27,8 +27,7 @@ static int om_cc_create(om_node* node, const om_attrs* a, size_t n_inputs, const
     snprintf(err, errlen, "node '%s' (op %s): attribute axis is required", node->name, opn);
     return -1;
   }
-  om_concat_node* c = om_family_state(node, sizeof *c, err, errlen);
-  if (!c) return -1;
+  om_concat_node* c = node->impl;
   c->axis = a->axis;
   return 0;
 }
@@ -79,4 +78,4 @@ static int om_cc_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_concat = {om_cc_create, om_cc_shapes, om_cc_run, NULL, NULL, NULL, om_cc_check_ranks};
+const om_family om_family_concat = {sizeof(om_concat_node), om_cc_create, om_cc_shapes, om_cc_run, NULL, NULL, NULL, om_cc_check_ranks};

@@ -22,7 +22,15 @@ const om_family* om_family_of(int op) {
     case OM_OP_REDUCE_LOG_SUM_EXP: return &om_family_reduce;
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
-    case OM_OP_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_LAYER_NORMALIZATION:
+    case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION:
+    case OM_OP_RMS_NORMALIZATION:
+    case OM_OP_SKIP_LAYER_NORMALIZATION:
+    case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return &om_family_layernorm;
+    case OM_OP_CONV: return &om_family_conv;
+    case OM_OP_GLOBAL_AVERAGE_POOL:
+    case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
+    case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     case OM_OP_RESHAPE:
     case OM_OP_UNSQUEEZE:
     case OM_OP_SQUEEZE:
@@ -35,6 +43,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_GATHER: return &om_family_gather;
     case OM_OP_SLICE: return &om_family_slice;
     case OM_OP_EXPAND: return &om_family_expand;
+    case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     case OM_OP_RANGE: return &om_family_range;
     case OM_OP_TILE: return &om_family_tile;
     default: return NULL;
@@ -42,12 +51,31 @@ const om_family* om_family_of(int op) {
 }
 
 int om_struct_output_type(int op, int type0, size_t k) {
-  if (op == OM_OP_LAYER_NORMALIZATION && k > 0) return OM_T_FLOAT; /* Mean, InvStdDev: stash_type 1 */
-  if (om_op_row(op)->output_rule == OM_OUT_INT64) return OM_T_INT64;  /* Shape, Size */
-  return type0;
+  switch (op) {
+    case OM_OP_LAYER_NORMALIZATION: /* Mean, InvStdDev: stash_type 1 */
+    case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION: return k > 0 ? OM_T_FLOAT : type0; /* inv_std_var */
+    case OM_OP_SKIP_LAYER_NORMALIZATION:
+    case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
+    case OM_OP_MATMUL_INTEGER: return OM_T_INT32;
+    default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
+  }
+}
+
+int om_node_rank_served(const om_node* node, size_t k, size_t rank, char* err, size_t errlen) {
+  if (rank == OM_RANK_UNKNOWN || rank <= OM_NODE_MAX_RANK) return 0;
+  snprintf(err, errlen, "node '%s' (op %s): input %zu has rank %zu above %d, the highest OneModel EP serves",
+           node->name, om_op_row(node->op)->name, k, rank, OM_NODE_MAX_RANK);
+  return -1;
+}
+
+int om_node_ranks_served(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  for (size_t k = 0; k < n_inputs; k++)
+    if (om_node_rank_served(node, k, ranks[k], err, errlen) != 0) return -1;
+  return 0;
 }
 
 int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (!node->family || !node->family->check_ranks) return 0;
   return node->family->check_ranks(node, n_inputs, ranks, err, errlen);
 }
@@ -56,12 +84,15 @@ int om_op_semantics_split(int op) {
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 
-void* om_family_state(om_node* node, size_t size, char* err, size_t errlen) {
-  void* impl = calloc(1, size);
-  if (!impl) {
-    snprintf(err, errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
-    return NULL;
-  }
-  node->impl = impl;
-  return impl;
+int om_family_no_kernel(const om_node* node, char* err, size_t errlen) {
+  snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_op_row(node->op)->name,
+           om_type_name(node->type));
+  return -1;
+}
+
+void om_shape_text(const int64_t* s, size_t r, char* buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "[");
+  for (size_t d = 0; d < r && used < len; d++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
+  if (used < len) snprintf(buf + used, len - used, "]");
 }

@@ -1,5 +1,6 @@
 /* node_family.h - the node record, and how node.c hands a structured op (OM_F_STRUCT in om_ops.def: MatMul,
- * Gemm, Softmax, LayerNormalization, the Reduce ops, the data-movement ops) to the file of its family.
+ * Gemm, Softmax, LayerNormalization, the Reduce ops, Conv, the global pools, BatchNormalization, the
+ * data-movement ops) to the file of its family.
  *
  * node.c does what every node shares (op table, opset, arity, element types, mode, kernel path) and then calls
  * the family's create; the family checks its attributes, sets the output types and keeps its state in impl.
@@ -14,7 +15,7 @@
 #include "kernels/kernels.h"
 #include "onemodel.h"
 
-#define OM_MAX_OUTPUTS 3
+#define OM_MAX_OUTPUTS 4
 
 typedef struct om_family om_family;
 
@@ -59,12 +60,16 @@ struct om_node {
   int out_types[OM_MAX_OUTPUTS];
   const om_family* family;         /* NULL for element-wise nodes */
   void* impl;                      /* the family's state */
+  const int* input_types;          /* during the family's create only: each input's element type (0: absent) */
 };
 
 struct om_family {
-  /* Check the attributes; set node->out_types (and n_outputs, which node.c sets to the row's max_outputs)
-   * and node->impl. 0, or -1 with a message naming node, op and problem. */
-  int (*create)(om_node* node, const om_attrs* attrs, size_t n_inputs, const int* types, char* err, size_t errlen);
+  /* The bytes of the family's state: node.c sets node->impl to that many zeroed bytes before create. */
+  size_t state_size;
+  /* Check the attributes (node's op, opset, n_inputs and types are set, impl is state_size zeroed bytes); set
+   * node->out_types (and n_outputs, which node.c sets to the row's max_outputs) and the state in node->impl.
+   * 0, or -1 with a message naming node, op and problem. */
+  int (*create)(om_node* node, const om_attrs* attrs, char* err, size_t errlen);
   /* The output shapes from io's inputs (data may be NULL where the shapes depend on no input's data) into
    * io->out_shapes (OM_MAX_RANK per output) and io->out_ranks; 0, or -1 with a message in io->err. */
   int (*shapes)(const om_node* node, const om_node_io* io);
@@ -85,7 +90,13 @@ struct om_family {
 };
 
 #define OM_RANK_UNKNOWN ((size_t)-1)
-/* The family's check_ranks, or 0 when it has none (and for element-wise nodes). */
+/* 0 when input k's rank (OM_RANK_UNKNOWN: not known yet) is at most OM_NODE_MAX_RANK, else -1 with a message
+ * naming node, op, input and rank; om_node_ranks_served asks it of every input. Every entry of onemodel.h that
+ * takes input shapes asks first. */
+int om_node_rank_served(const om_node* node, size_t k, size_t rank, char* err, size_t errlen);
+int om_node_ranks_served(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
+/* At creation, from the ranks the graph declares: om_node_ranks_served, then the family's check_ranks (none for
+ * element-wise nodes). */
 int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 
 /* The family of a structured op id (om_ops.h), NULL for an element-wise op. */
@@ -100,7 +111,10 @@ int om_op_semantics_split(int op);
 extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
-extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization */
+extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
+extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
+extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
+extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
 extern const om_family om_family_size;      /* node_shape.c: Size */
@@ -109,14 +123,17 @@ extern const om_family om_family_concat;    /* node_concat.c: Concat */
 extern const om_family om_family_gather;    /* node_gather.c: Gather */
 extern const om_family om_family_slice;     /* node_slice.c: Slice */
 extern const om_family om_family_expand;    /* node_expand.c: Expand */
+extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 extern const om_family om_family_range;     /* node_range.c: Range */
 extern const om_family om_family_tile;      /* node_tile.c: Tile */
 
-/* A family's create: node->impl = `size` zeroed bytes, returned; NULL with "out of memory" (naming node and
- * op) in err when they cannot be had. */
-void* om_family_state(om_node* node, size_t size, char* err, size_t errlen);
+/* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
+ * returns -1. */
+int om_family_no_kernel(const om_node* node, char* err, size_t errlen);
 
 /* Shapes: the element count of a shape (0 when a dimension is 0). */
 size_t om_shape_count(const int64_t* shape, size_t rank);
+/* Shapes: "[d0, d1, ...]" into buf (len bytes, cut short when too long), for error messages. */
+void om_shape_text(const int64_t* shape, size_t rank, char* buf, size_t len);
 
 #endif

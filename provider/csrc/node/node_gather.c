@@ -15,12 +15,10 @@ typedef struct om_gather_node {
   int64_t axis;
 } om_gather_node;
 
-static int om_ga_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
-  om_gather_node* g = om_family_state(node, sizeof *g, err, errlen);
-  if (!g) return -1;
+static int om_ga_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  (void)err; /* cannot fail */
+  (void)errlen;
+  om_gather_node* g = node->impl;
   g->axis = a->has_axis ? a->axis : 0;
   return 0;
 }
@@ -89,4 +87,4 @@ static int om_ga_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_gather = {om_ga_create, om_ga_shapes, om_ga_run, NULL, NULL, NULL, om_ga_check_ranks};
+const om_family om_family_gather = {sizeof(om_gather_node), om_ga_create, om_ga_shapes, om_ga_run, NULL, NULL, NULL, om_ga_check_ranks};

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broadcast.h"
 #include "gemm/gemm.h"
+#include "matmul_shape.h"
 #include "node_family.h"
 #include "core/om_ops.h"
 
@@ -22,11 +22,8 @@ typedef struct om_matmul {
   int64_t packed_k, packed_n; /* the constant B's K and N */
 } om_matmul;
 
-static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)types;
-  om_matmul* m = om_family_state(node, sizeof *m, err, errlen);
-  if (!m) return -1;
+static int om_mm_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_matmul* m = node->impl;
   m->gemm = node->op == OM_OP_GEMM;
   m->alpha = 1.0;
   m->beta = 1.0;
@@ -41,7 +38,7 @@ static int om_mm_create(om_node* node, const om_attrs* a, size_t n_inputs, const
              (long long)a->trans_b);
     return -1;
   }
-  if (node->opset > 0 && node->opset < 11 && n_inputs < 3) {
+  if (node->opset > 0 && node->opset < 11 && node->n_inputs < 3) {
     snprintf(err, errlen, "node '%s' (op Gemm): input C is required before opset 11 (opset %d)", node->name,
              node->opset);
     return -1;
@@ -59,69 +56,26 @@ static void om_mm_destroy(om_node* node) {
   free(m);
 }
 
-/* The problem's dimensions from the input shapes; 0, or -1 with a message. */
-typedef struct om_mm_dims {
-  int64_t M, N, K;
-  size_t batch_rank;             /* MatMul: rank of the broadcast batch */
-  int64_t batch[OM_MAX_RANK];
-  int a_vec, b_vec;              /* MatMul: a 1-D operand */
-} om_mm_dims;
-
-static void om_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
-  size_t used = (size_t)snprintf(buf, len, "[");
-  for (size_t d = 0; d < r && used < len; d++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%lld", d ? ", " : "", (long long)s[d]);
-  if (used < len) snprintf(buf + used, len - used, "]");
-}
-
 static int om_mm_dims_of(const om_node* node, const int64_t* const* shapes, const size_t* ranks, om_mm_dims* d,
                          char* err, size_t errlen) {
   const om_matmul* m = node->impl;
-  const char* opn = om_op_row(node->op)->name;
+  if (!m->gemm) return om_matmul_dims(node->name, om_op_row(node->op)->name, shapes, ranks, d, err, errlen);
   char sa[160], sb[160];
-  om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
-  om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
+  om_shape_text(shapes[0], ranks[0], sa, sizeof sa);
+  om_shape_text(shapes[1], ranks[1], sb, sizeof sb);
   memset(d, 0, sizeof *d);
-  if (m->gemm) {
-    if (ranks[0] != 2 || ranks[1] != 2) {
-      snprintf(err, errlen, "node '%s' (op Gemm): A and B must be 2-D, got A %s and B %s", node->name, sa, sb);
-      return -1;
-    }
-    d->M = shapes[0][m->trans_a ? 1 : 0];
-    d->K = shapes[0][m->trans_a ? 0 : 1];
-    int64_t kb = shapes[1][m->trans_b ? 1 : 0];
-    d->N = shapes[1][m->trans_b ? 0 : 1];
-    if (kb != d->K) {
-      snprintf(err, errlen, "node '%s' (op Gemm): inner dimensions do not match: A %s%s has K = %lld, B %s%s has K = %lld",
-               node->name, sa, m->trans_a ? " (transA)" : "", (long long)d->K, sb, m->trans_b ? " (transB)" : "",
-               (long long)kb);
-      return -1;
-    }
-    return 0;
-  }
-  if (ranks[0] == 0 || ranks[1] == 0) {
-    snprintf(err, errlen, "node '%s' (op %s): operands must have rank 1 or more, got A %s and B %s", node->name, opn,
-             sa, sb);
+  if (ranks[0] != 2 || ranks[1] != 2) {
+    snprintf(err, errlen, "node '%s' (op Gemm): A and B must be 2-D, got A %s and B %s", node->name, sa, sb);
     return -1;
   }
-  d->a_vec = ranks[0] == 1;
-  d->b_vec = ranks[1] == 1;
-  d->M = d->a_vec ? 1 : shapes[0][ranks[0] - 2];
-  d->K = shapes[0][ranks[0] - 1];
-  int64_t kb = d->b_vec ? shapes[1][0] : shapes[1][ranks[1] - 2];
-  d->N = d->b_vec ? 1 : shapes[1][ranks[1] - 1];
+  d->M = shapes[0][m->trans_a ? 1 : 0];
+  d->K = shapes[0][m->trans_a ? 0 : 1];
+  int64_t kb = shapes[1][m->trans_b ? 1 : 0];
+  d->N = shapes[1][m->trans_b ? 0 : 1];
   if (kb != d->K) {
-    snprintf(err, errlen, "node '%s' (op MatMul): inner dimensions do not match: A %s has K = %lld, B %s has K = %lld",
-             node->name, sa, (long long)d->K, sb, (long long)kb);
-    return -1;
-  }
-  size_t bra = d->a_vec ? 0 : ranks[0] - 2, brb = d->b_vec ? 0 : ranks[1] - 2;
-  const int64_t* bs[2] = {shapes[0], shapes[1]};
-  size_t br[2] = {bra, brb};
-  char why[256];
-  if (om_broadcast_shape(2, bs, br, d->batch, &d->batch_rank, why, sizeof why) != 0) {
-    snprintf(err, errlen, "node '%s' (op MatMul): batch dimensions of A %s and B %s do not broadcast: %s", node->name,
-             sa, sb, why);
+    snprintf(err, errlen, "node '%s' (op Gemm): inner dimensions do not match: A %s%s has K = %lld, B %s%s has K = %lld",
+             node->name, sa, m->trans_a ? " (transA)" : "", (long long)d->K, sb, m->trans_b ? " (transB)" : "",
+             (long long)kb);
     return -1;
   }
   return 0;
@@ -141,7 +95,7 @@ static int om_mm_shapes(const om_node* node, const om_node_io* io) {
       }
       if (!ok) {
         char sc[160];
-        om_shape_str(io->shapes[2], io->ranks[2], sc, sizeof sc);
+        om_shape_text(io->shapes[2], io->ranks[2], sc, sizeof sc);
         snprintf(io->err, io->errlen,
                  "node '%s' (op Gemm): C %s does not broadcast to [M, N] = [%lld, %lld]", node->name, sc,
                  (long long)d.M, (long long)d.N);
@@ -153,11 +107,7 @@ static int om_mm_shapes(const om_node* node, const om_node_io* io) {
     io->out_ranks[0] = 2;
     return 0;
   }
-  size_t r = 0;
-  for (size_t k = 0; k < d.batch_rank; k++) io->out_shapes[r++] = d.batch[k];
-  if (!d.a_vec) io->out_shapes[r++] = d.M;
-  if (!d.b_vec) io->out_shapes[r++] = d.N;
-  io->out_ranks[0] = r;
+  om_matmul_out_shape(&d, io->out_shapes, &io->out_ranks[0]);
   return 0;
 }
 
@@ -242,23 +192,7 @@ static int om_mm_run(const om_node* node, const om_node_io* io) {
   if (batch == 0 || g.M == 0 || g.N == 0) return 0;
   int64_t a_bstride[OM_MAX_RANK], b_bstride[OM_MAX_RANK];
   if (!m->gemm && d.batch_rank > 0) {
-    /* The batch broadcast as strides (0 where an operand's batch dimension is 1 or missing): O(rank) */
-    size_t bra = d.a_vec ? 0 : io->ranks[0] - 2, brb = d.b_vec ? 0 : io->ranks[1] - 2;
-    int64_t sa = d.a_vec ? d.K : d.M * d.K, sb = d.b_vec ? d.K : d.K * d.N;
-    for (size_t q = 0; q < d.batch_rank; q++) { /* from the innermost batch dim outwards */
-      size_t dim = d.batch_rank - 1 - q;
-      a_bstride[dim] = b_bstride[dim] = 0;
-      if (q < bra) {
-        int64_t e = io->shapes[0][bra - 1 - q];
-        if (e != 1) a_bstride[dim] = sa;
-        sa *= e;
-      }
-      if (q < brb) {
-        int64_t e = io->shapes[1][brb - 1 - q];
-        if (e != 1) b_bstride[dim] = sb;
-        sb *= e;
-      }
-    }
+    om_matmul_batch_strides(&d, io->shapes, io->ranks, a_bstride, b_bstride);
     g.batch_rank = d.batch_rank;
     g.batch_dims = d.batch;
     g.a_bstride = a_bstride;
@@ -274,5 +208,5 @@ static int om_mm_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_matmul = {om_mm_create, om_mm_shapes, om_mm_run, om_mm_set_constant, NULL, om_mm_destroy,
-                                    NULL};
+const om_family om_family_matmul = {.state_size = sizeof(om_matmul), .create = om_mm_create, .shapes = om_mm_shapes,
+                                    .run = om_mm_run, .set_constant = om_mm_set_constant, .destroy = om_mm_destroy};

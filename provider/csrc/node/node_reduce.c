@@ -20,6 +20,7 @@
 
 #include "broadcast.h"
 #include "node_family.h"
+#include "node_reduce.h"
 #include "parallel.h"
 #include "core/om_ops.h"
 #include "int_input.h"
@@ -73,17 +74,11 @@ static int om_rd_distinct(const om_node* node, const int64_t* axes, size_t n, in
   return 0;
 }
 
-static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_rd_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   const char* opn = om_rd_name(node);
-  om_reduce_node* r = om_family_state(node, sizeof *r, err, errlen);
-  if (!r) return -1;
+  om_reduce_node* r = node->impl;
   r->red = om_reduce_op_from_name(opn);
-  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, opn,
-             om_type_name(node->type));
-    return -1;
-  }
+  if (r->red < 0 || !om_reduce_supported(r->red, node->type)) return om_family_no_kernel(node, err, errlen);
   int since = om_rd_type_since(r->red, node->type);
   if (node->opset > 0 && node->opset < since) {
     snprintf(err, errlen, "node '%s' (op %s): element type %s needs opset %d or later (opset %d)", node->name, opn,
@@ -103,7 +98,7 @@ static int om_rd_create(om_node* node, const om_attrs* a, size_t n_inputs, const
   }
   r->noop = a->has_noop_with_empty_axes ? (int)a->noop_with_empty_axes : 0;
   int in_since = om_rd_axes_input_since(r->red);
-  int has_input1 = n_inputs > 1 && types[1] != 0;
+  int has_input1 = node->type1 != 0; /* input 1 (axes) given */
   if (om_axes_form(node, a, has_input1, in_since, &r->axes_input, err, errlen) != 0) return -1;
   if (!r->axes_input && a->has_noop_with_empty_axes) {
     snprintf(err, errlen, "node '%s' (op %s): attribute noop_with_empty_axes is defined from opset %d on (opset %d)",
@@ -221,23 +216,6 @@ static int om_rd_shapes(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-typedef struct om_rd_task {
-  const om_reduce_plan* plan;
-  int path, red, type, mode;
-  size_t units, per_chunk;
-  const void* x;
-  void* y;
-  int failed;
-} om_rd_task;
-
-static void om_rd_chunk(void* vt, size_t i) {
-  om_rd_task* t = vt;
-  size_t b = i * t->per_chunk, e = b + t->per_chunk;
-  if (e > t->units) e = t->units;
-  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
-    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
-}
-
 /* x (count elements of esz bytes, coalesced dims[0 .. c) with mask) copied into a new buffer in the order
  * [kept dimensions..., reduced dimensions...], each kind in its own order: NULL when out of memory. */
 static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* dims, const uint8_t* mask,
@@ -269,6 +247,44 @@ static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* di
     }
   }
   return out;
+}
+
+typedef struct om_rd_task {
+  const om_reduce_plan* plan;
+  int path, red, type, mode;
+  size_t units, per_chunk;
+  const void* x;
+  void* y;
+  int failed;
+} om_rd_task;
+
+static void om_rd_chunk(void* vt, size_t i) {
+  om_rd_task* t = vt;
+  size_t b = i * t->per_chunk, e = b + t->per_chunk;
+  if (e > t->units) e = t->units;
+  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
+    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
+}
+
+int om_reduce_node_run(const om_node* node, const om_node_io* io, int red, size_t c, const int64_t* dims,
+                       const uint8_t* mask, const void* x) {
+  const char* opn = om_op_row(node->op)->name;
+  om_reduce_plan plan;
+  if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
+    return -1;
+  }
+  om_rd_task t = {&plan, node->path, red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
+  if (plan.units) {
+    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
+    t.per_chunk = per ? per : 1;
+    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
+  }
+  if (t.failed) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
+    return -1;
+  }
+  return 0;
 }
 
 static int om_rd_run(const om_node* node, const om_node_io* io) {
@@ -313,25 +329,11 @@ static int om_rd_run(const om_node* node, const om_node_io* io) {
     c = 2;
     x = gathered;
   }
-  om_reduce_plan plan;
-  if (om_reduce_plan_make(c, dims, mask, &plan) != 0) {
-    free(gathered);
-    snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
-    return -1;
-  }
-  om_rd_task t = {&plan, node->path, r->red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
-  if (plan.units) {
-    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
-    t.per_chunk = per ? per : 1;
-    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
-  }
+  int rc = om_reduce_node_run(node, io, r->red, c, dims, mask, x);
   free(gathered);
-  if (t.failed) {
-    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
-    return -1;
-  }
-  return 0;
+  return rc;
 }
 
-const om_family om_family_reduce = {om_rd_create,       om_rd_shapes, om_rd_run, om_rd_set_constant,
-                                    om_rd_shape_input, NULL,         om_rd_check_ranks};
+const om_family om_family_reduce = {.state_size = sizeof(om_reduce_node), .create = om_rd_create,
+                                    .shapes = om_rd_shapes, .run = om_rd_run, .set_constant = om_rd_set_constant,
+                                    .shape_input = om_rd_shape_input, .check_ranks = om_rd_check_ranks};

@@ -54,11 +54,11 @@ static int om_rs_axes_form(om_node* node, om_reshape_node* s, const om_attrs* a,
   return 0;
 }
 
-static int om_rs_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_rs_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  const size_t n_inputs = node->n_inputs;
+  const int* types = node->input_types;
   const char* opn = om_rs_name(node);
-  om_reshape_node* s = om_family_state(node, sizeof *s, err, errlen);
-  if (!s) return -1;
+  om_reshape_node* s = node->impl;
   int has_input1 = n_inputs > 1 && types[1] != 0;
   const char* what = node->op == OM_OP_RESHAPE ? "shape" : "axes";
   om_int_input_declare(&s->ints, 1, what, has_input1 ? types[1] : 0);
@@ -224,5 +224,5 @@ static int om_rs_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_reshape = {om_rs_create, om_rs_shapes, om_rs_run, om_int_inputs_set_constant,
+const om_family om_family_reshape = {sizeof(om_reshape_node), om_rs_create, om_rs_shapes, om_rs_run, om_int_inputs_set_constant,
                                      om_int_inputs_shape_input, NULL, om_rs_check_ranks};

@@ -14,17 +14,13 @@ typedef struct om_shape_node {
   int has_end;
 } om_shape_node;
 
-static int om_sh_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
+static int om_sh_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   if ((a->has_start || a->has_end) && node->opset > 0 && node->opset < 15) {
     snprintf(err, errlen, "node '%s' (op %s): attributes start and end are defined from opset 15 on (opset %d)",
              node->name, om_op_row(node->op)->name, node->opset);
     return -1;
   }
-  om_shape_node* s = om_family_state(node, sizeof *s, err, errlen);
-  if (!s) return -1;
+  om_shape_node* s = node->impl;
   s->start = a->has_start ? a->start : 0;
   s->end = a->end;
   s->has_end = a->has_end;
@@ -60,13 +56,10 @@ static int om_sh_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_shape = {om_sh_create, om_sh_shapes, om_sh_run, NULL, NULL, NULL, NULL};
+const om_family om_family_shape = {sizeof(om_shape_node), om_sh_create, om_sh_shapes, om_sh_run, NULL, NULL, NULL, NULL};
 
-static int om_sz_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_sz_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   (void)a;
-  (void)n_inputs;
-  (void)types;
   (void)err;
   (void)errlen;
   node->out_types[0] = OM_T_INT64;
@@ -86,4 +79,4 @@ static int om_sz_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_size = {om_sz_create, om_sz_shapes, om_sz_run, NULL, NULL, NULL, NULL};
+const om_family om_family_size = {0, om_sz_create, om_sz_shapes, om_sz_run, NULL, NULL, NULL, NULL};

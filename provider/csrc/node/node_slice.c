@@ -21,11 +21,11 @@ typedef struct om_slice_node {
 
 static const char* const om_sl_what[5] = {"", "starts", "ends", "axes", "steps"};
 
-static int om_sl_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_sl_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  const size_t n_inputs = node->n_inputs;
+  const int* types = node->input_types;
   const char* opn = om_op_row(node->op)->name;
-  om_slice_node* s = om_family_state(node, sizeof *s, err, errlen);
-  if (!s) return -1;
+  om_slice_node* s = node->impl;
   int input_form = node->opset > 0 ? node->opset >= 10 : n_inputs > 1;
   if (input_form) {
     if (a->has_starts || a->has_ends || a->has_axes) {
@@ -174,5 +174,5 @@ static int om_sl_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_slice = {om_sl_create, om_sl_shapes, om_sl_run, om_int_inputs_set_constant,
+const om_family om_family_slice = {sizeof(om_slice_node), om_sl_create, om_sl_shapes, om_sl_run, om_int_inputs_set_constant,
                                    om_int_inputs_shape_input, NULL, NULL};

@@ -27,21 +27,12 @@ typedef struct om_softmax_node {
   int64_t axis;
 } om_softmax_node;
 
-static int om_sm_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
-  om_softmax_node* s = om_family_state(node, sizeof *s, err, errlen);
-  if (!s) return -1;
+static int om_sm_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_softmax_node* s = node->impl;
   s->log = node->op == OM_OP_LOG_SOFTMAX;
   s->coerce_2d = node->opset > 0 && node->opset < 13;
   s->axis = a->has_axis ? a->axis : s->coerce_2d ? 1 : -1;
-  if (!om_softmax_supported(node->type)) {
-    snprintf(err, errlen, "node '%s' (op %s): no kernel for element type %s", node->name, om_op_row(node->op)->name,
-             om_type_name(node->type));
-    return -1;
-  }
-  return 0;
+  return om_softmax_supported(node->type) ? 0 : om_family_no_kernel(node, err, errlen);
 }
 
 /* The row view [outer, n, inner] of x; 0, or -1 with a message (axis out of range). */
@@ -86,7 +77,7 @@ typedef struct om_sm_job {
 static void om_sm_chunk(void* ctx, size_t i) {
   om_sm_job* j = ctx;
   const om_softmax_node* s = j->node->impl;
-  size_t b = i * j->chunk, e = b + j->chunk < j->units ? b + j->chunk : j->units;
+  size_t e, b = om_chunk_begin(i, j->chunk, j->units, &e);
   if (om_softmax(j->node->path, j->node->type, j->node->mode, s->log, j->outer, j->n, j->inner, b, e, j->x, j->y) !=
       0)
     j->failed = 1;
@@ -115,4 +106,5 @@ static int om_sm_check_ranks(const om_node* node, size_t n_inputs, const size_t*
   return ranks[0] > OM_MAX_RANK ? 0 : om_sm_view(node, dims, ranks[0], &outer, &n, &inner, err, errlen);
 }
 
-const om_family om_family_softmax = {om_sm_create, om_sm_shapes, om_sm_run, NULL, NULL, NULL, om_sm_check_ranks};
+const om_family om_family_softmax = {.state_size = sizeof(om_softmax_node), .create = om_sm_create,
+                                     .shapes = om_sm_shapes, .run = om_sm_run, .check_ranks = om_sm_check_ranks};

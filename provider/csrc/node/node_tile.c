@@ -12,11 +12,9 @@
 #include "node_family.h"
 
 /* State: an om_int_inputs with input 1 (repeats) (int_input.h). */
-static int om_tl_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
+static int om_tl_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   (void)a;
-  (void)n_inputs;
-  return om_int_inputs_create_one(node, 1, "repeats", types[1], err, errlen);
+  return om_int_inputs_create_one(node, 1, "repeats", err, errlen);
 }
 
 static int om_tl_shapes(const om_node* node, const om_node_io* io) {
@@ -74,5 +72,5 @@ static int om_tl_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_tile = {om_tl_create, om_tl_shapes, om_tl_run, om_int_inputs_set_constant,
+const om_family om_family_tile = {sizeof(om_int_inputs), om_tl_create, om_tl_shapes, om_tl_run, om_int_inputs_set_constant,
                                   om_int_inputs_shape_input, NULL, NULL};

@@ -14,13 +14,9 @@ typedef struct om_transpose_node {
   int64_t perm[OM_MAX_RANK];
 } om_transpose_node;
 
-static int om_tr_create(om_node* node, const om_attrs* a, size_t n_inputs, const int* types, char* err,
-                        size_t errlen) {
-  (void)n_inputs;
-  (void)types;
+static int om_tr_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
-  om_transpose_node* t = om_family_state(node, sizeof *t, err, errlen);
-  if (!t) return -1;
+  om_transpose_node* t = node->impl;
   t->has_perm = a->has_perm;
   t->n = a->n_perm;
   uint8_t seen[OM_MAX_RANK] = {0};
@@ -72,4 +68,4 @@ static int om_tr_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_transpose = {om_tr_create, om_tr_shapes, om_tr_run, NULL, NULL, NULL, om_tr_check_ranks};
+const om_family om_family_transpose = {sizeof(om_transpose_node), om_tr_create, om_tr_shapes, om_tr_run, NULL, NULL, NULL, om_tr_check_ranks};

@@ -13,4 +13,12 @@
 void om_parallel_ieee(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, void (*fn)(void*, size_t),
                       void* ctx);
 
+/* The first index of chunk i when [0, total) is split into chunks of `chunk`; *end the end of the chunk (the
+ * last one may be short). */
+static inline size_t om_chunk_begin(size_t i, size_t chunk, size_t total, size_t* end) {
+  size_t begin = i * chunk;
+  *end = begin + chunk < total ? begin + chunk : total;
+  return begin;
+}
+
 #endif

@@ -40,7 +40,8 @@ static int om_is_variadic(const om_op_info* row) { return row->max_inputs >= OM_
 int om_ort_glue_shape_ref(void) { return om_runtime_has_shape_ref; }
 
 /* ---- schema callbacks ------------------------------------------------------------------------------------ */
-static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->name; }
+/* The row's key: its ONNX name for the default domain, "<domain>.<name>" for another (om_ops.def) */
+static const char* OM_ORT_CALL om_get_name(const OrtCustomOp* op) { return om_row_of(op)->key; }
 static const char* OM_ORT_CALL om_get_ep(const OrtCustomOp* op) {
   (void)op;
   return NULL; /* the CPU execution provider */

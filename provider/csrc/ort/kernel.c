@@ -67,13 +67,13 @@ OrtStatus* om_kernel_constant_input(const OrtApi* api, om_node* node, size_t i, 
   size_t rank = 0;
   int64_t dims[OM_MAX_RANK];
   void* p = NULL;
+  char err[512];
   OrtStatus* st = api->GetTensorTypeAndShape(v, &tsi);
   if (!st) st = api->GetDimensionsCount(tsi, &rank);
-  if (!st && rank > OM_MAX_RANK) st = om_ort_error(api, code, "input rank exceeds the supported maximum of 64");
+  if (!st && om_node_rank_served(node, i, rank, err, sizeof err) != 0) st = om_ort_error(api, code, err);
   if (!st) st = api->GetDimensions(tsi, dims, rank);
   if (tsi) api->ReleaseTensorTypeAndShapeInfo(tsi);
   if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
-  char err[512];
   if (!st && om_node_set_constant_input(node, i, p, dims, rank, err, sizeof err) != 0)
     st = om_ort_error(api, code, err);
   return st;
@@ -118,7 +118,8 @@ static size_t om_info_input_rank(const OrtApi* api, const OrtKernelInfo* info, s
   return rank == 0 ? OM_RANK_UNKNOWN : rank;
 }
 
-/* What a structured node can check before its first run from the input ranks the graph declares. */
+/* What a node can check before its first run from the input ranks the graph declares (a rank above
+ * OM_NODE_MAX_RANK; a structured node's axis out of range). */
 static OrtStatus* om_check_ranks(const OrtApi* api, const OrtKernelInfo* info, const om_node* node, size_t n) {
   size_t ranks_s[8];
   size_t* ranks = n <= 8 ? ranks_s : malloc(n * sizeof *ranks);
@@ -221,12 +222,13 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
     if (types != types_small) free(types);
     return om_error(api, msg);
   }
-  om_node* node = om_node_create(name, row->name, n, types, &attrs, err, sizeof err);
+  om_node* node = om_node_create(name, row->key, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
-  if ((row->flags & OM_F_STRUCT) &&
-      ((st = om_constant_inputs(api, info, node, n)) != NULL || (st = om_check_ranks(api, info, node, n)) != NULL ||
-       (st = om_static_shapes_check(api, info, node, n)) != NULL)) {
+  const int structured = (row->flags & OM_F_STRUCT) != 0;
+  if ((structured && (st = om_constant_inputs(api, info, node, n)) != NULL) ||
+      (st = om_check_ranks(api, info, node, n)) != NULL ||
+      (structured && (st = om_static_shapes_check(api, info, node, n)) != NULL)) {
     om_node_destroy(node);
     return st;
   }
@@ -304,7 +306,6 @@ static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t*
     ONNXTensorElementDataType et;
     OrtStatus* st = k->shape_ref(v, &et, dims, rank);
     if (st) return st;
-    if (*rank > OM_MAX_RANK) return om_error(api, "input rank exceeds the supported maximum of 64");
     if (!*dims && *rank > 0) return om_error(api, "ORT returned no shape for an input");
     /* A present input's shape is never NULL, not even at rank 0 (where ORT gives no dims pointer): to the node,
      * a NULL shape means an absent input. */
@@ -314,8 +315,7 @@ static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t*
   OrtTensorTypeAndShapeInfo* tsi = NULL;
   OrtStatus* st = api->GetTensorTypeAndShape(v, &tsi);
   if (st) return st;
-  st = api->GetDimensionsCount(tsi, rank);
-  if (!st && *rank > OM_MAX_RANK) st = om_error(api, "input rank exceeds the supported maximum of 64");
+  st = api->GetDimensionsCount(tsi, rank); /* a rank above OM_NODE_MAX_RANK: the node's entries refuse it */
   int64_t* d = NULL;
   if (!st) {
     d = (small && *rank <= 8) ? small : malloc((*rank ? *rank : 1) * sizeof(int64_t));
@@ -338,7 +338,7 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
   if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
   int64_t out_shapes[OM_MAX_OUTPUTS * OM_MAX_RANK];
   size_t out_ranks[OM_MAX_OUTPUTS];
-  void* outs[OM_MAX_OUTPUTS] = {NULL, NULL, NULL};
+  void* outs[OM_MAX_OUTPUTS] = {NULL};
   char err[512];
   if (om_node_output_shapes(k->node, n, data, shapes, ranks, n_out, out_shapes, out_ranks, err, sizeof err) != 0)
     return om_error(api, err);

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The longest `axes` list read (its entries may repeat). */
-#define OM_ATTR_MAX_AXES_LIST ((size_t)1 << 16)
-
 void om_attrs_defaults(om_attrs* attrs) {
   memset(attrs, 0, sizeof *attrs);
   attrs->mode = OM_MODE_EXACT;
@@ -40,12 +37,14 @@ int om_attrs_path(const char* s, int* out, char* err, size_t errlen) {
 static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_attrs* attrs, char* err,
                               size_t errlen) {
   size_t n = 0, m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
-  int64_t* all = malloc(OM_ATTR_MAX_AXES_LIST * sizeof *all);
-  if (!all) {
-    snprintf(err, errlen, "out of memory reading attribute '%s'", name);
+  int r = src->get_ints(src->ctx, name, NULL, 0, &n, err, errlen); /* the length first */
+  if (r != 0) return r;
+  int64_t* all = n ? malloc(n * sizeof *all) : NULL;
+  if (n && !all) {
+    snprintf(err, errlen, "out of memory reading attribute '%s' (%zu entries)", name, n);
     return -1;
   }
-  int r = src->get_ints(src->ctx, name, all, OM_ATTR_MAX_AXES_LIST, &n, err, errlen);
+  if (n) r = src->get_ints(src->ctx, name, all, n, &n, err, errlen);
   for (size_t i = 0; r == 0 && i < n; i++) {
     size_t j = 0;
     while (j < m && attrs->axes[j] != all[i]) j++;
@@ -102,6 +101,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"keepdims", OM_AK_INT, 1, &attrs->keepdims, &attrs->has_keepdims},
                 {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
                 {"axes", OM_AK_AXES, 1, attrs->axes, &attrs->has_axes},
+                {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
                 {"allowzero", OM_AK_INT, 1, &attrs->allowzero, &attrs->has_allowzero},
                 {"start", OM_AK_INT, 1, &attrs->start, &attrs->has_start},
                 {"end", OM_AK_INT, 1, &attrs->end, &attrs->has_end},
@@ -110,7 +110,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
                 {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
                 {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
-                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon}};
+                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
+                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}}; /* Conv */
   for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
     if (fields[f].structured_only && !structured) continue;
     const char* name = fields[f].name;
@@ -139,6 +140,37 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       if (strcmp(sval, "tanh") == 0) attrs->approximate = 1;
       else if (strcmp(sval, "none") != 0) {
         snprintf(err, errlen, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
+        r = -1;
+      }
+    }
+  }
+  if (r >= 0 && strcmp(op, "Conv") == 0) {
+    struct {
+      const char* name;
+      int64_t* value;
+      size_t cap;
+      size_t* n;
+      int* has;
+    } lists[] = {
+        {"kernel_shape", attrs->kernel_shape, sizeof attrs->kernel_shape / sizeof(int64_t), &attrs->n_kernel_shape,
+         &attrs->has_kernel_shape},
+        {"strides", attrs->strides, sizeof attrs->strides / sizeof(int64_t), &attrs->n_strides, &attrs->has_strides},
+        {"dilations", attrs->dilations, sizeof attrs->dilations / sizeof(int64_t), &attrs->n_dilations,
+         &attrs->has_dilations},
+        {"pads", attrs->pads, sizeof attrs->pads / sizeof(int64_t), &attrs->n_pads, &attrs->has_pads}};
+    for (size_t f = 0; r >= 0 && f < sizeof lists / sizeof lists[0]; f++) {
+      r = src->get_ints(src->ctx, lists[f].name, lists[f].value, lists[f].cap, lists[f].n, err, errlen);
+      if (r == 0) *lists[f].has = 1;
+    }
+    static const char* const pad_modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    if (r >= 0) r = src->get_string(src->ctx, "auto_pad", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      attrs->auto_pad = -1;
+      for (int q = 0; q < 4; q++)
+        if (strcmp(sval, pad_modes[q]) == 0) attrs->auto_pad = q;
+      if (attrs->auto_pad < 0) {
+        snprintf(err, errlen, "attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got \"%s\"",
+                 sval);
         r = -1;
       }
     }
@@ -219,11 +251,11 @@ static int om_ki_ints(const void* c, const char* name, int64_t* out, size_t cap,
     api->ReleaseStatus(st);
     return 1;
   }
-  if (size > cap) {
-    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the maximum rank (%zu)", name, size, cap);
+  if (out && size > cap) {
+    snprintf(err, errlen, "attribute '%s' has %zu entries, more than the %zu expected", name, size, cap);
     return -1;
   }
-  if (size > 0) {
+  if (out && size > 0) {
     st = api->KernelInfoGetAttributeArray_int64(k->info, name, out, &size);
     if (st) {
       snprintf(err, errlen, "attribute '%s': %s", name, api->GetErrorMessage(st));

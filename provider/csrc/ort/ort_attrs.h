@@ -17,7 +17,8 @@ typedef struct om_attr_source {
   int (*get_int)(const void* ctx, const char* name, int64_t* out, char* err, size_t errlen);
   int (*get_float)(const void* ctx, const char* name, float* out, char* err, size_t errlen);
   int (*get_string)(const void* ctx, const char* name, char* out, size_t cap, char* err, size_t errlen);
-  /* a list of ints: *n set to its length (at most cap entries written; more is an error) */
+  /* a list of ints: *n set to its length (at most cap entries written; more is an error); out NULL: its length
+   * only */
   int (*get_ints)(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err, size_t errlen);
 } om_attr_source;
 
@@ -29,7 +30,8 @@ enum { OM_ATTRS_ONEMODEL = 1 };
 void om_attrs_defaults(om_attrs* attrs);
 
 /* Read the attributes of a node of op-table row `row` into attrs (which keeps what is absent); structured rows
- * (OM_F_STRUCT) also read transA/B, axis, stash_type, keepdims, noop_with_empty_axes and axes. Returns 0, or -1
+ * (OM_F_STRUCT) also read transA/B, axis, stash_type, keepdims, noop_with_empty_axes, axes, and Conv's group,
+ * kernel_shape, strides, dilations, pads and auto_pad. Returns 0, or -1
  * with a message naming the attribute and the problem. */
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen);

@@ -386,8 +386,8 @@ int om_softmax(int path, int type, int mode, int log, size_t outer, size_t n, si
 
 /* ---- LayerNormalization -------------------------------------------------------------------------------------- */
 
-int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* scale,
-                 const void* bias, double epsilon, void* y, void* mean, void* inv_std) {
+int om_layernorm(int path, int type, int mode, int rms, size_t n, size_t begin, size_t end, const void* x,
+                 const void* scale, const void* bias, double epsilon, void* y, void* mean, void* inv_std) {
   if (!om_layernorm_supported(type) || path < 0 || path >= OM_PATH_COUNT || !scale) return -1;
   if (begin >= end) return 0;
   const om_red_path* k = om_red_path_get(path);
@@ -395,13 +395,13 @@ int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t en
   size_t esz = om_type_size(type);
   float eps = (float)epsilon; /* the f32 attribute; f64 widens it exactly */
   if (type == OM_T_DOUBLE) {
-    k->layernorm_f64(exact, end - begin, n, (const double*)x + begin * n, scale, bias, (double)eps,
+    k->layernorm_f64(exact, rms, end - begin, n, (const double*)x + begin * n, scale, bias, (double)eps,
                      (double*)y + begin * n, mean ? (double*)mean + begin : NULL,
                      inv_std ? (double*)inv_std + begin : NULL);
     return 0;
   }
   if (type == OM_T_FLOAT) {
-    k->layernorm_f32(exact, end - begin, n, (const float*)x + begin * n, scale, bias, eps, (float*)y + begin * n,
+    k->layernorm_f32(exact, rms, end - begin, n, (const float*)x + begin * n, scale, bias, eps, (float*)y + begin * n,
                      mean ? (float*)mean + begin : NULL, inv_std ? (float*)inv_std + begin : NULL);
     return 0;
   }
@@ -414,10 +414,30 @@ int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t en
   for (size_t r0 = begin; r0 < end; r0 += g) {
     size_t c = end - r0 < g ? end - r0 : g;
     om_red_to_f32(path, type, (const char*)x + r0 * n * esz, buf, c * n);
-    k->layernorm_f32(exact, c, n, buf, sc, bias ? bi : NULL, eps, out, mean ? (float*)mean + r0 : NULL,
+    k->layernorm_f32(exact, rms, c, n, buf, sc, bias ? bi : NULL, eps, out, mean ? (float*)mean + r0 : NULL,
                      inv_std ? (float*)inv_std + r0 : NULL);
     om_red_from_f32(path, type, out, (char*)y + r0 * n * esz, c * n);
   }
   free(buf);
+  return 0;
+}
+
+int om_skip_add(int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* skip,
+                size_t skip_rows, const void* bias, void* s) {
+  if (type != OM_T_FLOAT || skip_rows == 0) return -1;
+  const uint32_t qnan = 0x7FC00000u;
+  const float *xf = x, *kf = skip, *bf = bias;
+  float* sf = s;
+  for (size_t r = begin; r < end; r++) {
+    const float *xr = xf + r * n, *kr = kf + (r % skip_rows) * n;
+    float* sr = sf + r * n;
+    if (bf)
+      for (size_t i = 0; i < n; i++) sr[i] = (xr[i] + kr[i]) + bf[i];
+    else
+      for (size_t i = 0; i < n; i++) sr[i] = xr[i] + kr[i];
+    if (mode == OM_MODE_EXACT)
+      for (size_t i = 0; i < n; i++)
+        if (sr[i] != sr[i]) memcpy(&sr[i], &qnan, 4);
+  }
   return 0;
 }

@@ -84,9 +84,17 @@ int om_softmax(int path, int type, int mode, int log, size_t outer, size_t n, si
 
 /* LayerNormalization of rows [begin, end) of x[rows, n]: scale[n] (required), bias[n] (NULL: none), all of
  * x's type; mean and inv_std (NULL: not wanted) of the stash type (f32 for f32/f16/bf16, f64 for f64), one
- * per row. epsilon is rounded to f32 (the ONNX attribute's type), then widened exactly to the stash type. */
-int om_layernorm(int path, int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* scale,
-                 const void* bias, double epsilon, void* y, void* mean, void* inv_std);
+ * per row. epsilon is rounded to f32 (the ONNX attribute's type), then widened exactly to the stash type.
+ * rms = 1: RMS normalisation (SimplifiedLayerNormalization, RMSNormalization): the mean is taken as +0 (x_i - 0
+ * is x_i, bit for bit), so the variance step sums x_i * x_i; mean is then written as +0. */
+int om_layernorm(int path, int type, int mode, int rms, size_t n, size_t begin, size_t end, const void* x,
+                 const void* scale, const void* bias, double epsilon, void* y, void* mean, void* inv_std);
+/* The residual sum of SkipLayerNormalization and SkipSimplifiedLayerNormalization, f32 rows [begin, end) of
+ * n elements: s[r][i] = (x[r][i] + skip[r mod skip_rows][i]) + bias[i], each add rounded (bias NULL: the
+ * second add is skipped; exact mode: a NaN sum becomes the canonical quiet NaN). Returns 0, or -1 for another
+ * type than f32. */
+int om_skip_add(int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* skip,
+                size_t skip_rows, const void* bias, void* s);
 
 /* ---- per-path kernels (reduce_body.inc), f32 and f64 only; reduce.c handles the other types ------------ */
 typedef struct om_red_path {
@@ -101,11 +109,11 @@ typedef struct om_red_path {
   void (*softmax_f64)(int log, int exact, size_t outer, size_t n, size_t inner, size_t w, const double* x,
                       double* y);
   /* rows of n contiguous elements; bias, mean, inv may be NULL */
-  void (*layernorm_f32)(int exact, size_t rows, size_t n, const float* x, const float* scale, const float* bias,
-                        float eps, float* y, float* mean, float* inv);
+  void (*layernorm_f32)(int exact, int rms, size_t rows, size_t n, const float* x, const float* scale,
+                        const float* bias, float eps, float* y, float* mean, float* inv);
   /* Softmax's row exponential in place over p[0..n) (reduce_rexp.h) */
   void (*rexp_f32)(float* p, size_t n);
-  void (*layernorm_f64)(int exact, size_t rows, size_t n, const double* x, const double* scale,
+  void (*layernorm_f64)(int exact, int rms, size_t rows, size_t n, const double* x, const double* scale,
                         const double* bias, double eps, double* y, double* mean, double* inv);
 } om_red_path;
 

@@ -35,7 +35,7 @@ static int om_red_test_range(void* vctx, size_t b, size_t e) {
     case 1:
     case 2: return om_softmax(c->path, c->type, c->mode, c->kind == 2, c->outer, c->n, c->inner, b, e, c->x, c->y);
     default:
-      return om_layernorm(c->path, c->type, c->mode, c->n, b, e, c->x, c->scale, c->bias, c->epsilon, c->y, c->mean,
+      return om_layernorm(c->path, c->type, c->mode, 0, c->n, b, e, c->x, c->scale, c->bias, c->epsilon, c->y, c->mean,
                           c->inv_std);
   }
 }

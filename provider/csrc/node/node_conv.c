@@ -1,0 +1,164 @@
+/* node_conv.c - Conv nodes (opsets 1 and 11; 1-D, 2-D and 3-D; group, dilations, strides, pads, auto_pad,
+ * optional bias) onto om_gemm (gemm/gemm.h), in the order of docs/conv.md.
+ *
+ * Per image n and group g, Y_g [M/G, O] = W_g [M/G, T] . col [T, O], col the column matrix of X's channels of
+ * group g (conv/im2col.h: row t = (c, kernel position row-major), zero taps for the padding),
+ * T = (C/G) * prod(kernel). Each output element is the GEMM's chain over t in increasing order (blocks of 256,
+ * the binary-counter tree), exactly the documented order. W_g is row-major with unit column stride, which the
+ * GEMM reads in place: no packing, constant W or not. (Measured against it, 2026-12-03: the transposed product
+ * Y_g^T = col^T . W_g^T with W_g^T packed once as the GEMM's B was 10-25% slower at ResNet-18's shapes, the
+ * GEMM then packing col^T as its A.)
+ * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task builds its tile
+ * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
+ * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
+ * rounding to f16.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/om_ops.h"
+#include "gemm/gemm.h"
+#include "node_conv.h"
+#include "parallel.h"
+
+/* Elements of a task's column tile, at most (as long as 64 positions fit): 1 MiB of f32, half the L2 of the
+ * machine measured. Output positions per task: a multiple of 64 (whole GEMM panels on every path), at most 512
+ * (the GEMM reads the tile, a row-major B, in place; rows of 896 or 1024 positions ran 3x slower at 64x56x56
+ * 3x3, 2026-12-03). */
+#define OM_CONV_TILE_ELEMS ((size_t)1 << 18)
+#define OM_CONV_TILE_MIN 64
+#define OM_CONV_TILE_MAX 512
+
+static int om_conv_shapes(const om_node* node, const om_node_io* io) {
+  om_conv_dims d;
+  if (om_conv_dims_of(node, io->n_inputs, io->shapes, io->ranks, &d, io->err, io->errlen) != 0) return -1;
+  for (size_t i = 0; i < d.out_rank; i++) io->out_shapes[i] = d.out_shape[i];
+  io->out_ranks[0] = d.out_rank;
+  return 0;
+}
+
+typedef struct om_conv_job {
+  const om_node* node;
+  const om_conv_dims* d;
+  const unsigned char *x, *w, *b;
+  unsigned char* y;
+  size_t esize, T, O, Mg, tile, tiles;
+  int pointwise;
+  int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
+} om_conv_job;
+
+/* y[r*ldy + o] += b[r] for r < rows, o < n, one rounded add each; NaN -> the canonical NaN in exact mode. */
+#define OM_CONV_BIAS(NAME, T_, NAN_)                                                                   \
+  static void NAME(T_* y, size_t ldy, const T_* b, size_t rows, size_t n, int exact) {                \
+    for (size_t r = 0; r < rows; r++) {                                                               \
+      T_* yr = y + r * ldy;                                                                           \
+      const T_ br = b[r];                                                                             \
+      for (size_t o = 0; o < n; o++) yr[o] = yr[o] + br;                                              \
+      for (size_t o = 0; exact && o < n; o++)                                                         \
+        if (yr[o] != yr[o]) yr[o] = NAN_;                                                             \
+    }                                                                                                 \
+  }
+OM_CONV_BIAS(om_conv_bias_f32, float, __builtin_nanf(""))
+OM_CONV_BIAS(om_conv_bias_f64, double, __builtin_nan(""))
+
+static void om_conv_task(void* ctx, size_t t) {
+  om_conv_job* j = ctx;
+  const om_conv_dims* d = j->d;
+  const om_node* node = j->node;
+  size_t per_image = (size_t)d->G * j->tiles;
+  size_t n = t / per_image, rest = t % per_image, g = rest / j->tiles, o0 = rest % j->tiles * j->tile;
+  size_t no = j->O - o0 < j->tile ? j->O - o0 : j->tile;
+  size_t in_plane = (size_t)(d->geom.in[0] * d->geom.in[1] * d->geom.in[2]);
+  const unsigned char* xg = j->x + ((size_t)n * (size_t)d->C + g * d->geom.channels) * in_plane * j->esize;
+  const unsigned char* col = xg + o0 * j->esize; /* col(t, o) = col[t*ldcol + o] */
+  size_t ldcol = j->O;
+  unsigned char* mem = NULL;
+  if (!j->pointwise) {
+    mem = malloc(j->T * no * j->esize + 1);
+    if (!mem) {
+      __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
+      return;
+    }
+    om_im2col(&d->geom, j->esize, xg, o0, no, mem, no);
+    col = mem;
+    ldcol = no;
+  }
+  unsigned char* yt = j->y + (((size_t)n * (size_t)d->M + g * j->Mg) * j->O + o0) * j->esize;
+  const int half_bias = j->b && node->type == OM_T_FLOAT16;
+  om_gemm_args ga = {0};
+  ga.path = node->path;
+  ga.type = node->type;
+  ga.mode = node->mode;
+  ga.batch = 1;
+  ga.M = j->Mg;
+  ga.N = no;
+  ga.K = j->T;
+  ga.A = j->w + g * j->Mg * j->T * j->esize;
+  ga.rsa = (ptrdiff_t)j->T;
+  ga.csa = 1;
+  ga.B = col;
+  ga.rsb = (ptrdiff_t)ldcol;
+  ga.csb = 1;
+  ga.alpha = 1.0;
+  ga.beta = 1.0;
+  if (half_bias) { /* acc + b in f32, then the one rounding to f16: the GEMM's epilogue */
+    ga.Cin = j->b + g * j->Mg * j->esize;
+    ga.rsc_in = 1;
+    ga.csc_in = 0;
+  }
+  ga.C = yt;
+  ga.ldc = (ptrdiff_t)j->O;
+  int rc = om_gemm(&ga, NULL, NULL);
+  free(mem);
+  if (rc != 0) {
+    __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
+    return;
+  }
+  if (!j->b || half_bias) return;
+  const int exact = node->mode == OM_MODE_EXACT;
+  if (node->type == OM_T_FLOAT)
+    om_conv_bias_f32((float*)(void*)yt, j->O, (const float*)(const void*)j->b + g * j->Mg, j->Mg, no, exact);
+  else
+    om_conv_bias_f64((double*)(void*)yt, j->O, (const double*)(const void*)j->b + g * j->Mg, j->Mg, no, exact);
+}
+
+/* Output positions per task, from T and O only. */
+static size_t om_conv_tile(size_t T, size_t O) {
+  size_t t = OM_CONV_TILE_ELEMS / (T ? T : 1) / OM_CONV_TILE_MIN * OM_CONV_TILE_MIN;
+  if (t < OM_CONV_TILE_MIN) t = OM_CONV_TILE_MIN;
+  if (t > OM_CONV_TILE_MAX) t = OM_CONV_TILE_MAX;
+  return t < O ? t : O;
+}
+
+static int om_conv_run(const om_node* node, const om_node_io* io) {
+  om_conv_dims d;
+  if (om_conv_dims_of(node, io->n_inputs, io->shapes, io->ranks, &d, io->err, io->errlen) != 0) return -1;
+  om_conv_job j = {0};
+  j.node = node;
+  j.d = &d;
+  j.x = io->data[0];
+  j.w = io->data[1];
+  j.b = io->n_inputs > 2 ? io->data[2] : NULL;
+  j.y = io->outs[0];
+  j.esize = node->type == OM_T_DOUBLE ? 8 : node->type == OM_T_FLOAT16 ? 2 : 4;
+  j.T = om_conv_rows(&d.geom);
+  j.O = om_conv_positions(&d.geom);
+  j.Mg = (size_t)(d.M / d.G);
+  j.pointwise = om_conv_is_pointwise(&d.geom);
+  if (!j.y || d.N == 0 || d.M == 0 || j.O == 0) return 0;
+  j.tile = om_conv_tile(j.T, j.O);
+  j.tiles = (j.O + j.tile - 1) / j.tile;
+  size_t tasks = (size_t)d.N * (size_t)d.G * j.tiles;
+  om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_task, &j);
+  int failed = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
+  if (failed) {
+    snprintf(io->err, io->errlen, failed == -2 ? "node '%s' (op Conv): internal error: om_gemm refused its arguments"
+                                               : "node '%s' (op Conv): out of memory",
+             node->name);
+    return -1;
+  }
+  return 0;
+}
+
+const om_family om_family_conv = {sizeof(om_conv), om_conv_create, om_conv_shapes, om_conv_run, om_conv_set_constant, NULL, NULL,
+                                  om_conv_check_ranks};

@@ -1,0 +1,77 @@
+/* batchnorm.c - BatchNormalization (inference): per channel s = scale / sqrt(var + eps) (three roundings), per
+ * element ((x - mean) * s) + bias (three roundings), in the accumulation type; docs/pooling-norm.md.
+ *
+ * Each step is one IEEE operation of the accumulation type, so any vector width gives the same bits: the loops
+ * are plain C that the compiler vectorises (-O3, -ffp-contract=off keeps the multiply and the add apart), and
+ * one build serves every kernel path. sqrt is the correctly rounded IEEE square root (one instruction with
+ * -fno-math-errno). A NaN result is rewritten to the canonical quiet NaN (docs/exact-mode.md).
+ */
+#include "batchnorm.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/om_types.h"
+#include "math/om_half.h"
+
+int om_batchnorm_supported(int t) { return t == OM_T_FLOAT || t == OM_T_DOUBLE || t == OM_T_FLOAT16; }
+
+/* Elements of a 16-bit plane widened (and narrowed) per block. */
+#define OM_BN_BLOCK 512
+
+static void om_bn_f32(const float* x, float* y, size_t n, float m, float s, float b) {
+  const float qnan = __builtin_nanf("");
+  for (size_t i = 0; i < n; i++) {
+    float v = ((x[i] - m) * s) + b;
+    y[i] = v != v ? qnan : v;
+  }
+}
+
+static void om_bn_f64(const double* x, double* y, size_t n, double m, double s, double b) {
+  const double qnan = __builtin_nan("");
+  for (size_t i = 0; i < n; i++) {
+    double v = ((x[i] - m) * s) + b;
+    y[i] = v != v ? qnan : v;
+  }
+}
+
+static void om_bn_f16(const uint16_t* x, uint16_t* y, size_t n, float m, float s, float b) {
+  float buf[OM_BN_BLOCK];
+  for (size_t i = 0; i < n; i += OM_BN_BLOCK) {
+    size_t k = n - i < OM_BN_BLOCK ? n - i : OM_BN_BLOCK;
+    for (size_t j = 0; j < k; j++) buf[j] = om_f16_to_f32(x[i + j]);
+    om_bn_f32(buf, buf, k, m, s, b);
+    for (size_t j = 0; j < k; j++) y[i + j] = om_f32_to_f16(buf[j]); /* a NaN is already canonical: 0x7E00 */
+  }
+}
+
+void om_batchnorm_planes(int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
+                         size_t p_end, const void* scale, const void* bias, const void* mean, const void* var,
+                         float eps) {
+  for (size_t p = p_begin; p < p_end; p++) {
+    size_t c = p % channels, off = p * plane_size;
+    if (t == OM_T_DOUBLE) {
+      const double* sc = scale;
+      const double* bi = bias;
+      const double* me = mean;
+      const double* va = var;
+      double s = sc[c] / sqrt(va[c] + (double)eps);
+      om_bn_f64((const double*)x + off, (double*)y + off, plane_size, me[c], s, bi[c]);
+    } else if (t == OM_T_FLOAT) {
+      const float* sc = scale;
+      const float* bi = bias;
+      const float* me = mean;
+      const float* va = var;
+      float s = sc[c] / sqrtf(va[c] + eps);
+      om_bn_f32((const float*)x + off, (float*)y + off, plane_size, me[c], s, bi[c]);
+    } else {
+      const uint16_t* sc = scale;
+      const uint16_t* bi = bias;
+      const uint16_t* me = mean;
+      const uint16_t* va = var;
+      float s = om_f16_to_f32(sc[c]) / sqrtf(om_f16_to_f32(va[c]) + eps);
+      om_bn_f16((const uint16_t*)x + off, (uint16_t*)y + off, plane_size, om_f16_to_f32(me[c]), s,
+                om_f16_to_f32(bi[c]));
+    }
+  }
+}

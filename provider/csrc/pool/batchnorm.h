@@ -1,0 +1,19 @@
+/* batchnorm.h - BatchNormalization (inference) over whole [N, C, spatial] planes, in the order of
+ * docs/pooling-norm.md. Needs only core/. Knows nothing of nodes or ORT. */
+#ifndef OM_POOL_BATCHNORM_H
+#define OM_POOL_BATCHNORM_H
+
+#include <stddef.h>
+
+/* Whether element type t (OM_T_*) has a kernel: f16, f32, f64. */
+int om_batchnorm_supported(int t);
+
+/* Planes [p_begin, p_end) of x ([planes, plane_size], plane p in channel p mod channels) into y:
+ * s = scale[c] / sqrt(var[c] + eps), then y_i = ((x_i - mean[c]) * s) + bias[c], every step one rounding in the
+ * accumulation type (f32 for f16 and f32, f64 for f64; eps widened exactly), a NaN result the canonical NaN.
+ * scale, bias, mean, var: `channels` elements of x's type. */
+void om_batchnorm_planes(int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
+                         size_t p_end, const void* scale, const void* bias, const void* mean, const void* var,
+                         float eps);
+
+#endif

@@ -1,0 +1,168 @@
+/* qgemm.c - om_qgemm (qgemm.h): packing A and B into the kernels' operand layout (qgemm_internal.h), the row
+ * and column sums, and the cut into tasks. The arithmetic of a tile is in qgemm_body.inc, one copy per path;
+ * how the work is cut never changes a result (every element is an exact integer modulo 2^32). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa/isa.h"
+#include "qgemm_internal.h"
+
+/* ext 0: the path's own kernel; ext e > 0: the first of the path's extension kernels e-1, e, ... the CPU has,
+ * else the path's own; NULL for a path this CPU lacks. Each extension's test is asked once (CPUID traps in a
+ * virtual machine). */
+static const om_qgemm_kern* om_qgemm_kern_for(int path, int ext) {
+  static int known[OM_PATH_COUNT][OM_QGEMM_EXTS]; /* 0 unknown, 1 available, 2 not; racing first calls agree */
+  const om_isa_path* p = om_isa_path_get(path);
+  if (!p || !om_path_available_cached(path)) return NULL;
+  for (int e = ext - 1; ext > 0 && e < OM_QGEMM_EXTS && p->qgemm_ext[e]; e++) {
+    int v = __atomic_load_n(&known[path][e], __ATOMIC_RELAXED);
+    if (!v) {
+      v = p->ext_available[e]() ? 1 : 2;
+      __atomic_store_n(&known[path][e], v, __ATOMIC_RELAXED);
+    }
+    if (v == 1) return p->qgemm_ext[e];
+  }
+  return p->qgemm;
+}
+
+const char* om_qgemm_kernel_name(int path, int ext) {
+  const om_qgemm_kern* k = om_qgemm_kern_for(path, ext);
+  return k ? k->name : NULL;
+}
+
+/* ---- B ----------------------------------------------------------------------------------------------------- */
+static om_qgemm_packed* om_qgemm_pack_with(const om_qgemm_kern* kern, int b_signed, size_t K, size_t N,
+                                           const void* B, ptrdiff_t rs) {
+  size_t kq = ((K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align, nr = kern->nr;
+  size_t panels = (N + nr - 1) / nr;
+  if (kq && panels > SIZE_MAX / 8 / nr / kq) return NULL;
+  size_t bytes = panels * kq * nr * 4;
+  om_qgemm_packed* p = calloc(1, sizeof *p);
+  int8_t* data = calloc(bytes ? bytes : 1, 1);
+  size_t ncols = panels * nr;
+  uint32_t* cs = calloc(ncols ? ncols : 1, sizeof *cs);
+  if (!p || !data || !cs) {
+    free(p);
+    free(data);
+    free(cs);
+    return NULL;
+  }
+  const uint8_t* b = B;
+  uint8_t flip = b_signed ? 0 : 0x80; /* uint8 b to int8 b - 128: the same bits with the top one flipped */
+  for (size_t pan = 0; pan < panels; pan++) { /* panel by panel: the writes are sequential */
+    size_t j0 = pan * nr, nvalid = N - j0 < nr ? N - j0 : nr;
+    int8_t* out = data + pan * kq * nr * 4;
+    for (size_t k = 0; k < K; k++) {
+      const uint8_t* row = b + (ptrdiff_t)k * rs + j0;
+      size_t q = k / 4, t = k % 4;
+      for (size_t jj = 0; jj < nvalid; jj++) {
+        int8_t v = (int8_t)(row[jj] ^ flip);
+        out[(q * nr + jj) * 4 + t] = v;
+        cs[j0 + jj] += (uint32_t)(int32_t)v;
+      }
+    }
+  }
+  *p = (om_qgemm_packed){kern, K, N, kq, panels, data, cs};
+  return p;
+}
+
+om_qgemm_packed* om_qgemm_pack_b(int path, int ext, int b_signed, size_t K, size_t N, const void* B, ptrdiff_t rs) {
+  const om_qgemm_kern* kern = om_qgemm_kern_for(path, ext);
+  return kern ? om_qgemm_pack_with(kern, b_signed, K, N, B, rs) : NULL;
+}
+
+void om_qgemm_packed_free(om_qgemm_packed* p) {
+  if (!p) return;
+  free(p->data);
+  free(p->cs);
+  free(p);
+}
+
+/* ---- the call ---------------------------------------------------------------------------------------------- */
+/* A task: up to 256 rows (rounded to mr) x 8 panels; within it each panel meets every row, so a BERT-sized B
+ * (beyond L2) is read from memory once per 256 rows. */
+enum { OM_QG_ROWS = 256, OM_QG_PANELS = 8 };
+
+typedef struct om_qgemm_run {
+  const om_qgemm_kern* kern;
+  const om_qgemm_packed* pb;
+  const uint8_t* a;    /* packed A, lda bytes a row */
+  size_t lda, M, rows; /* rows per task, a multiple of mr */
+  const uint32_t *za, *r, *zb;
+  uint32_t* C;
+  size_t ldc, row_tasks;
+} om_qgemm_run;
+
+static void om_qgemm_task(void* v, size_t t) {
+  const om_qgemm_run* x = v;
+  const om_qgemm_kern* k = x->kern;
+  const om_qgemm_packed* pb = x->pb;
+  size_t i0 = (t % x->row_tasks) * x->rows, p0 = (t / x->row_tasks) * OM_QG_PANELS;
+  size_t i1 = i0 + x->rows < x->M ? i0 + x->rows : x->M;
+  size_t p1 = p0 + OM_QG_PANELS < pb->panels ? p0 + OM_QG_PANELS : pb->panels;
+  if (k->task_begin) k->task_begin();
+  for (size_t p = p0; p < p1; p++) {
+    size_t j0 = p * k->nr, nvalid = pb->N - j0 < k->nr ? pb->N - j0 : k->nr;
+    const int8_t* panel = pb->data + p * pb->kq * k->nr * 4;
+    for (size_t i = i0; i < i1; i += k->mr)
+      k->tile(pb->kq, x->a + i * x->lda, x->lda, panel, pb->cs + j0, x->zb + j0, x->za + i, x->r + i,
+              x->C + i * x->ldc + j0, x->ldc, i1 - i < k->mr ? i1 - i : k->mr, nvalid);
+  }
+  if (k->task_end) k->task_end();
+}
+
+static uint32_t om_qz(const void* z, size_t i, int is_signed) {
+  if (!z) return 0;
+  return is_signed ? (uint32_t)(int32_t)((const int8_t*)z)[i] : (uint32_t)((const uint8_t*)z)[i];
+}
+
+int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
+  const om_qgemm_kern* kern = om_qgemm_kern_for(g->path, g->ext);
+  if (!kern) return -2;
+  if (g->packed_b && (g->packed_b->kern != kern || g->packed_b->K != g->K || g->packed_b->N != g->N)) return -2;
+  if (g->M == 0 || g->N == 0) return 0;
+  if (g->K == 0) { /* every sum is empty: +0 */
+    for (size_t i = 0; i < g->M; i++) memset(g->C + i * g->ldc, 0, g->N * sizeof(int32_t));
+    return 0;
+  }
+  om_qgemm_packed* own = NULL;
+  const om_qgemm_packed* pb = g->packed_b;
+  if (!pb && !(pb = own = om_qgemm_pack_with(kern, g->b_signed, g->K, g->N, g->B, (ptrdiff_t)g->ldb))) return -1;
+  size_t kq = pb->kq, lda = kq * 4, mr = kern->mr, mpad = (g->M + mr - 1) / mr * mr, npad = pb->panels * kern->nr;
+  uint8_t* a = NULL;
+  uint32_t* sums = NULL;
+  if (mpad <= SIZE_MAX / lda) a = calloc(mpad * lda, 1);
+  sums = calloc(2 * mpad + npad, sizeof *sums);
+  if (!a || !sums) {
+    free(a);
+    free(sums);
+    om_qgemm_packed_free(own);
+    return -1;
+  }
+  uint32_t *za = sums, *r = sums + mpad, *zb = sums + 2 * mpad;
+  /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum */
+  uint8_t flip = g->a_signed ? 0x80 : 0;
+  for (size_t i = 0; i < g->M; i++) {
+    const uint8_t* src = (const uint8_t*)g->A + i * g->lda;
+    uint8_t* dst = a + i * lda;
+    uint32_t s = 0;
+    for (size_t k = 0; k < g->K; k++) {
+      dst[k] = src[k] ^ flip;
+      s += dst[k];
+    }
+    za[i] = om_qz(g->za, i * g->za_stride, g->a_signed) + (g->a_signed ? 128u : 0u);
+    r[i] = (uint32_t)g->K * za[i] - s;
+  }
+  for (size_t j = 0; j < g->N; j++) /* ZB = zb - 128 for uint8 B; 0 past N */
+    zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
+  size_t rows = (OM_QG_ROWS + mr - 1) / mr * mr;
+  om_qgemm_run x = {kern, pb, a, lda, g->M, rows, za, r, zb, (uint32_t*)g->C, g->ldc, (g->M + rows - 1) / rows};
+  size_t tasks = x.row_tasks * ((pb->panels + OM_QG_PANELS - 1) / OM_QG_PANELS);
+  if (pf && tasks > 1) pf(host_ctx, om_qgemm_task, tasks, &x);
+  else
+    for (size_t t = 0; t < tasks; t++) om_qgemm_task(&x, t);
+  free(a);
+  free(sums);
+  om_qgemm_packed_free(own);
+  return 0;
+}

@@ -1,0 +1,16 @@
+/* qgemm_512vnni.c - the 512 path's integer matrix-product kernel with AVX-512 VNNI (vpdpbusd: four u8 x s8
+ * products summed into an int32 lane, no saturation), used where the CPU has it (isa/paths.c's qgemm_ext). */
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_AVX512VNNI
+#include <immintrin.h>
+
+#include "qgemm_internal.h"
+#define OM_QVB 64
+#define OM_QMR 8
+#define OM_QNV 2
+#define OM_QNAME "512-vnni"
+#define OM_QSYM 512vnni
+#define OM_QVNNI 1
+#include "qgemm_body.inc"
+#endif

@@ -1,0 +1,55 @@
+"""One-node models run every way: both ways in (the rewrite to ai.onemodel, and OneModel as an execution
+provider where ORT supports it) on every kernel path at one thread and the default path at two, and through
+stock ORT; with the bit-for-bit comparison the node tests make of their outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+import onemodel_ep
+from tests.reference import reference_linalg as R
+
+PATHS = onemodel_ep.kernel_paths()
+VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
+
+
+def session(model: onnx.ModelProto, via: str, path: str | None, threads: int) -> onemodel_ep.InferenceSession:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.log_severity_level = 3
+    return onemodel_ep.InferenceSession(model, so, mode="exact", kernel_path=path, via=via)
+
+
+def runs(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str) -> dict[str, list[np.ndarray]]:
+    """The outputs of every way in, kernel path and thread count, after checking that the node `op` ran on
+    OneModel's kernels."""
+    out: dict[str, list[np.ndarray]] = {}
+    plan = [(via, p, 1) for via in VIAS for p in PATHS] + [(via, None, 2) for via in VIAS]
+    for via, path, threads in plan:
+        sess = session(model, via, path, threads)
+        assert [n.op for n in sess.report.moved] == [op], (via, path, sess.report.summary())
+        out[f"via {via}, path {path or 'auto'}, {threads} thread(s)"] = sess.run(None, feeds)
+    return out
+
+
+def assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, (
+        what,
+        got.dtype,
+        got.shape,
+        want.dtype,
+        want.shape,
+    )
+    bad = ~R.bits_equal(got, want)
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0])
+        raise AssertionError(
+            f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: {got[idx]!r} vs {want[idx]!r}"
+        )
+
+
+def stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)

@@ -1,0 +1,158 @@
+"""OneModel's Conv, bit for bit against the independent reference (tests/reference/conv_reference.py, written
+from the Conv contract of docs/conv.md alone).
+
+Each case is a one-node Conv model (W and B initializers; also as graph inputs) run through
+onemodel_ep.InferenceSession on every kernel path of this machine (f32 with 1 and 2 threads too), exact
+mode; the node must run on OneModel's kernels, and the output must have the reference's bits: the same NaN
+positions, every NaN the canonical quiet NaN of its type, every other element's bits equal. Cases: the shared
+ones of tests/reference/conv_cases.py (1-D/2-D/3-D, group and depthwise, strides, dilations, every auto_pad,
+asymmetric pads, T <= 256 and T > 256 up to five blocks), seeded random ones, and specials (an infinite
+weight over the padding, NaN payloads, -0.0 products and bias, overflow, subnormals).
+
+The whole file is skipped, with the reason, while the library does not serve Conv (it is not in
+onemodel_ep.op_table(), the table `onemodel info --ops` lists); a type Conv does not serve is skipped too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+import onemodel_ep
+from tests.reference import conv_cases as cc
+from tests.reference.conv_cases import CASES, Case
+from tests.reference.conv_reference import conv_reference
+
+CONV = onemodel_ep.op_table().get("Conv")
+pytestmark = pytest.mark.skipif(
+    CONV is None,
+    reason="onemodel_ep does not serve Conv: it is not in onemodel_ep.op_table() (`onemodel info --ops`)",
+)
+
+PATHS = onemodel_ep.kernel_paths()
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+SEED = 20261204
+OPSET = max(17, CONV.since_opset) if CONV is not None else 17
+
+
+def served(dtype: np.dtype) -> None:
+    assert CONV is not None
+    if cc.ONNX_TYPE[dtype] not in CONV.input0_types:
+        pytest.skip(f"onemodel_ep's Conv does not serve {dtype} (op_table()['Conv'].input0_types)")
+
+
+def run_every_path(model: onnx.ModelProto, inputs: dict[str, np.ndarray], want: np.ndarray, what: str,
+                   threads: tuple[int, ...] = (1,), require_claim: bool = True) -> None:
+    """The model on every kernel path and thread count: run on OneModel's kernels, with want's bits."""
+    for path in PATHS:
+        for n_threads in threads:
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = n_threads
+            sess = onemodel_ep.InferenceSession(model, so, kernel_path=path)
+            if [n.op for n in sess.report.moved] != ["Conv"]:
+                if not require_claim:
+                    pytest.skip(f"{what}: Conv stayed with ORT:\n{sess.report.summary()}")
+                raise AssertionError(f"{what}: Conv did not run on OneModel's kernels:\n"
+                                     f"{sess.report.summary()}")
+            got = sess.run(None, inputs)[0]
+            cc.assert_same_bits(got, want, f"{what}, path {path}, {n_threads} thread(s)")
+
+
+def check(case: Case, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, weights_as_inputs: bool = False,
+          threads: tuple[int, ...] = (1,), require_claim: bool = True) -> None:
+    served(x.dtype)
+    want = conv_reference(x, w, b, **case.attrs)
+    model = cc.conv_model(x.shape, w, b, case.attrs, weights_as_inputs=weights_as_inputs, opset=OPSET)
+    run_every_path(model, cc.feeds(x, w, b, weights_as_inputs), want, f"{case.name} {x.dtype}",
+                   threads, require_claim)
+
+
+def case_id(v: object) -> str:
+    return v.name if isinstance(v, Case) else str(v)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_shared_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
+    x, w, b = cc.case_data(case, dtype, SEED)
+    check(case, x, w, b, threads=(1, 2) if dtype == F32 else (1,))
+
+
+@pytest.mark.parametrize(
+    "case,dtype",
+    [(c, F32) for c in cc.random_cases(SEED, 24)]
+    + [(c, d) for c in cc.random_cases(SEED + 1, 8, max_terms=600) for d in (F16, F64)],
+    ids=case_id,
+)
+def test_random_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
+    x, w, b = cc.case_data(case, dtype, SEED + 2)
+    check(case, x, w, b, threads=(1, 2))
+
+
+@pytest.mark.parametrize("name", ["2d_pad1", "2d_group2", "2d_T360_pad", "3d_asym_stride"])
+def test_weights_as_graph_inputs(name: str) -> None:
+    """W and B fed at run time instead of initializers: the same bits (skipped if Conv is not claimed so)."""
+    case = next(c for c in CASES if c.name == name)
+    x, w, b = cc.case_data(case, F32, SEED + 3)
+    check(case, x, w, b, weights_as_inputs=True, require_claim=False)
+
+
+# ---- specials -------------------------------------------------------------------------------------------
+
+PAD1 = Case("pad1_3x3", (1, 2, 5, 6), (3, 2, 3, 3), True, {"pads": [1, 1, 1, 1]})
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+def test_infinite_weight_over_padding_is_nan(dtype: np.dtype) -> None:
+    """+0.0 padding times inf is NaN: the outputs whose tap of w[m, 0, 0, 0] = inf falls in the padding are
+    NaN, the others inf (x > 0)."""
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 4)
+    x, w = np.abs(x) + dtype.type(1), np.abs(w)
+    w[1, 0, 0, 0] = np.inf
+    want = conv_reference(x, w, b, **PAD1.attrs)
+    assert np.isnan(want[0, 1, 0, :]).all() and np.isnan(want[0, 1, :, 0]).all()
+    assert (want[0, 1, 1:, 1:] == np.inf).all()
+    check(PAD1, x, w, b)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+def test_nan_payloads_become_canonical(dtype: np.dtype) -> None:
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 5)
+    u = np.dtype(f"u{dtype.itemsize}")
+    quiet_neg = {F16: 0xFE45, F32: 0xFFC00456, F64: 0xFFF8000000000456}[dtype]
+    signalling = {F16: 0x7C12, F32: 0x7F800123, F64: 0x7FF0000000000123}[dtype]
+    x.view(u)[0, 1, 2, 3] = signalling
+    w.view(u)[2, 0, 1, 1] = quiet_neg
+    assert b is not None
+    b.view(u)[0] = quiet_neg
+    check(PAD1, x, w, b)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+def test_negative_zero_products_give_plus_zero(dtype: np.dtype) -> None:
+    """All products -0.0 (x = -0.0 with w > 0, and x = +0.0 with w < 0), the bias -0.0: +0.0 everywhere."""
+    for xv, wv in ((-0.0, 1.5), (0.0, -2.0)):
+        x = np.full(PAD1.x_shape, xv, dtype)
+        w = np.full(PAD1.w_shape, wv, dtype)
+        b = np.full(PAD1.w_shape[0], -0.0, dtype)
+        assert (conv_reference(x, w, b, **PAD1.attrs).view(f"u{dtype.itemsize}") == 0).all()
+        check(PAD1, x, w, b)
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+def test_overflow_and_subnormals(dtype: np.dtype) -> None:
+    """Terms near the top of the range (sums overflow to +-inf, inf - inf is NaN) and near the bottom
+    (subnormal products and results)."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(SEED + 6)
+    x, w, b = cc.case_data(PAD1, dtype, SEED + 6)
+    big = np.sqrt(float(info.max)) * 0.75
+    tiny = np.sqrt(float(info.smallest_subnormal)) * 4
+    scale = np.where(rng.random(x.shape) < 0.5, big, tiny)
+    x = (np.sign(x.astype(np.float64)) * scale).astype(dtype)
+    w = (w.astype(np.float64) * np.where(rng.random(w.shape) < 0.5, big, tiny)).astype(dtype)
+    want = conv_reference(x, w, b, **PAD1.attrs)
+    assert np.isinf(want).any() or np.isnan(want).any()
+    check(PAD1, x, w, b)

@@ -1,0 +1,78 @@
+"""Speed of the pooling and normalisation nodes through OneModel EP (via="ep", exact mode, the widest kernel
+path) against stock ONNX Runtime, one-node f32 models, one intra-op thread each, interleaved in one process.
+
+Prints, per case, the median time of each over --reps runs (each run: InferenceSession.run on the same feed,
+stock and ours alternating) and the ratio stock / ours (> 1: ours is faster).
+
+    python tools/bench/pool_bench.py [--reps 200] [--only GlobalAveragePool,BatchNormalization]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+import onemodel_ep
+
+# (op, X shape, attributes): the shapes of issue 34
+CASES: list[tuple[str, tuple[int, ...], dict[str, object]]] = [
+    ("GlobalAveragePool", (1, 512, 7, 7), {}),
+    ("GlobalMaxPool", (1, 512, 7, 7), {}),
+    ("BatchNormalization", (1, 64, 56, 56), {"epsilon": 1e-5}),
+]
+
+
+def model_of(op: str, shape: tuple[int, ...], attrs: dict[str, object]) -> onnx.ModelProto:
+    inits = []
+    if op == "BatchNormalization":
+        rng = np.random.default_rng(3)
+        c = shape[1]
+        for name, lo, hi in (("scale", 0.5, 2.0), ("bias", -1, 1), ("mean", -1, 1), ("var", 0.1, 3.0)):
+            inits.append(numpy_helper.from_array(rng.uniform(lo, hi, c).astype(np.float32), name))
+    node = helper.make_node(op, ["x", *[i.name for i in inits]], ["y"], **attrs)
+    vi = helper.make_tensor_value_info
+    graph = helper.make_graph([node], op, [vi("x", TensorProto.FLOAT, list(shape))],
+                              [vi("y", TensorProto.FLOAT, None)], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)], ir_version=8)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    print(f"onnxruntime {ort.__version__}, one thread, f32, median of {args.reps} interleaved runs")
+    print(f"{'op':20} {'shape':18} {'stock us':>9} {'ours us':>9} {'stock/ours':>10}")
+    for op, shape, attrs in CASES:
+        if only and op not in only:
+            continue
+        model = model_of(op, shape, attrs)
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        so.log_severity_level = 3
+        stock = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        ours = onemodel_ep.InferenceSession(model, so, mode="exact", via="ep")
+        assert [n.op for n in ours.report.moved] == [op], ours.report.summary()
+        x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+        feed = {"x": x}
+        times: dict[str, list[float]] = {"stock": [], "ours": []}
+        for _ in range(10):
+            stock.run(None, feed)
+            ours.run(None, feed)
+        for _ in range(args.reps):
+            for name, sess in (("stock", stock), ("ours", ours)):
+                t0 = time.perf_counter()
+                sess.run(None, feed)
+                times[name].append(time.perf_counter() - t0)
+        s, o = float(np.median(times["stock"])), float(np.median(times["ours"]))
+        print(f"{op:20} {'x'.join(map(str, shape)):18} {s * 1e6:9.1f} {o * 1e6:9.1f} {s / o:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
