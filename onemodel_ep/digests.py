@@ -1,15 +1,15 @@
 """Digests of exact-mode outputs: what `onemodel verify` prints, and the golden digests that pin the bits.
 
-A digest is the SHA-256 of every output in order, each as its element type, its shape and its bytes, so
-two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
-every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
-infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the
-global pools, BatchNormalization) on shapes that give their blocked loops full blocks and edges, the
-data-movement ops (Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type; and every unary op on all 65,536 float16
-and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on
-fixed feeds. testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests
-and the cross-CPU tools compare against it.
+A digest is the SHA-256 of every output in order, each as its element type, its shape and its bytes, so two
+runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path, every row
+of the op table for every element type it takes, on seeded inputs that reach the edges (NaN, infinities,
+signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the tail; the
+structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
+BatchNormalization) on shapes that give their blocked loops full blocks and edges, the data-movement ops
+(Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type; and every unary
+op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test
+model (testdata/models) on fixed feeds. testdata/golden/digests.json holds both as they were when
+BITS_VERSION was last bumped; tests and the cross-CPU tools compare against it.
 
 Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
 deliberate act: bump BITS_VERSION, regenerate the file (`python tools/gen/golden_digests.py --write`) and say
