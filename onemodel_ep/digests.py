@@ -1,15 +1,15 @@
 """Digests of exact-mode outputs: what `onemodel verify` prints, and the golden digests that pin the bits.
 
-A digest is the SHA-256 of every output in order, each as its element type, its shape and its bytes, so
-two runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path,
-every row of the op table for every element type it takes, on seeded inputs that reach the edges (NaN,
-infinities, signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the
-tail; the structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the
-global pools, BatchNormalization) on shapes that give their blocked loops full blocks and edges, the
-data-movement ops (Reshape ... Expand) on a case per opset form; and every unary op on all 65,536 float16
-and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test model (testdata/models) on
-fixed feeds. testdata/golden/digests.json holds both as they were when BITS_VERSION was last bumped; tests
-and the cross-CPU tools compare against it.
+A digest is the SHA-256 of every output in order, each as its element type, its shape and its bytes, so two
+runs that print the same digest computed the same bits. `op_digests` computes, on one kernel path, every row
+of the op table for every element type it takes, on seeded inputs that reach the edges (NaN, infinities,
+signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the tail; the
+structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
+BatchNormalization) on shapes that give their blocked loops full blocks and edges, the data-movement ops
+(Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type; and every unary
+op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test
+model (testdata/models) on fixed feeds. testdata/golden/digests.json holds both as they were when
+BITS_VERSION was last bumped; tests and the cross-CPU tools compare against it.
 
 Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
 deliberate act: bump BITS_VERSION, regenerate the file (`python tools/gen/golden_digests.py --write`) and say
@@ -138,12 +138,14 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Flatten": [([t], {"axis": 2}, [(3, 4, 5)], 13)],
         "Identity": [([t], {}, [(3, 5)], 13)],
         "Shape": [([t], {"start": 1}, [(3, 4, 5)], 15)],
+        "Size": [([t], {}, [(3, 4, 5)], 13)],
         "Transpose": [([t], {"perm": [2, 0, 1]}, [(7, 33, 19)], 13)],
         "Concat": [([t, t], {"axis": 1}, [(3, 5), (3, 7)], 13)],
         "Gather": [([t, i64], {"axis": 1}, [(3, 19, 5), [0, -1, 4, 4]], 13)],
         "Slice": [([t, i64, i64, i64, i64], {}, [(9, 11), [1, -1], [8, 0], [0, 1], [2, -3]], 13),
                   ([t], {"starts": [1], "ends": [5]}, [(9, 11)], 9)],
         "Expand": [([t, i64], {}, [(3, 1), [2, 3, 4]], 13)],
+        "Tile": [([t, i64], {}, [(3, 1, 5), [2, 3, 1]], 13)],
     }
     return cases.get(op, [])
 
@@ -180,6 +182,12 @@ class OpCase:
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
+        if row.name == "Range":  # scalar inputs of its type: a range of 1037 (int) or 1088 (float) elements
+            for t in sorted(row.input0_types):
+                dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+                values = (-7.25, 101.5, 0.1) if dt.kind == "f" else (-1000, 2111, 3)
+                yield OpCase(row.name, [t, t, t], {}, opset=11, given=[np.array(v, dt) for v in values])
+            continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):
                 for types, attrs, shapes, opset in _struct_cases(row.key, t):

@@ -12,6 +12,13 @@ void om_int_input_declare(om_int_inputs* ii, size_t k, const char* what, int typ
   if (type) ii->mask |= 1u << k;
 }
 
+int om_int_inputs_create_one(om_node* node, size_t k, const char* what, char* err, size_t errlen) {
+  (void)err; /* cannot fail */
+  (void)errlen;
+  om_int_input_declare(node->impl, k, what, node->input_types[k]);
+  return 0;
+}
+
 /* Input k's data into out: 0, or -1 with a message. */
 static int om_int_list_read(const om_node* node, const om_int_inputs* ii, size_t k, const void* data,
                             const int64_t* shape, size_t rank, om_int_list* out, char* err, size_t errlen) {

@@ -33,6 +33,10 @@ typedef struct om_int_inputs {
 /* Input k (of element type `type`, 0: absent) is the integer list `what`. */
 void om_int_input_declare(om_int_inputs* ii, size_t k, const char* what, int type);
 
+/* The create of a family whose whole state is an om_int_inputs with one list, input k (Expand's shape,
+ * Tile's repeats): node->impl set; 0, or -1 with a message. */
+int om_int_inputs_create_one(om_node* node, size_t k, const char* what, char* err, size_t errlen);
+
 int om_int_inputs_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen);
 int om_int_inputs_shape_input(const om_node* node, size_t k);

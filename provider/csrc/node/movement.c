@@ -29,11 +29,15 @@ static void om_move_chunk(void* vt, size_t i) {
 }
 
 void om_movement_copy(const om_node* node, const om_node_io* io, const void* src, const int64_t* stride) {
+  om_movement_copy_walk(node, io, src, io->out_ranks[0], io->out_shapes, stride);
+}
+
+void om_movement_copy_walk(const om_node* node, const om_node_io* io, const void* src, size_t rank,
+                           const int64_t* dims, const int64_t* stride) {
   om_move_task t;
-  size_t rank = io->out_ranks[0];
-  t.count = om_shape_count(io->out_shapes, rank);
+  t.count = om_shape_count(dims, rank);
   if (!t.count) return;
-  om_copy_plan_make(&t.plan, om_type_size(node->type), rank, io->out_shapes, stride);
+  om_copy_plan_make(&t.plan, om_type_size(node->type), rank, dims, stride);
   t.dst = io->outs[0];
   t.src = src;
   om_parallel_ieee(io->parallel_for, io->host_ctx, (t.count + OM_MOVE_CHUNK - 1) / OM_MOVE_CHUNK, om_move_chunk, &t);

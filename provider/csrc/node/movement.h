@@ -1,6 +1,6 @@
-/* movement.h - what the data-movement families (node_transpose.c, node_slice.c, node_expand.c) share: a
- * strided copy of input 0 into output 0 split into fixed chunks on the host's threads, and the element
- * strides of a row-major shape. Knows nothing of ORT.
+/* movement.h - what the data-movement families (node_transpose.c, node_slice.c, node_expand.c,
+ * node_tile.c) share: a strided copy of input 0 into output 0 split into fixed chunks on the host's threads,
+ * and the element strides of a row-major shape. Knows nothing of ORT.
  */
 #ifndef OM_NODE_MOVEMENT_H
 #define OM_NODE_MOVEMENT_H
@@ -16,5 +16,10 @@ void om_row_major_strides(const int64_t* dims, size_t rank, int64_t* stride);
 /* Output 0 (shape io->out_shapes, rank io->out_ranks[0]) from src, whose element at output index i is at
  * sum(i[d] * stride[d]) elements from src. */
 void om_movement_copy(const om_node* node, const om_node_io* io, const void* src, const int64_t* stride);
+
+/* The same over a walk of its own: output 0, in row-major order, is the walk of dims[0 .. rank) (rank at most
+ * OM_MAX_RANK, the element count that of output 0) over src with these element strides. */
+void om_movement_copy_walk(const om_node* node, const om_node_io* io, const void* src, size_t rank,
+                           const int64_t* dims, const int64_t* stride);
 
 #endif

@@ -41,6 +41,7 @@ static int om_type_since(int id, int t) {
     case OM_OP_FLATTEN: /* Flatten-1: float types only */
       return t == OM_T_BFLOAT16 ? 13 : (t == OM_T_FLOAT || t == OM_T_FLOAT16 || t == OM_T_DOUBLE ? 0 : 9);
     case OM_OP_RESHAPE: case OM_OP_UNSQUEEZE: case OM_OP_SQUEEZE: case OM_OP_IDENTITY: case OM_OP_SHAPE:
+    case OM_OP_SIZE: case OM_OP_TILE:
     case OM_OP_TRANSPOSE: case OM_OP_CONCAT: case OM_OP_GATHER: case OM_OP_SLICE: case OM_OP_EXPAND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     default: return 0;
@@ -121,8 +122,8 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   node->out_types[0] = t0;
   node->family = om_family_of(id);
   if (node->family) {
-    node->impl = calloc(1, node->family->state_size);
-    if (!node->impl) OM_FAIL("node '%s' (op %s): out of memory", nn, op);
+    node->impl = node->family->state_size ? calloc(1, node->family->state_size) : NULL;
+    if (node->family->state_size && !node->impl) OM_FAIL("node '%s' (op %s): out of memory", nn, op);
     node->input_types = input_types;
     int created = node->family->create(node, attrs, err, errlen);
     node->input_types = NULL;

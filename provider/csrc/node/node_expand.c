@@ -9,18 +9,10 @@
 #include "movement.h"
 #include "node_family.h"
 
-typedef struct om_expand_node {
-  om_int_inputs ints; /* first: input 1 (shape) */
-} om_expand_node;
-
+/* State: an om_int_inputs with input 1 (shape) (int_input.h). */
 static int om_ex_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
-  (void)err; /* cannot fail */
-  (void)errlen;
-  const int* types = node->input_types;
   (void)a;
-  om_expand_node* e = node->impl;
-  om_int_input_declare(&e->ints, 1, "shape", types[1]);
-  return 0;
+  return om_int_inputs_create_one(node, 1, "shape", err, errlen);
 }
 
 static int om_ex_shapes(const om_node* node, const om_node_io* io) {
@@ -50,5 +42,5 @@ static int om_ex_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_expand = {sizeof(om_expand_node), om_ex_create, om_ex_shapes, om_ex_run, om_int_inputs_set_constant,
+const om_family om_family_expand = {sizeof(om_int_inputs), om_ex_create, om_ex_shapes, om_ex_run, om_int_inputs_set_constant,
                                     om_int_inputs_shape_input, NULL, NULL};

@@ -37,12 +37,15 @@ const om_family* om_family_of(int op) {
     case OM_OP_FLATTEN:
     case OM_OP_IDENTITY: return &om_family_reshape;
     case OM_OP_SHAPE: return &om_family_shape;
+    case OM_OP_SIZE: return &om_family_size;
     case OM_OP_TRANSPOSE: return &om_family_transpose;
     case OM_OP_CONCAT: return &om_family_concat;
     case OM_OP_GATHER: return &om_family_gather;
     case OM_OP_SLICE: return &om_family_slice;
     case OM_OP_EXPAND: return &om_family_expand;
     case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
+    case OM_OP_RANGE: return &om_family_range;
+    case OM_OP_TILE: return &om_family_tile;
     default: return NULL;
   }
 }
@@ -54,7 +57,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
     case OM_OP_MATMUL_INTEGER: return OM_T_INT32;
-    default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape */
+    default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }
 

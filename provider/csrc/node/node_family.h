@@ -117,12 +117,15 @@ extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool,
 extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
+extern const om_family om_family_size;      /* node_shape.c: Size */
 extern const om_family om_family_transpose; /* node_transpose.c: Transpose */
 extern const om_family om_family_concat;    /* node_concat.c: Concat */
 extern const om_family om_family_gather;    /* node_gather.c: Gather */
 extern const om_family om_family_slice;     /* node_slice.c: Slice */
 extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
+extern const om_family om_family_range;     /* node_range.c: Range */
+extern const om_family om_family_tile;      /* node_tile.c: Tile */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

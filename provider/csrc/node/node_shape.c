@@ -1,5 +1,6 @@
 /* node_shape.c - Shape: input 0's dimensions as a 1-D int64 tensor, from opset 15 the slice [start, end) of
- * them (negative values count from the end; both clamped to [0, rank]; an empty slice when end <= start). The
+ * them (negative values count from the end; both clamped to [0, rank]; an empty slice when end <= start).
+ * Size: input 0's element count (the product of its dimensions, 1 for rank 0) as an int64 scalar. The
  * input's data is never read.
  */
 #include <stdio.h>
@@ -56,3 +57,26 @@ static int om_sh_run(const om_node* node, const om_node_io* io) {
 }
 
 const om_family om_family_shape = {sizeof(om_shape_node), om_sh_create, om_sh_shapes, om_sh_run, NULL, NULL, NULL, NULL};
+
+static int om_sz_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  (void)a;
+  (void)err;
+  (void)errlen;
+  node->out_types[0] = OM_T_INT64;
+  return 0;
+}
+
+static int om_sz_shapes(const om_node* node, const om_node_io* io) {
+  (void)node;
+  io->out_ranks[0] = 0;
+  return 0;
+}
+
+static int om_sz_run(const om_node* node, const om_node_io* io) {
+  (void)node;
+  int64_t n = (int64_t)om_shape_count(io->shapes[0], io->ranks[0]);
+  memcpy(io->outs[0], &n, sizeof n);
+  return 0;
+}
+
+const om_family om_family_size = {0, om_sz_create, om_sz_shapes, om_sz_run, NULL, NULL, NULL, NULL};
