@@ -331,15 +331,17 @@ def _reference(c: Case) -> list[np.ndarray] | None:
         axes: list[int] = [int(a) for a in np.asarray(c.inputs[1])]
     else:
         axes = list(c.attrs.get("axes", []))
+    if c.op in ref.REDUCE_TRANSCENDENTAL and x.dtype == ref.F64:
+        return None
     if not axes and c.attrs.get("noop_with_empty_axes", 0):
-        return [x.copy()]
+        # No axis reduced: each element is the reduction of its one-element set (docs/reductions.md).
+        return [ref.reduce(c.op, x[..., np.newaxis], [x.ndim], keepdims=0)]
     r = x.ndim
     reduced = {a + r if a < 0 else a for a in (axes or range(r))}
     n = int(np.prod([x.shape[a] for a in reduced], dtype=np.int64))
-    if n == 0 and c.op in ("ReduceMax", "ReduceMin", "ReduceLogSumExp"):
+    if n == 0 and (c.op in ("ReduceMax", "ReduceMin", "ReduceLogSumExp")
+                   or (c.op == "ReduceMean" and x.dtype.kind in "iu")):
         return None  # the empty-set value: docs/reductions.md, tested in tests/nodes/test_reduce_node.py
-    if c.op in ref.REDUCE_TRANSCENDENTAL and x.dtype == ref.F64:
-        return None
     return [ref.reduce(c.op, x, axes or None, keepdims=c.attrs["keepdims"])]
 
 
