@@ -235,8 +235,11 @@ def op_digests(kernel_path: str | None = None, mode: str = "exact") -> dict[str,
 
 
 def model_feeds(model_file: Path) -> dict[str, np.ndarray]:
-    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9, a padding mask."""
+    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9 and a padding mask,
+    or for the CNNs (their file names start with resnet or mobilenet) images of 2 x 3 x 64 x 64."""
     rng = np.random.default_rng(7)
+    if model_file.name.startswith(("resnet", "mobilenet")):
+        return {"pixel_values": rng.standard_normal((2, 3, 64, 64)).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
     if "bert" in model_file.name:
         feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)

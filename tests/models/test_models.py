@@ -1,4 +1,5 @@
-"""The two test models (testdata/models, tools/gen/make_test_models.py) run end to end on OneModel EP.
+"""The test models (testdata/models: tools/gen/make_test_models.py writes the transformers,
+tools/gen/make_cnn_models.py the CNNs) run end to end on OneModel EP.
 
 Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
 it) x every kernel path x intra_op_num_threads 1, 2, 4 x every ORT optimisation level give the same bits;
@@ -18,7 +19,8 @@ import pytest
 import onemodel_ep
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
-NAMES = ("bert_tiny", "llama_tiny")
+NAMES = ("bert_tiny", "llama_tiny", "mobilenet_v3_small_half")
+CNNS = frozenset({"mobilenet_v3_small_half"})  # pixel_values [batch, 3, 64, 64]
 THREADS = (1, 2, 4)
 LEVELS = {
     "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
@@ -37,6 +39,8 @@ DATA_MOVEMENT = frozenset({
 
 def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seq * 100 + batch)
+    if name in CNNS:  # seq only varies the seed
+        return {"pixel_values": rng.standard_normal((batch, 3, 64, 64)).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(batch, seq), dtype=np.int64)}
     if name == "bert_tiny":
         mask = np.ones((batch, seq), dtype=np.int64)

@@ -197,7 +197,7 @@ def _export(model: nn.Module, name: str, args: tuple[torch.Tensor, ...], input_n
                                 external_data=False)
     assert program is not None
     proto = program.model_proto
-    _strip_metadata(proto)
+    strip_metadata(proto)
     proto.producer_name = "tools/gen/make_test_models.py"
     proto.doc_string = f"{name}: random weights (seed {SEED}), see tools/gen/make_test_models.py"
     onnx.checker.check_model(proto, full_check=True)
@@ -206,7 +206,7 @@ def _export(model: nn.Module, name: str, args: tuple[torch.Tensor, ...], input_n
     return path
 
 
-def _strip_metadata(proto: onnx.ModelProto) -> None:
+def strip_metadata(proto: onnx.ModelProto) -> None:
     """Drop the exporter's metadata (stack traces with this file's path and line numbers, FX node text), so
     the bytes depend on the model only."""
     g = proto.graph
