@@ -50,9 +50,29 @@ CFLAGS += os.environ.get("ONEMODEL_EXTRA_CFLAGS", "").split()
 LDFLAGS = os.environ.get("ONEMODEL_EXTRA_LDFLAGS", "").split()
 
 
+# A row of core/om_attrs.def: OM_ATTR_<kind>(field, "name"[, cap], scope).
+_ATTR_ROW = re.compile(r'^OM_ATTR_(INT|FLOAT|INTS|AXES)\((\w+), "\w+", (?:(\d+), )?\w+\)', re.M)
+ATTRS_DEF = '#include "core/om_attrs.def"'
+
+
+def _attr_fields() -> str:
+    """om_attrs' fields from core/om_attrs.def, as onemodel.h's OM_ATTR_* macros expand its rows (cffi's cdef
+    reads no macros; in API mode cffi checks each field's offset against the compiled struct)."""
+    text = re.sub(r"/\*.*?\*/", "", (CSRC / "core" / "om_attrs.def").read_text(), flags=re.S)
+    fields = []
+    for kind, field, cap in _ATTR_ROW.findall(text):
+        value = {"INT": f"int64_t {field};", "FLOAT": f"float {field};"}.get(kind, f"int64_t {field}[{cap}];")
+        count = f" size_t n_{field};" if cap else ""
+        listed = f" size_t n_{field}_listed;" if kind == "AXES" else ""
+        fields.append(f"{value}{count} int has_{field};{listed}")
+    if len(fields) != len(re.findall(r"^OM_ATTR_", text, flags=re.M)) or not fields:
+        raise RuntimeError('core/om_attrs.def: a row not of the form OM_ATTR_<kind>(field, "name"[, cap], …)')
+    return "\n".join(fields)
+
+
 def _cdef_from_header(path: Path) -> str:
-    """The declarations of a header without comments and preprocessor lines."""
-    text = path.read_text()
+    """The declarations of a header without comments and preprocessor lines (om_attrs' fields expanded)."""
+    text = path.read_text().replace(ATTRS_DEF, _attr_fields())
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))

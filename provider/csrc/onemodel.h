@@ -1,6 +1,7 @@
 /* onemodel.h - the library's own C API: the op table, kernel paths, and ORT-independent nodes.
  *
- * Python reads this file as its cffi declarations (preprocessor lines and comments are stripped), and the ORT
+ * Python reads this file as its cffi declarations (preprocessor lines and comments are stripped, om_attrs' fields
+ * expanded from core/om_attrs.def by provider/build_ffi.py), and the ORT
  * glue (ort/custom_ops.c, ort/kernel.c) is a thin layer over the same functions, so tests that call kernels
  * directly exercise the code ORT runs.
  */
@@ -50,77 +51,18 @@ typedef struct om_attrs {
   int path;          /* kernel path index, or -1 for the widest this CPU has */
   int onnx_opset;    /* opset of the node's domain in its model (the default domain's, or com.microsoft's for
                       * an OM_OP_IN row of that domain), 0 if unknown */
-  int64_t fmod;      /* Mod */
-  int has_fmod;
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
-  int64_t to;        /* Cast: target element type */
-  int has_to;
-  float alpha;       /* LeakyRelu, HardSigmoid, ThresholdedRelu, Elu, Selu, Celu */
-  int has_alpha;
-  float beta;        /* HardSigmoid */
-  int has_beta;
-  float min;         /* Clip before opset 11 */
-  int has_min;
-  float max;
-  int has_max;
-  /* the structured ops (MatMul, Gemm, Softmax, LayerNormalization, Reduce*, Gather, Concat, Flatten) */
-  int64_t trans_a, trans_b; /* Gemm */
-  int has_trans_a, has_trans_b;
-  int64_t axis;             /* Softmax, LogSoftmax, LayerNormalization */
-  int has_axis;
-  float epsilon;            /* LayerNormalization */
-  int has_epsilon;
-  int64_t stash_type;       /* LayerNormalization */
-  int has_stash_type;
-  int64_t keepdims;         /* Reduce* */
-  int has_keepdims;
-  int64_t noop_with_empty_axes;
-  int has_noop_with_empty_axes;
-  int64_t axes[128];        /* Reduce* before the axes input, Squeeze, Unsqueeze, Slice: the attribute's distinct
-                               values, in their first order */
-  size_t n_axes;
-  size_t n_axes_listed;     /* the attribute's entries as given, repeats included */
-  int has_axes;
-  /* the data-movement ops */
-  int64_t perm[64];         /* Transpose */
-  size_t n_perm;
-  int has_perm;
-  int64_t starts[64];       /* Slice before opset 10 */
-  size_t n_starts;
-  int has_starts;
-  int64_t ends[64];
-  size_t n_ends;
-  int has_ends;
-  int64_t allowzero;        /* Reshape */
-  int has_allowzero;
-  int64_t start;            /* Shape */
-  int has_start;
-  int64_t end;
-  int has_end;
-  float gamma;       /* Selu */
-  int has_gamma;
-  int64_t detect_positive; /* IsInf */
-  int has_detect_positive;
-  int64_t detect_negative;
-  int has_detect_negative;
-  /* Conv: lists of one entry per spatial axis (pads: the begins, then the ends) */
-  int64_t group;
-  int has_group;
-  int auto_pad;             /* 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
-  int64_t kernel_shape[8];
-  size_t n_kernel_shape;
-  int has_kernel_shape;
-  int64_t strides[8];
-  size_t n_strides;
-  int has_strides;
-  int64_t dilations[8];
-  size_t n_dilations;
-  int has_dilations;
-  int64_t pads[16];
-  size_t n_pads;
-  int has_pads;
-  int64_t training_mode;   /* BatchNormalization (opset 14 on) */
-  int has_training_mode;
+  int auto_pad;      /* Conv: 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
+  /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
+#define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
+#define OM_ATTR_FLOAT(field, name, scope) float field; int has_##field;
+#define OM_ATTR_INTS(field, name, cap, scope) int64_t field[cap]; size_t n_##field; int has_##field;
+#define OM_ATTR_AXES(field, name, cap, scope) OM_ATTR_INTS(field, name, cap, scope) size_t n_##field##_listed;
+#include "core/om_attrs.def"
+#undef OM_ATTR_INT
+#undef OM_ATTR_FLOAT
+#undef OM_ATTR_INTS
+#undef OM_ATTR_AXES
 } om_attrs;
 
 typedef struct om_node om_node;

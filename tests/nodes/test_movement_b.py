@@ -14,6 +14,7 @@ zero-size inputs, rank 0, an output of more than one parallel chunk on 1 and 2 t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import onnx
@@ -245,19 +246,25 @@ def size_cases(opset: int) -> list[Case]:
     return cases
 
 
+def stock_and_ours_match(cases: list[Case], opset: int, threads: tuple[int, ...],
+                         stock_want: Callable[[Case], np.ndarray]) -> None:
+    """The cases as one model: stock ORT's outputs equal stock_want(case), and ours, through each of VIAS on
+    each thread count, every case's want, bit for bit, with no node left to stock ORT."""
+    model, feeds = model_of(cases, opset)
+    for c, s in zip(cases, _stock(model, feeds)):
+        _same(f"stock ORT vs reference: {c.label()}", s, stock_want(c))
+    for via in VIAS:
+        for n in threads:
+            sess = _ours(model, via, n)
+            stayed = [str(node) for node in sess.report.nodes if not node.moved]
+            assert not stayed, stayed
+            for c, g in zip(cases, sess.run(None, feeds)):
+                _same(f"{via} threads {n}: {c.label()}", g, c.want[0])
+
+
 @pytest.mark.parametrize("opset", SIZE_ORT_OPSETS)
 def test_size_ep_and_rewrite_match_stock(opset: int) -> None:
-    cases, _ = _split(size_cases(opset))
-    model, feeds = model_of(cases, opset)
-    stock = _stock(model, feeds)
-    for c, s in zip(cases, stock):
-        _same(f"stock ORT vs NumPy: {c.label()}", s, c.want[0])
-    for via in VIAS:
-        sess = _ours(model, via, 1)
-        stayed = [str(n) for n in sess.report.nodes if not n.moved]
-        assert not stayed, stayed
-        for c, g in zip(cases, sess.run(None, feeds)):
-            _same(f"{via}: {c.label()}", g, c.want[0])
+    stock_and_ours_match(_split(size_cases(opset))[0], opset, (1,), lambda c: c.want[0])
 
 
 @pytest.mark.parametrize("opset", SIZE_OPSETS)
@@ -304,18 +311,7 @@ def quiet16(x: np.ndarray) -> np.ndarray:
 def test_tile_ep_and_rewrite_match_stock_bit_for_bit(opset: int) -> None:
     """Stock ORT has no float16 Tile kernel: the Casts it puts around its float one quiet signalling NaNs.
     We copy every bit (as np.tile); stock ORT matches that up to the quiet bit of float16 signalling NaNs."""
-    cases, _ = _split(tile_cases(opset))
-    model, feeds = model_of(cases, opset)
-    stock = _stock(model, feeds)
-    for c, s in zip(cases, stock):
-        _same(f"stock ORT vs np.tile: {c.label()}", s, quiet16(c.want[0]))
-    for via in VIAS:
-        for threads in (1, 2):
-            sess = _ours(model, via, threads)
-            stayed = [str(n) for n in sess.report.nodes if not n.moved]
-            assert not stayed, stayed
-            for c, g in zip(cases, sess.run(None, feeds)):
-                _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    stock_and_ours_match(_split(tile_cases(opset))[0], opset, (1, 2), lambda c: quiet16(c.want[0]))
 
 
 @pytest.mark.parametrize("opset", TILE_OPSETS)

@@ -22,10 +22,11 @@ typedef struct om_move_task {
   size_t count;
 } om_move_task;
 
-static void om_move_chunk(void* vt, size_t i) {
-  const om_move_task* t = vt;
-  size_t b = i * OM_MOVE_CHUNK, e = b + OM_MOVE_CHUNK;
-  om_copy_run(&t->plan, t->dst, t->src, b, e < t->count ? e : t->count);
+/* Output elements [b, e) (om_parallel_ranges). */
+static int om_move_range(const void* args, size_t b, size_t e) {
+  const om_move_task* t = args;
+  om_copy_run(&t->plan, t->dst, t->src, b, e);
+  return 0;
 }
 
 void om_movement_copy(const om_node* node, const om_node_io* io, const void* src, const int64_t* stride) {
@@ -40,5 +41,5 @@ void om_movement_copy_walk(const om_node* node, const om_node_io* io, const void
   om_copy_plan_make(&t.plan, om_type_size(node->type), rank, dims, stride);
   t.dst = io->outs[0];
   t.src = src;
-  om_parallel_ieee(io->parallel_for, io->host_ctx, (t.count + OM_MOVE_CHUNK - 1) / OM_MOVE_CHUNK, om_move_chunk, &t);
+  (void)om_parallel_ranges(io->parallel_for, io->host_ctx, t.count, OM_MOVE_CHUNK, om_move_range, &t); /* never fails */
 }

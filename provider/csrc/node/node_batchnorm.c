@@ -75,17 +75,17 @@ static int om_bn_shapes(const om_node* node, const om_node_io* io) {
 typedef struct om_bn_task {
   const om_node* node;
   const om_node_io* io;
-  size_t plane, channels, planes, per_chunk;
+  size_t plane, channels;
 } om_bn_task;
 
-static void om_bn_chunk(void* vt, size_t i) {
-  const om_bn_task* t = vt;
+/* Planes (one (batch, channel) pair each) [begin, end) (om_parallel_ranges). */
+static int om_bn_planes(const void* args, size_t begin, size_t end) {
+  const om_bn_task* t = args;
   const om_batchnorm_node* b = t->node->impl;
   const void* const* d = t->io->data;
-  size_t begin = i * t->per_chunk, end = begin + t->per_chunk;
-  if (end > t->planes) end = t->planes;
   om_batchnorm_planes(t->node->type, d[0], t->io->outs[0], t->plane, t->channels, begin, end, d[1], d[2], d[3], d[4],
                       b->epsilon);
+  return 0;
 }
 
 static int om_bn_run(const om_node* node, const om_node_io* io) {
@@ -94,10 +94,8 @@ static int om_bn_run(const om_node* node, const om_node_io* io) {
   size_t planes = (size_t)shape[0] * channels;
   size_t plane = om_shape_count(shape + 2, io->ranks[0] - 2);
   if (planes == 0 || plane == 0) return 0;
-  size_t per = OM_BN_CHUNK_ELEMS / plane;
-  om_bn_task t = {node, io, plane, channels, planes, per ? per : 1};
-  om_parallel_ieee(io->parallel_for, io->host_ctx, (planes + t.per_chunk - 1) / t.per_chunk, om_bn_chunk, &t);
-  return 0;
+  om_bn_task t = {node, io, plane, channels};
+  return om_parallel_ranges(io->parallel_for, io->host_ctx, planes, OM_BN_CHUNK_ELEMS / plane, om_bn_planes, &t);
 }
 
 const om_family om_family_batchnorm = {sizeof(om_batchnorm_node), om_bn_create, om_bn_shapes, om_bn_run, NULL, NULL, NULL, om_bn_check_ranks};

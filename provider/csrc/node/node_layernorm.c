@@ -191,34 +191,30 @@ static void* om_ln_expand(const void* src, const int64_t* s, size_t k, const int
 
 typedef struct om_ln_job {
   const om_node* node;
-  size_t rows, n, chunk;
+  size_t rows, n;
   const void *x, *scale, *bias;
   const void *skip, *skip_bias; /* the skip forms: x is then the residual sum, written first */
   size_t skip_rows;
   const void* input;
   void *y, *mean, *inv;  /* mean, inv: the kernel's (f64 for f64 input) */
   float *mean32, *inv32; /* f64 input: the outputs, mean and inv rounded */
-  volatile int failed;
 } om_ln_job;
 
-static void om_ln_chunk(void* ctx, size_t i) {
-  om_ln_job* j = ctx;
+/* Rows [b, e) (om_parallel_ranges): 0, or -1 out of memory. */
+static int om_ln_rows(const void* args, size_t b, size_t e) {
+  const om_ln_job* j = args;
   const om_layernorm_node* l = j->node->impl;
-  size_t e, b = om_chunk_begin(i, j->chunk, j->rows, &e);
   if (j->skip && om_skip_add(j->node->type, j->node->mode, j->n, b, e, j->input, j->skip, j->skip_rows, j->skip_bias,
-                             (void*)j->x) != 0) {
-    j->failed = 1;
-    return;
-  }
+                             (void*)j->x) != 0)
+    return -1;
   if (om_layernorm(j->node->path, j->node->type, j->node->mode, l->form->rms, j->n, b, e, j->x, j->scale, j->bias,
-                   l->epsilon, j->y, j->mean, j->inv) != 0) {
-    j->failed = 1;
-    return;
-  }
+                   l->epsilon, j->y, j->mean, j->inv) != 0)
+    return -1;
   for (size_t r = b; r < e; r++) { /* here, under the IEEE default environment */
     if (j->mean32) j->mean32[r] = (float)((const double*)j->mean)[r];
     if (j->inv32) j->inv32[r] = (float)((const double*)j->inv)[r];
   }
+  return 0;
 }
 
 /* Input k's data, NULL when the form has no such input or the node none. */
@@ -298,9 +294,8 @@ static int om_ln_run(const om_node* node, const om_node_io* io) {
     j.mean32 = mean;
     j.inv32 = inv;
   }
-  j.chunk = OM_LAYERNORM_CHUNK_ELEMS / j.n ? OM_LAYERNORM_CHUNK_ELEMS / j.n : 1;
-  om_parallel_ieee(io->parallel_for, io->host_ctx, (j.rows + j.chunk - 1) / j.chunk, om_ln_chunk, &j);
-  if (j.failed) goto oom;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, j.rows, OM_LAYERNORM_CHUNK_ELEMS / j.n, om_ln_rows, &j) != 0)
+    goto oom;
   goto out;
 oom:
   snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);

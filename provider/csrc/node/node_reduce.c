@@ -252,18 +252,14 @@ static void* om_rd_gather(const void* x, size_t esz, size_t c, const int64_t* di
 typedef struct om_rd_task {
   const om_reduce_plan* plan;
   int path, red, type, mode;
-  size_t units, per_chunk;
   const void* x;
   void* y;
-  int failed;
 } om_rd_task;
 
-static void om_rd_chunk(void* vt, size_t i) {
-  om_rd_task* t = vt;
-  size_t b = i * t->per_chunk, e = b + t->per_chunk;
-  if (e > t->units) e = t->units;
-  if (om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y) != 0)
-    __atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
+/* Output units [b, e) (om_parallel_ranges): 0, or -1 out of memory. */
+static int om_rd_units(const void* args, size_t b, size_t e) {
+  const om_rd_task* t = args;
+  return om_reduce_plan_run(t->plan, t->path, t->red, t->type, t->mode, b, e, t->x, t->y);
 }
 
 int om_reduce_node_run(const om_node* node, const om_node_io* io, int red, size_t c, const int64_t* dims,
@@ -274,13 +270,9 @@ int om_reduce_node_run(const om_node* node, const om_node_io* io, int red, size_
     snprintf(io->err, io->errlen, "node '%s' (op %s): internal error: the reduction could not be planned", node->name, opn);
     return -1;
   }
-  om_rd_task t = {&plan, node->path, red, node->type, node->mode, plan.units, 1, x, io->outs[0], 0};
-  if (plan.units) {
-    size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
-    t.per_chunk = per ? per : 1;
-    om_parallel_ieee(io->parallel_for, io->host_ctx, (plan.units + t.per_chunk - 1) / t.per_chunk, om_rd_chunk, &t);
-  }
-  if (t.failed) {
+  om_rd_task t = {&plan, node->path, red, node->type, node->mode, x, io->outs[0]};
+  size_t per = plan.n_reduced ? OM_RED_CHUNK_ELEMS / plan.n_reduced : OM_RED_CHUNK_ELEMS;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, plan.units, per, om_rd_units, &t) != 0) {
     snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, opn);
     return -1;
   }

@@ -68,29 +68,24 @@ static int om_sm_shapes(const om_node* node, const om_node_io* io) {
 
 typedef struct om_sm_job {
   const om_node* node;
-  size_t outer, n, inner, units, chunk;
+  size_t outer, n, inner;
   const void* x;
   void* y;
-  volatile int failed;
 } om_sm_job;
 
-static void om_sm_chunk(void* ctx, size_t i) {
-  om_sm_job* j = ctx;
+/* Units (outer x inner positions) [b, e) (om_parallel_ranges): 0, or -1 out of memory. */
+static int om_sm_units(const void* args, size_t b, size_t e) {
+  const om_sm_job* j = args;
   const om_softmax_node* s = j->node->impl;
-  size_t e, b = om_chunk_begin(i, j->chunk, j->units, &e);
-  if (om_softmax(j->node->path, j->node->type, j->node->mode, s->log, j->outer, j->n, j->inner, b, e, j->x, j->y) !=
-      0)
-    j->failed = 1;
+  return om_softmax(j->node->path, j->node->type, j->node->mode, s->log, j->outer, j->n, j->inner, b, e, j->x, j->y);
 }
 
 static int om_sm_run(const om_node* node, const om_node_io* io) {
-  om_sm_job j = {node, 0, 0, 0, 0, 0, io->data[0], io->outs[0], 0};
+  om_sm_job j = {node, 0, 0, 0, io->data[0], io->outs[0]};
   if (om_sm_view(node, io->shapes[0], io->ranks[0], &j.outer, &j.n, &j.inner, io->err, io->errlen) != 0) return -1;
-  j.units = j.outer * j.inner;
-  if (j.units == 0 || j.n == 0) return 0; /* no element */
-  j.chunk = OM_SOFTMAX_CHUNK_ELEMS / j.n ? OM_SOFTMAX_CHUNK_ELEMS / j.n : 1;
-  om_parallel_ieee(io->parallel_for, io->host_ctx, (j.units + j.chunk - 1) / j.chunk, om_sm_chunk, &j);
-  if (j.failed) {
+  size_t units = j.outer * j.inner;
+  if (units == 0 || j.n == 0) return 0; /* no element */
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, units, OM_SOFTMAX_CHUNK_ELEMS / j.n, om_sm_units, &j) != 0) {
     snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_op_row(node->op)->name);
     return -1;
   }

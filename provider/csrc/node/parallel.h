@@ -21,4 +21,13 @@ static inline size_t om_chunk_begin(size_t i, size_t chunk, size_t total, size_t
   return begin;
 }
 
+/* A range of units [begin, end) of a job's work: 0, or nonzero when it failed (out of memory). */
+typedef int (*om_range_fn)(const void* args, size_t begin, size_t end);
+
+/* Split [0, total) into fixed chunks of `chunk` units (at least 1; the last may be short) and run fn(args, begin,
+ * end) on each through om_parallel_ieee. 0, or -1 when any chunk failed. The chunks depend only on total and
+ * chunk, never on the threads. */
+int om_parallel_ranges(om_parallel_for_fn parallel_for, void* host_ctx, size_t total, size_t chunk, om_range_fn fn,
+                       const void* args);
+
 #endif

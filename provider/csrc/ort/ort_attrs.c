@@ -32,11 +32,11 @@ int om_attrs_path(const char* s, int* out, char* err, size_t errlen) {
 }
 
 /* ONNX lets axes name an axis more than once (stock ORT reduces it once): read the whole list and keep its
- * distinct values (at most 2 * 64 of them are in range for any rank), so that a long list with repeats is served
- * rather than claimed and then refused. As a getter: 0, 1 (absent) or -1 with a message. */
-static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_attrs* attrs, char* err,
-                              size_t errlen) {
-  size_t n = 0, m = 0, room = sizeof attrs->axes / sizeof attrs->axes[0];
+ * distinct values (at most `room`: 2 * 64 of them are in range for any rank), so that a long list with repeats is
+ * served rather than claimed and then refused. As a getter: 0, 1 (absent) or -1 with a message. */
+static int om_attrs_read_axes(const om_attr_source* src, const char* name, int64_t* axes, size_t room, size_t* n_axes,
+                              size_t* n_listed, char* err, size_t errlen) {
+  size_t n = 0, m = 0;
   int r = src->get_ints(src->ctx, name, NULL, 0, &n, err, errlen); /* the length first */
   if (r != 0) return r;
   int64_t* all = n ? malloc(n * sizeof *all) : NULL;
@@ -47,27 +47,57 @@ static int om_attrs_read_axes(const om_attr_source* src, const char* name, om_at
   if (n) r = src->get_ints(src->ctx, name, all, n, &n, err, errlen);
   for (size_t i = 0; r == 0 && i < n; i++) {
     size_t j = 0;
-    while (j < m && attrs->axes[j] != all[i]) j++;
+    while (j < m && axes[j] != all[i]) j++;
     if (j < m) continue;
     if (m == room) {
       snprintf(err, errlen, "attribute '%s' names %zu distinct axes or more, more than any rank allows", name, m + 1);
       r = -1;
     } else {
-      attrs->axes[m++] = all[i];
+      axes[m++] = all[i];
     }
   }
   free(all);
   if (r == 0) {
-    attrs->n_axes = m;
-    attrs->n_axes_listed = n;
+    *n_axes = m;
+    *n_listed = n;
   }
   return r;
+}
+
+/* Which ops read a row of core/om_attrs.def, and what its value is. */
+enum { OM_AS_ANY, OM_AS_STRUCT, OM_AS_CONV };
+enum { OM_AK_INT, OM_AK_FLOAT, OM_AK_INTS, OM_AK_AXES };
+
+typedef struct om_attr_field {
+  const char* name;
+  int kind;  /* OM_AK_* */
+  int scope; /* OM_AS_* */
+  void* value;
+  size_t cap;        /* lists: the most entries */
+  size_t* n;         /* lists: the entries read (AXES: the distinct ones) */
+  size_t* n_listed;  /* AXES: the entries as given */
+  int* has;
+} om_attr_field;
+
+/* Gelu's approximate and Conv's auto_pad: a string among `names`, into its index. 0, 1 (absent) or -1. */
+static int om_attrs_read_choice(const om_attr_source* src, const char* name, const char* const* names, size_t count,
+                                const char* accepted, int* out, char* err, size_t errlen) {
+  char sval[64];
+  int r = src->get_string(src->ctx, name, sval, sizeof sval, err, errlen);
+  if (r != 0) return r;
+  for (size_t q = 0; q < count; q++)
+    if (strcmp(sval, names[q]) == 0) {
+      *out = (int)q;
+      return 0;
+    }
+  snprintf(err, errlen, "attribute '%s' must be %s, got \"%s\"", name, accepted, sval);
+  return -1;
 }
 
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen) {
   const char* op = row->name;
-  const int structured = (row->flags & OM_F_STRUCT) != 0;
+  const int in_scope[] = {1, (row->flags & OM_F_STRUCT) != 0, strcmp(op, "Conv") == 0}; /* by OM_AS_* */
   char sval[64];
   int64_t ival;
   int r = 0;
@@ -83,97 +113,37 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       if (r == 0) attrs->onnx_opset = (ival > 0 && ival < 100000) ? (int)ival : 0;
     }
   }
-  enum { OM_AK_INT, OM_AK_AXES, OM_AK_FLOAT };
-  struct {
-    const char* name;
-    int kind;            /* OM_AK_*: what value points to */
-    int structured_only; /* read for OM_F_STRUCT ops only */
-    void* value;
-    int* has;
-  } fields[] = {{"fmod", OM_AK_INT, 0, &attrs->fmod, &attrs->has_fmod},
-                {"detect_positive", OM_AK_INT, 0, &attrs->detect_positive, &attrs->has_detect_positive}, /* IsInf */
-                {"detect_negative", OM_AK_INT, 0, &attrs->detect_negative, &attrs->has_detect_negative},
-                {"to", OM_AK_INT, 0, &attrs->to, &attrs->has_to},
-                {"transA", OM_AK_INT, 1, &attrs->trans_a, &attrs->has_trans_a},
-                {"transB", OM_AK_INT, 1, &attrs->trans_b, &attrs->has_trans_b},
-                {"axis", OM_AK_INT, 1, &attrs->axis, &attrs->has_axis},
-                {"stash_type", OM_AK_INT, 1, &attrs->stash_type, &attrs->has_stash_type},
-                {"keepdims", OM_AK_INT, 1, &attrs->keepdims, &attrs->has_keepdims},
-                {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
-                {"axes", OM_AK_AXES, 1, attrs->axes, &attrs->has_axes},
-                {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
-                {"allowzero", OM_AK_INT, 1, &attrs->allowzero, &attrs->has_allowzero},
-                {"start", OM_AK_INT, 1, &attrs->start, &attrs->has_start},
-                {"end", OM_AK_INT, 1, &attrs->end, &attrs->has_end},
-                {"alpha", OM_AK_FLOAT, 0, &attrs->alpha, &attrs->has_alpha},
-                {"beta", OM_AK_FLOAT, 0, &attrs->beta, &attrs->has_beta},
-                {"gamma", OM_AK_FLOAT, 0, &attrs->gamma, &attrs->has_gamma},
-                {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
-                {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
-                {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
-                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}}; /* Conv */
-  for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
-    if (fields[f].structured_only && !structured) continue;
-    const char* name = fields[f].name;
-    if (fields[f].kind == OM_AK_INT) r = src->get_int(src->ctx, name, fields[f].value, err, errlen);
-    else if (fields[f].kind == OM_AK_FLOAT) r = src->get_float(src->ctx, name, fields[f].value, err, errlen);
+#define OM_ATTR_INT(f, name, scope) {name, OM_AK_INT, OM_AS_##scope, &attrs->f, 0, NULL, NULL, &attrs->has_##f},
+#define OM_ATTR_FLOAT(f, name, scope) {name, OM_AK_FLOAT, OM_AS_##scope, &attrs->f, 0, NULL, NULL, &attrs->has_##f},
+#define OM_ATTR_INTS(f, name, cap, scope) \
+  {name, OM_AK_INTS, OM_AS_##scope, attrs->f, cap, &attrs->n_##f, NULL, &attrs->has_##f},
+#define OM_ATTR_AXES(f, name, cap, scope) \
+  {name, OM_AK_AXES, OM_AS_##scope, attrs->f, cap, &attrs->n_##f, &attrs->n_##f##_listed, &attrs->has_##f},
+  const om_attr_field fields[] = {
+#include "core/om_attrs.def"
+  };
+#undef OM_ATTR_INT
+#undef OM_ATTR_FLOAT
+#undef OM_ATTR_INTS
+#undef OM_ATTR_AXES
+  for (size_t q = 0; r >= 0 && q < sizeof fields / sizeof fields[0]; q++) {
+    const om_attr_field* f = &fields[q];
+    if (!in_scope[f->scope]) continue;
+    if (f->kind == OM_AK_INT) r = src->get_int(src->ctx, f->name, f->value, err, errlen);
+    else if (f->kind == OM_AK_FLOAT) r = src->get_float(src->ctx, f->name, f->value, err, errlen);
+    else if (f->kind == OM_AK_INTS) r = src->get_ints(src->ctx, f->name, f->value, f->cap, f->n, err, errlen);
     else
-      r = om_attrs_read_axes(src, name, attrs, err, errlen);
-    if (r == 0) *fields[f].has = 1;
+      r = om_attrs_read_axes(src, f->name, f->value, f->cap, f->n, f->n_listed, err, errlen);
+    if (r == 0) *f->has = 1;
   }
-  struct { /* lists of at most 64 entries (the data-movement ops) */
-    const char* name;
-    int64_t* value;
-    size_t* n;
-    int* has;
-  } lists[] = {{"perm", attrs->perm, &attrs->n_perm, &attrs->has_perm},
-               {"starts", attrs->starts, &attrs->n_starts, &attrs->has_starts},
-               {"ends", attrs->ends, &attrs->n_ends, &attrs->has_ends}};
-  for (size_t f = 0; structured && r >= 0 && f < sizeof lists / sizeof lists[0]; f++) {
-    r = src->get_ints(src->ctx, lists[f].name, lists[f].value, sizeof attrs->perm / sizeof attrs->perm[0], lists[f].n,
-                      err, errlen);
-    if (r == 0) *lists[f].has = 1;
-  }
-  if (r >= 0 && strcmp(op, "Gelu") == 0) {
-    r = src->get_string(src->ctx, "approximate", sval, sizeof sval, err, errlen);
-    if (r == 0) {
-      if (strcmp(sval, "tanh") == 0) attrs->approximate = 1;
-      else if (strcmp(sval, "none") != 0) {
-        snprintf(err, errlen, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
-        r = -1;
-      }
-    }
-  }
-  if (r >= 0 && strcmp(op, "Conv") == 0) {
-    struct {
-      const char* name;
-      int64_t* value;
-      size_t cap;
-      size_t* n;
-      int* has;
-    } lists[] = {
-        {"kernel_shape", attrs->kernel_shape, sizeof attrs->kernel_shape / sizeof(int64_t), &attrs->n_kernel_shape,
-         &attrs->has_kernel_shape},
-        {"strides", attrs->strides, sizeof attrs->strides / sizeof(int64_t), &attrs->n_strides, &attrs->has_strides},
-        {"dilations", attrs->dilations, sizeof attrs->dilations / sizeof(int64_t), &attrs->n_dilations,
-         &attrs->has_dilations},
-        {"pads", attrs->pads, sizeof attrs->pads / sizeof(int64_t), &attrs->n_pads, &attrs->has_pads}};
-    for (size_t f = 0; r >= 0 && f < sizeof lists / sizeof lists[0]; f++) {
-      r = src->get_ints(src->ctx, lists[f].name, lists[f].value, lists[f].cap, lists[f].n, err, errlen);
-      if (r == 0) *lists[f].has = 1;
-    }
-    static const char* const pad_modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-    if (r >= 0) r = src->get_string(src->ctx, "auto_pad", sval, sizeof sval, err, errlen);
-    if (r == 0) {
-      attrs->auto_pad = -1;
-      for (int q = 0; q < 4; q++)
-        if (strcmp(sval, pad_modes[q]) == 0) attrs->auto_pad = q;
-      if (attrs->auto_pad < 0) {
-        snprintf(err, errlen, "attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got \"%s\"",
-                 sval);
-        r = -1;
-      }
-    }
+  static const char* const approximations[] = {"none", "tanh"};
+  static const char* const pad_modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+  if (r >= 0 && strcmp(op, "Gelu") == 0)
+    r = om_attrs_read_choice(src, "approximate", approximations, 2, "\"none\" or \"tanh\"", &attrs->approximate, err,
+                             errlen);
+  if (r >= 0 && in_scope[OM_AS_CONV]) {
+    r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,
+                             err, errlen);
   }
   return r < 0 ? -1 : 0;
 }
