@@ -1,14 +1,14 @@
 """QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear on OneModel's kernels, bit for bit against the
 independent reference (tests/reference/qdq_reference.py, written from docs/quantized.md alone).
 
-Each case is a one-node model (scale and zero point initializers, or graph inputs) run through
-onemodel_ep.InferenceSession via the EP and the rewrite on every kernel path (and with 2 threads); the node
-must run on OneModel's kernels and every output must have the reference's bits (a NaN only as 0x7FC00000).
-Cases:
-every served opset and domain, every element type, per tensor / per axis (negative axes too) / blocked along
-every axis with tails, zero point absent or given, output_dtype; x with NaN, +-inf, +-0, subnormals, exact
-ties, the saturation ends and past them; scales 0, -0, negative, NaN, inf, subnormal; int32 differences past
-2^24 and 2^31; empty tensors. A test whose op is not in onemodel_ep.op_table() is skipped, with the reason.
+Each case is a one-node model (scale and zero point initializers; or graph inputs, then on the default path
+only) run through onemodel_ep.InferenceSession via the EP and the rewrite on every kernel path (and with 2
+threads); the node must run on OneModel's kernels and every output must have the reference's bits (a NaN only
+as 0x7FC00000). Cases: every served opset and domain, every element type, per tensor / per axis (negative axes
+too) / blocked along every axis with tails, zero point absent or given, output_dtype; x with NaN, +-inf, +-0,
+subnormals, exact ties, the saturation ends and past them; scales 0, -0, negative, NaN, inf, subnormal; int32
+differences past 2^24 and 2^31; empty tensors. A test whose op is not in onemodel_ep.op_table() is skipped,
+with the reason.
 
 The reference itself is checked against ONNX's reference evaluator and float64 arithmetic (these tests run
 without the kernels).
@@ -91,7 +91,8 @@ def check(node: Node, want: list[np.ndarray], what: str) -> None:
     need(node.op, node.domain)
     for params_as_inputs in (False, True):
         model, feeds = make_model(node, params_as_inputs=params_as_inputs)
-        run_every_path(model, feeds, want, f"{what}, params as inputs {params_as_inputs}")
+        run_every_path(model, feeds, want, f"{what}, params as inputs {params_as_inputs}",
+                       every_path=not params_as_inputs)
 
 
 # ---- data -----------------------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ def x_data(rng: np.random.Generator, shape: tuple[int, ...], out: np.dtype, s: f
     q = rng.uniform(-width, width, shape)
     ties = rng.random(shape) < 0.25
     q = np.where(ties, np.floor(q) + 0.5, q)
-    x = (q * abs(s) if np.isfinite(s) and s != 0 else q).astype(np.float32)
+    x = np.asarray(q * abs(s) if np.isfinite(s) and s != 0 else q, np.float32)
     flat = x.reshape(-1)
     n = min(flat.size, SPECIAL_X.size)
     if n:

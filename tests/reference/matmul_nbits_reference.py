@@ -7,16 +7,16 @@ Steps, in the doc's order and precision: q(n, k) unpacked from B's blob (n, kb),
 the scale s(n, kb) = scales[n * k_blocks + kb]; the zero point (absent: 2^(bits-1); packed uint8; or f32);
 w = fl32(d * s) with d = q - z an exact integer (integer zero point), or d = fl32(q - z) then w = fl32(d * s)
 (f32 zero point); then each y[i, n] is one fma chain per block of 256 k from +0 in increasing k (fma32: a
-correct rounding, from tests/reference/gemm_reference.py), the block sums added in the doc's tree (written
-here from the text: split at the largest power of two below the count, earlier + later), then + bias[n] (one
-f32 addition), and a NaN written as 0x7FC00000.
+correct rounding) and the block sums added in the doc's tree (the binary counter's, earlier + later), both
+from tests/reference/gemm_reference.py (a docs-only reference), then + bias[n] (one f32 addition), and a NaN
+written as 0x7FC00000.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tests.reference.gemm_reference import fma32
+from tests.reference.gemm_reference import block_tree_sum, fma32
 
 KB = 256  # the product's block of k (docs/exact-linalg.md), unrelated to block_size
 
@@ -108,18 +108,6 @@ def dequantize(b: np.ndarray, scales: np.ndarray, zero_points: np.ndarray | None
         return d * s
 
 
-def tree(sums: list[np.ndarray]) -> np.ndarray:
-    """tree(s_0 .. s_{nb-1}): s_0 when nb = 1, else tree(s_0 .. s_{P-1}) + tree(s_P ..), P the largest power
-    of two below nb; one rounded f32 addition, earlier + later."""
-    if len(sums) == 1:
-        return sums[0]
-    p = 1
-    while 2 * p < len(sums):
-        p *= 2
-    with np.errstate(all="ignore"):
-        return (tree(sums[:p]) + tree(sums[p:])).astype(np.float32)
-
-
 def matmul_nbits(a: np.ndarray, b: np.ndarray, scales: np.ndarray, zero_points: np.ndarray | None,
                  bias: np.ndarray | None, *, k: int, n: int, bits: int, block_size: int) -> np.ndarray:
     """Y = A · W (+ bias), Y of A's shape with the last dimension N."""
@@ -134,7 +122,8 @@ def matmul_nbits(a: np.ndarray, b: np.ndarray, scales: np.ndarray, zero_points: 
         for kk in range(k0, min(k0 + KB, k)):
             s = fma32(a2[:, kk][:, None], wt[:, kk][None, :], s)
         sums.append(s)
-    y = tree(sums)
+    with np.errstate(all="ignore"):
+        y = block_tree_sum(sums, lambda below, top: (below + top).astype(np.float32))
     if bias is not None:
         with np.errstate(all="ignore"):
             y = (y + bias.astype(np.float32)[None, :]).astype(np.float32)
