@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import onemodel_ep
-from tests.nodes.exact_runs import run_every_path
+from tests.nodes.exact_runs import VIAS, run_every_path
 from tests.reference.qdq_reference import (
     RANGES,
     dequantize_linear,
@@ -189,6 +190,7 @@ Q_CASES = [
     QCase("block_mid_b4_neg", (3, 9, 7), "block", -2, 4),
     QCase("block_b1", (5, 6), "block", 0, 1),
     QCase("block_bigger_than_axis", (3, 5), "block", 1, 8),
+    QCase("large_axis", (37, 2053), "axis", 0),
 ]
 
 
@@ -355,6 +357,7 @@ def dyn_cases() -> list[tuple[str, np.ndarray]]:
         ("ties", np.array([-1.0, 254.0 / 255 * 0.5, 0.5, 1.0, 2.0, -0.5], f)),
         ("zp_tie", np.array([-0.5, 255 - 0.5], f)),
         ("payload_nan", np.concatenate([f32_bits(0xFFC00456, 0x7F800001), np.array([1.0, -3.0], f)])),
+        ("large", np.where(rng.random((301, 263)) < 0.01, np.nan, rng.normal(0.3, 2, (301, 263))).astype(f)),
     ]
 
 
@@ -388,6 +391,11 @@ def test_reference_quantize_matches_onnx_on_finite_values(case: QCase, out: np.d
     assert np.all(np.abs(want.astype(np.float64) - exact) <= 1)
     far = np.abs(np.abs(q64 - np.floor(q64)) - 0.5) > np.abs(q64) * 2.0 ** -23  # past an ulp of the quotient
     assert np.array_equal(want[far].astype(np.float64), exact[far])
+
+
+def stock_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return list(sess.run(None, feeds))
 
 
 def test_reference_quantize_specials_by_the_doc() -> None:
@@ -446,3 +454,49 @@ def test_reference_dynamic_matches_onnx(name: str, x: np.ndarray) -> None:
         assert yz == 255
     expect = quantize_elements(x, np.full(x.shape, ys), np.full(x.shape, int(yz)), U8)
     assert np.array_equal(y, expect)
+
+
+@pytest.mark.parametrize("out", [U8, I8, U16, I16], ids=str)
+@pytest.mark.parametrize("case", [c for c in Q_CASES if c.form != "block" or c.axis in (-1, len(c.shape) - 1)
+                                  ], ids=lambda c: c.name)
+def test_reference_quantize_matches_stock_ort(case: QCase, out: np.dtype) -> None:
+    """The doc: "for per-tensor, per-axis and blocked-along-the-last-axis QuantizeLinear stock gives our bits"
+    (ONNX Runtime 1.31.1, opset 21), the specials included."""
+    x, s, z = q_data(case, out, SEED + 14, specials=True)
+    node = q_node(case, x, s, z, 21)
+    model, feeds = make_model(node, params_as_inputs=False)
+    stock = stock_run(model, feeds)
+    want = quantize_linear(x, s, z, axis=case.axis, block_size=case.block)
+    assert stock[0].dtype == want.dtype and stock[0].tobytes() == want.tobytes()
+
+
+def test_reference_blocked_axis0_differs_from_stock_as_documented() -> None:
+    """The doc's example: x = 1e10 (or +inf), s = 1, z = 0, uint8, block_size 2, axis 0, x of shape [11, 4]:
+    stock ORT 1.31.1 gives 0, ONNX's formula and the reference 255."""
+    x = np.full((11, 4), 1e10, np.float32)
+    x[5, 2] = np.inf
+    s = np.ones((6, 4), np.float32)
+    z = np.zeros((6, 4), np.uint8)
+    case = QCase("doc", x.shape, "block", 0, 2)
+    want = quantize_linear(x, s, z, axis=0, block_size=2)
+    assert (want == 255).all()
+    model, feeds = make_model(q_node(case, x, s, z, 21), params_as_inputs=False)
+    stock = stock_run(model, feeds)
+    assert (stock[0] == 0).all()
+
+
+@pytest.mark.parametrize("op", ["QuantizeLinear", "DequantizeLinear"])
+def test_zero_point_of_another_shape_is_an_error_naming_node_and_op(op: str) -> None:
+    """A blocked zero point whose shape is not the scale's: an error naming the node ('q') and the op, at
+    session creation or at the run; never a result."""
+    need(op)
+    x = np.zeros((4, 6), np.float32 if op == "QuantizeLinear" else np.uint8)
+    case = QCase("bad_zp", x.shape, "block", 1, 2)
+    s = np.ones((4, 3), np.float32)
+    z = np.zeros((4, 2), np.uint8)
+    node = (q_node if op == "QuantizeLinear" else dq_node)(case, x, s, z, 21)
+    model, feeds = make_model(node, params_as_inputs=False)
+    for via in VIAS:
+        with pytest.raises(Exception) as err:
+            onemodel_ep.InferenceSession(model, mode="exact", via=via).run(None, feeds)
+        assert "'q'" in str(err.value) and op in str(err.value), (via, str(err.value))
