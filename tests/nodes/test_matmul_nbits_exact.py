@@ -27,7 +27,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
-from tests.nodes.exact_runs import run_every_path, same_bits
+from tests.nodes.exact_runs import VIAS, run_every_path, same_bits
 from tests.reference.gemm_reference import gemm_ref
 from tests.reference.matmul_nbits_reference import (
     dequantize,
@@ -302,3 +302,43 @@ def test_reference_is_the_gemm_of_the_dequantized_weights(case: Case) -> None:
     mine = want(case, d).reshape(-1, case.n)
     same_bits(mine, gemm_ref(a2, wt, cin=d.bias), f"{case.name}: gemm_ref")
     same_bits(mine, np.asarray(gemm(a2, wt, d.bias), np.float32), f"{case.name}: reference_linalg.gemm")
+
+
+def test_b_that_does_not_fit_is_an_error_naming_node_and_op() -> None:
+    """B's blob size not block_size * bits / 8: an error naming the node ('nbits') and the op, when the
+    session is created or at the run; never a result."""
+    if KEY not in onemodel_ep.op_table():
+        pytest.skip(f"onemodel_ep does not serve {KEY}: it is not in onemodel_ep.op_table()")
+    case = Case("bad_b", 4, 32, 64, 5, (3,))
+    d = make_data(case, SEED + 80)
+    d.b = np.ascontiguousarray(d.b[:, :, :-1])
+    model, feeds = make_model(case, d, weights_as_inputs=False)
+    for via in VIAS:
+        with pytest.raises(Exception) as err:
+            onemodel_ep.InferenceSession(model, mode="exact", via=via).run(None, feeds)
+        assert "nbits" in str(err.value) and "MatMulNBits" in str(err.value), (via, str(err.value))
+
+
+@pytest.mark.parametrize("what", ["g_idx", "bits2"])
+def test_not_served_stays_with_stock(what: str) -> None:
+    """The contract's refusals: a node with g_idx or with bits = 2 is not claimed (it stays with stock ORT,
+    which runs it; a block_size of 512, also refused, stock ORT 1.31.1 refuses too)."""
+    if KEY not in onemodel_ep.op_table():
+        pytest.skip(f"onemodel_ep does not serve {KEY}: it is not in onemodel_ep.op_table()")
+    bits, block = (2, 32) if what == "bits2" else (4, 32)
+    case = Case(what, bits, block, 64, 3, (2,), zp="none", bias=False)
+    rng = np.random.default_rng(SEED + 90)
+    kbs = k_blocks(case.k, block)
+    b = rng.integers(0, 256, (case.n, kbs, block * bits // 8), dtype=np.uint8)
+    scales = rng.uniform(0.5, 1, case.n * kbs).astype(F32)
+    d = Data(rng.normal(0, 1, (2, case.k)).astype(F32), b, scales, None, None)
+    model, feeds = make_model(case, d, weights_as_inputs=False)
+    if what == "g_idx":
+        node = model.graph.node[0]
+        node.input.extend(["", "g_idx"])
+        model.graph.initializer.append(numpy_helper.from_array(np.arange(case.k, dtype=np.int32) // block,
+                                                               "g_idx"))
+    for via in VIAS:
+        sess = onemodel_ep.InferenceSession(model, mode="exact", via=via)
+        assert len(sess.report.moved) == 0, (via, sess.report.summary())
+        assert sess.run(None, feeds)[0].shape == (2, case.n)
