@@ -1,5 +1,5 @@
 """QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear on OneModel's kernels, bit for bit against the
-independent reference (tests/reference/qdq_reference.py, written from docs/quantized.md alone).
+independent reference (tests/reference/qdq_docs_reference.py, written from docs/quantized.md alone).
 
 Each case is a one-node model (scale and zero point initializers; or graph inputs, then on the default path
 only) run through onemodel_ep.InferenceSession via the EP and the rewrite on every kernel path (and with 2
@@ -27,7 +27,7 @@ from onnx.reference import ReferenceEvaluator
 
 import onemodel_ep
 from tests.nodes.exact_runs import VIAS, run_every_path
-from tests.reference.qdq_reference import (
+from tests.reference.qdq_docs_reference import (
     RANGES,
     dequantize_linear,
     dynamic_quantize_linear,
