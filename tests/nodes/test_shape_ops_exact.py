@@ -101,7 +101,7 @@ PAD_CASES = [
     PadCase("5d_edge", (1, 2, 3, 2, 3), (0, 1, 1, 0, 2, 1, 0, 2, 1, 0), "edge"),
     PadCase("1d_long_tail", (67,), (5, 13), "reflect"),
     PadCase("zero_dim_constant", (0, 3), (2, 1, 1, 0), constant=True),
-    PadCase("zero_dim_edge", (0, 3), (2, 1, 1, 0), "edge"),
+    PadCase("zero_dim_edge_unpadded", (0, 3), (0, 1, 0, 2), "edge"),
     PadCase("crop_to_empty_constant", (3, 2), (-2, 1, -1, 1), constant=True),
     PadCase("crop_to_empty_edge", (3, 2), (-2, 1, -1, 1), "edge"),
     PadCase("zero_pads", (2, 3), (0, 0, 0, 0), "reflect"),
@@ -176,6 +176,8 @@ def test_pad_pads_as_graph_input(case: PadCase, dtype: np.dtype) -> None:
 @pytest.mark.parametrize("case,problem", [
     (PadCase("crop_beyond", (3, 2), (-2, 0, -2, 0)), "crop"),
     (PadCase("reflect_empty", (3, 0), (0, 1, 0, 1), "reflect"), "reflect"),
+    (PadCase("edge_empty", (0, 3), (2, 1, 1, 0), "edge"), "edge"),
+    (PadCase("edge_cropped_empty", (3, 2), (-3, 0, 1, 0), "edge"), "edge"),
     (PadCase("wrap_empty", (0, 2), (1, 0, 0, 0), "wrap"), "wrap"),
     (PadCase("axes_twice", (2, 3), (1, 1, 1, 1), axes=(1, -1)), "axis"),
     (PadCase("axes_out_of_range", (2, 3), (1, 1), axes=(2,)), "axis"),
@@ -300,10 +302,12 @@ def test_reference_pad_against_numpy() -> None:
 
 
 def test_reference_pad_rules() -> None:
-    """The contract's own rules where numpy has none: edge over an empty kept extent, bits kept, rank 0."""
+    """The contract's own rules where numpy has none: empty kept extents, bits kept, rank 0."""
     x = np.zeros((0, 3), np.float32)
-    assert S.pad(x, [2, 1, 1, 0], mode="edge").shape == (0, 4)
+    assert S.pad(x, [0, 1, 0, 0], mode="edge").shape == (0, 4)
     assert S.pad(x, [2, 1, 1, 0]).shape == (3, 4)
+    with pytest.raises(ValueError):
+        S.pad(x, [2, 1, 1, 0], mode="edge")
     snan = np.array([0x7F800001, 0xFFC00123, 0x80000000, 0x00000001], np.uint32).view(np.float32)
     got = S.pad(snan, [1, 2], np.array(-0.0, np.float32), mode="constant").view(np.uint32)
     assert got.tolist() == [0x80000000, 0x7F800001, 0xFFC00123, 0x80000000, 0x00000001, 0x80000000,

@@ -7,8 +7,8 @@ kept index s = -min(b, 0), begin fill p = max(b, 0), out = p + n + max(e, 0) (n 
 on an axis, j = o - p, reads source s + j (constant, 0 <= j < n, else none), s + clamp(j, 0, n - 1) (edge), s
 + (k if k < n else P - k) with P = 2 (n - 1), k = j mod P (reflect; s when n = 1), s + j mod n (wrap). An
 element with a source on every axis is a copy of that input element's bits; otherwise the constant (the one
-element of constant_value, else all bits 0). n = 0: constant fills, edge makes the output extent 0, reflect
-and wrap are an error when the axis has a positive pad.
+element of constant_value, else all bits 0). n = 0: constant fills; edge, reflect and wrap are an error when
+the axis has a positive pad (the contract as of misc34's 6d7b8fa).
 
 ArgMax / ArgMin: along `axis`, a scan from k = 0, k = i when x[i] > x[k] (>= with select_last_index; < and <=
 for ArgMin), values compared (-0 == +0); with a NaN along the axis, the first (last with select_last_index)
@@ -57,11 +57,8 @@ def pad_sources(extent: int, b: int, e: int, mode: str) -> np.ndarray:
         raise ValueError(f"pads ({b}, {e}) crop more than the dimension {extent}")
     s, p = -min(b, 0), max(b, 0)
     out = p + n + max(e, 0)
-    if n == 0:
-        if mode == "edge":
-            return np.zeros(0, np.int64)
-        if mode in ("reflect", "wrap") and (b > 0 or e > 0):
-            raise ValueError(f"{mode} across an empty kept extent (pads ({b}, {e}), dimension {extent})")
+    if n == 0 and mode != "constant" and (b > 0 or e > 0):
+        raise ValueError(f"{mode} across an empty kept extent (pads ({b}, {e}), dimension {extent})")
     j = np.arange(out, dtype=np.int64) - p
     if mode == "constant":
         return np.where((j >= 0) & (j < n), s + j, -1)
