@@ -139,7 +139,7 @@ def pad_model(case: PadCase, dtype: np.dtype, opset: int, pads_as_input: bool = 
 
 
 def pad_opsets(case: PadCase, dtype: np.dtype) -> list[int]:
-    opsets = [11, 13, 18, 19, 21]
+    opsets = [11, 13, 18, 19, 21, 23]
     if case.mode == "wrap":
         opsets = [o for o in opsets if o >= 19]
     if case.axes is not None:

@@ -93,7 +93,8 @@ def geometry(
         raise ValueError(f"auto_pad must be one of {AUTO_PADS}, got {auto_pad!r}")
     if ceil_mode not in (0, 1):
         raise ValueError(f"ceil_mode must be 0 or 1, got {ceil_mode}")
-    if len(pads_) != 2 * k or min(pads_) < 0 or any(pads_[i] >= kernel[i % k] for i in range(2 * k)):
+    if auto_pad == "NOTSET" and (len(pads_) != 2 * k or min(pads_) < 0
+                                 or any(pads_[i] >= kernel[i % k] for i in range(2 * k))):
         raise ValueError(f"pads {pads_}: 2k values, each >= 0 and < its axis's kernel {kernel}")
     axes = []
     for i in range(k):
