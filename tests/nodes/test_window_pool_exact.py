@@ -191,6 +191,8 @@ CASES = [
     _c("zero_n", (0, 3, 6, 6), kernel_shape=[2, 2]),
     _c("zero_c", (2, 0, 6, 6), kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
     _c("zero_d_padding_holds_kernel", (1, 2, 0), kernel_shape=[3], pads=[2, 2]),
+    _c("zero_d_same_upper", (1, 2, 0, 4), kernel_shape=[2, 3], strides=[1, 2], auto_pad="SAME_UPPER"),
+    _c("zero_d_same_lower", (1, 2, 5, 0), kernel_shape=[2, 2], auto_pad="SAME_LOWER", count_include_pad=1),
     _c("zero_d_padding_holds_kernel_incl", (1, 2, 0, 3), kernel_shape=[3, 2], pads=[2, 1, 2, 0],
        count_include_pad=1),
 ]
