@@ -55,15 +55,7 @@ def need(op: str, dtype: np.dtype) -> None:
         pytest.skip(f"onemodel_ep's {op} does not serve {dtype} (op_table()['{op}'].input0_types)")
 
 
-def assert_exact(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.dtype,
-                                                                 want.shape)
-    u = np.dtype(f"u{want.dtype.itemsize}")
-    bad = got.view(u) != want.view(u)
-    if bad.any():
-        idx = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: "
-                             f"got 0x{int(got.view(u)[idx]):x}, want 0x{int(want.view(u)[idx]):x}")
+assert_exact = NS.assert_exact_bits  # a NaN must have the reference's bits too
 
 
 def values(shape: tuple[int, ...], dtype: np.dtype, seed: int) -> np.ndarray:

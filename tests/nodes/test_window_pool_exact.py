@@ -69,17 +69,7 @@ def pool_model(op: str, dtype: np.dtype, shape: tuple[int, ...], attrs: dict[str
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
 
 
-def assert_exact(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    """The same dtype, shape and bits (a NaN must be the canonical one the reference writes)."""
-    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.dtype,
-                                                                 want.shape)
-    u = np.dtype(f"u{want.dtype.itemsize}")
-    bad = got.view(u) != want.view(u)
-    if bad.any():
-        idx = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: "
-                             f"got {got[idx]!r} (0x{int(got.view(u)[idx]):x}), "
-                             f"want {want[idx]!r} (0x{int(want.view(u)[idx]):x})")
+assert_exact = NS.assert_exact_bits  # a NaN must have the reference's bits too
 
 
 def max_attrs(attrs: dict[str, object]) -> dict[str, object]:
@@ -93,7 +83,7 @@ def avg_attrs(attrs: dict[str, object]) -> dict[str, object]:
 def check_max(case: Case, x: np.ndarray, opset: int = OPSET) -> None:
     need("MaxPool", x.dtype)
     attrs = max_attrs(case.attrs)
-    y, idx = W.max_pool(x, **attrs)  # type: ignore[arg-type]
+    y, idx = W.max_pool(x, **attrs)
     for with_indices in (False, True):
         model = pool_model("MaxPool", x.dtype, x.shape, attrs, indices=with_indices, opset=opset)
         for how, outs in NS.runs(model, {"x": x}, "MaxPool").items():
@@ -106,7 +96,7 @@ def check_max(case: Case, x: np.ndarray, opset: int = OPSET) -> None:
 def check_avg(case: Case, x: np.ndarray, opset: int = OPSET) -> None:
     need("AveragePool", x.dtype)
     attrs = avg_attrs(case.attrs)
-    y = W.average_pool(x, **attrs)  # type: ignore[arg-type]
+    y = W.average_pool(x, **attrs)
     model = pool_model("AveragePool", x.dtype, x.shape, attrs, opset=opset)
     for how, outs in NS.runs(model, {"x": x}, "AveragePool").items():
         assert_exact(f"AveragePool {case.name} {x.dtype} opset {opset}, {how}", outs[0], y)
@@ -404,7 +394,7 @@ def test_reference_average_within_the_contract_bound(case: Case, dtype: np.dtype
     rounding; S / cnt the exact mean in float64 (fsum, one rounding)."""
     attrs = avg_attrs(case.attrs)
     x = data(case.x_shape, dtype, SEED + 2)
-    y = W.average_pool(x, **attrs)  # type: ignore[arg-type]
+    y = W.average_pool(x, **attrs)
     axes = W.geometry(x.shape[2:], **max_attrs(avg_attrs(attrs)))  # type: ignore[arg-type]
     mean, mag, m = exact_average(x.astype(F64), [a.kernel for a in axes], [a.stride for a in axes],
                                  [a.dilation for a in axes],
@@ -440,7 +430,7 @@ def test_reference_against_stock(case: Case) -> None:
     x = data(case.x_shape, F32, SEED + 7)
     x[x == 0] = 0.5
     attrs = max_attrs(case.attrs)
-    y, idx = W.max_pool(x, **attrs)  # type: ignore[arg-type]
+    y, idx = W.max_pool(x, **attrs)
     got = stock_runs(pool_model("MaxPool", F32, x.shape, attrs, indices=True), x)
     real = idx >= 0  # windows without a real tap aside: stock's MaxPool gives -FLT_MAX, the contract -inf
     if got is not None:
@@ -448,7 +438,7 @@ def test_reference_against_stock(case: Case) -> None:
         assert_exact(f"stock MaxPool {case.name}, Y", got[0][real], y[real])
         assert_exact(f"stock MaxPool {case.name}, Indices", got[1][real], idx[real])
     attrs = avg_attrs(case.attrs)
-    ya = W.average_pool(x, **attrs)  # type: ignore[arg-type]
+    ya = W.average_pool(x, **attrs)
     got = stock_runs(pool_model("AveragePool", F32, x.shape, attrs), x)
     if got is not None:
         assert got[0].shape == ya.shape

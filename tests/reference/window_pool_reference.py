@@ -161,30 +161,33 @@ def _spatial_offset(axes: Sequence[Axis], ps: Sequence[np.ndarray], storage_orde
     return q
 
 
-def _check_x(x: np.ndarray, kernel_shape: Sequence[int], types: Sequence[np.dtype]) -> None:
+GEOMETRY_ATTRS = ("kernel_shape", "strides", "dilations", "pads", "auto_pad", "ceil_mode")
+
+
+def _prepare(x: np.ndarray, types: Sequence[np.dtype], flag: str, attrs: dict[str, object]
+             ) -> tuple[np.ndarray, list[Axis], int]:
+    """X checked against the served types and the rank kernel_shape fixes, the geometry from the ONNX
+    attributes (the names ONNX gives them) and the op's own 0/1 attribute `flag` (default 0)."""
+    unknown = set(attrs) - set(GEOMETRY_ATTRS) - {flag}
+    if unknown or "kernel_shape" not in attrs:
+        raise ValueError(f"attributes {sorted(attrs)}: kernel_shape is required; unknown: {sorted(unknown)}")
+    x = np.asarray(x)
+    kernel_shape = [int(v) for v in attrs["kernel_shape"]]  # type: ignore[attr-defined]
     if x.dtype not in types:
         raise TypeError(f"X of type {x.dtype} is not served (one of {[str(t) for t in types]})")
     if x.ndim != len(kernel_shape) + 2:
-        raise ValueError(f"X has rank {x.ndim}; kernel_shape {list(kernel_shape)} needs rank "
-                         f"{len(kernel_shape) + 2}")
+        raise ValueError(f"X has rank {x.ndim}; kernel_shape {kernel_shape} needs {len(kernel_shape) + 2}")
+    value = int(attrs.get(flag, 0))  # type: ignore[call-overload]
+    if value not in (0, 1):
+        raise ValueError(f"{flag} must be 0 or 1, got {value}")
+    geo = {k: v for k, v in attrs.items() if k in GEOMETRY_ATTRS}
+    return x, geometry(x.shape[2:], **geo), value  # type: ignore[arg-type]
 
 
-def max_pool(
-    x: np.ndarray,
-    kernel_shape: Sequence[int],
-    strides: Sequence[int] | None = None,
-    dilations: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
-    auto_pad: str = "NOTSET",
-    ceil_mode: int = 0,
-    storage_order: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """MaxPool's (Y, Indices) by the contract."""
-    x = np.asarray(x)
-    _check_x(x, kernel_shape, MAX_POOL_TYPES)
-    if storage_order not in (0, 1):
-        raise ValueError(f"storage_order must be 0 or 1, got {storage_order}")
-    axes = geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+def max_pool(x: np.ndarray, **attrs: object) -> tuple[np.ndarray, np.ndarray]:
+    """MaxPool's (Y, Indices) by the contract; `attrs` as ONNX names them (kernel_shape required, strides,
+    dilations, pads, auto_pad, ceil_mode, storage_order)."""
+    x, axes, storage_order = _prepare(x, MAX_POOL_TYPES, "storage_order", attrs)
     n, c = x.shape[:2]
     shape = (n, c) + tuple(a.out for a in axes)
     is_float = x.dtype in FLOATS
@@ -216,22 +219,11 @@ def max_pool(
     return best, idx
 
 
-def average_pool(
-    x: np.ndarray,
-    kernel_shape: Sequence[int],
-    strides: Sequence[int] | None = None,
-    dilations: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
-    auto_pad: str = "NOTSET",
-    ceil_mode: int = 0,
-    count_include_pad: int = 0,
-) -> np.ndarray:
-    """AveragePool's Y by the contract: a sequential sum from +0 in window order, one division by cnt."""
-    x = np.asarray(x)
-    _check_x(x, kernel_shape, AVERAGE_POOL_TYPES)
-    if count_include_pad not in (0, 1):
-        raise ValueError(f"count_include_pad must be 0 or 1, got {count_include_pad}")
-    axes = geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+def average_pool(x: np.ndarray, **attrs: object) -> np.ndarray:
+    """AveragePool's Y by the contract: a sequential sum from +0 in window order, one division by cnt;
+    `attrs` as ONNX names them (kernel_shape required, strides, dilations, pads, auto_pad, ceil_mode,
+    count_include_pad)."""
+    x, axes, count_include_pad = _prepare(x, AVERAGE_POOL_TYPES, "count_include_pad", attrs)
     acc_t = F64 if x.dtype == F64 else F32
     xa = x.astype(acc_t)  # f16 -> f32 exactly
     shape = x.shape[:2] + tuple(a.out for a in axes)
