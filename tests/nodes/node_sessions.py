@@ -50,6 +50,18 @@ def assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
         )
 
 
+def assert_exact_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
+    """The same dtype, shape and raw bits, NaNs included (their sign and payload too)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.dtype,
+                                                                 want.shape)
+    u = np.dtype(f"u{want.dtype.itemsize}")
+    bad = got.view(u) != want.view(u)
+    if bad.any():
+        idx = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: "
+                             f"got 0x{int(got.view(u)[idx]):x}, want 0x{int(want.view(u)[idx]):x}")
+
+
 def stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return sess.run(None, feeds)
