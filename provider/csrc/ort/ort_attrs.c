@@ -111,7 +111,10 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
                 {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
                 {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
-                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}}; /* Conv */
+                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}, /* Conv */
+                {"block_size", OM_AK_INT, 1, &attrs->block_size, &attrs->has_block_size}, /* QuantizeLinear ... */
+                {"output_dtype", OM_AK_INT, 1, &attrs->output_dtype, &attrs->has_output_dtype},
+                {"precision", OM_AK_INT, 1, &attrs->precision, &attrs->has_precision}};
   for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
     if (fields[f].structured_only && !structured) continue;
     const char* name = fields[f].name;
