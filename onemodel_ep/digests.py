@@ -5,10 +5,10 @@ runs that print the same digest computed the same bits. `op_digests` computes, o
 of the op table for every element type it takes, on seeded inputs that reach the edges (NaN, infinities,
 signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the tail; the
 structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
-BatchNormalization) on shapes that give their blocked loops full blocks and edges, the data-movement ops
-(Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type; and every unary
-op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest` runs a test
-model (testdata/models) on fixed feeds. testdata/golden/digests.json holds both as they were when
+BatchNormalization, the quantization ops) on shapes that give their blocked loops full blocks and edges, the
+data-movement ops (Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type;
+and every unary op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest`
+runs a test model (testdata/models) on fixed feeds. testdata/golden/digests.json holds both as they were when
 BITS_VERSION was last bumped; tests and the cross-CPU tools compare against it.
 
 Exact mode promises these digests on every kernel path of every machine, at every thread count. A change is a
@@ -41,6 +41,7 @@ N = 1000 + 37  # vector bodies and a tail on every width
 
 Case = tuple[list[int], dict[str, Any], list[Any], int]
 REDUCE_AXES_INPUT = {"ReduceSum": 13}  # the others take axes as an input from opset 18
+QDQ_OPS = ("QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear")
 
 
 def output_digest(outputs: Sequence[np.ndarray]) -> str:
@@ -119,6 +120,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, i8, t, i8], {}, [(37, 67), (67, 41), (37,), (41,)], 10),
                 ([t, i8], {}, [(3, 1, 19, 33), (2, 33, 17)], 10),
                 ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
+    if op.split(".")[-1] in QDQ_OPS:
+        return _qdq_cases(op, t)
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
@@ -126,6 +129,25 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
                 ([t], {}, [(3, 33, 19)], since)]
     return _movement_cases(op, t)
+
+
+def _qdq_cases(op: str, t: int) -> list[Case]:
+    """QuantizeLinear (t: x's type) and DequantizeLinear (t: x's and the zero point's type), both domains: per
+    tensor, per axis with each 8-bit zero point type (QuantizeLinear) or x's (DequantizeLinear), blocked along
+    the first axis (ONNX's, opset 21); DynamicQuantizeLinear."""
+    f, u8, i8, i16 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.INT16
+    if op == "DynamicQuantizeLinear":
+        return [([t], {}, [(7, 1037)], 11)]
+    microsoft = op.startswith("com.microsoft.")
+    opset = 1 if microsoft else 21
+    quantize = op.split(".")[-1] == "QuantizeLinear"
+    zts = (u8, i8) if quantize else (t,)
+    cases: list[Case] = [([t, f, zt], {"axis": 1}, [(7, 1037), (1037,), (1037,)], opset) for zt in zts]
+    cases.append(([t, f], {}, [(5, 1037), ()], opset))
+    if not microsoft:
+        zt = i16 if quantize else t
+        cases.append(([t, f, zt], {"axis": 0, "block_size": 4}, [(37, 33), (10, 33), (10, 33)], opset))
+    return cases
 
 
 def _movement_cases(op: str, t: int) -> list[Case]:

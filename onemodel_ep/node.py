@@ -124,6 +124,9 @@ _INT_ATTRS = {
     "allowzero": "allowzero",
     "start": "start",
     "end": "end",
+    "block_size": "block_size",
+    "output_dtype": "output_dtype",
+    "precision": "precision",
 }
 
 

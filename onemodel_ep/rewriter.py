@@ -78,16 +78,37 @@ def _inferred_subgraphs(node: onnx.NodeProto | None, attr_name: str) -> list[onn
     return next((list(subgraphs(a)) for a in node.attribute if a.name == attr_name), [])
 
 
-def _cast_witness(node: onnx.NodeProto) -> onnx.NodeProto:
-    """A Constant node making an empty tensor of Cast's target type.
+def _type_witness(name: str, elem_type: int) -> onnx.NodeProto:
+    """A Constant node `name` making an empty tensor of element type `elem_type`.
 
-    The retargeted Cast takes it as a second input: ORT infers a custom op's output type from its last
-    input, which then is right without a shape-inference function (ORT's cannot express an unknown rank).
+    A retargeted Cast (its target type), QuantizeLinear or DequantizeLinear (y's type) takes it as its last
+    input: ORT infers a custom op's output type from its last input, which then is right without a
+    shape-inference function (ORT's cannot express an unknown rank). It carries no data.
     """
-    to = next(a.i for a in node.attribute if a.name == "to")
-    name = f"{node.output[0]}__onemodel_cast_to"
-    empty = helper.make_tensor(name, to, [0], [])
+    empty = helper.make_tensor(name, elem_type, [0], [])
     return helper.make_node("Constant", [], [name], name=name, value=empty)
+
+
+# The ops whose output type the rewriter passes as an empty last input, with how many inputs come before it.
+_WITNESSED = {
+    "QuantizeLinear": 3,
+    "DequantizeLinear": 3,
+    "com.microsoft.QuantizeLinear": 3,
+    "com.microsoft.DequantizeLinear": 3,
+}
+
+
+def _witness_for(node: onnx.NodeProto, key: str, types: dict[str, int]) -> onnx.NodeProto | None:
+    """The type witness `node` (op-table key `key`) needs after the rewrite, or None. Its inputs are padded
+    with absent ones so that the witness comes after all of its own."""
+    if node.op_type == "Cast" and len(node.input) == 1:
+        to = next(a.i for a in node.attribute if a.name == "to")
+        return _type_witness(f"{node.output[0]}__onemodel_cast_to", to)
+    if key not in _WITNESSED or types.get(node.output[0], -1) <= 0:
+        return None
+    while len(node.input) < _WITNESSED[key]:
+        node.input.append("")
+    return _type_witness(f"{node.output[0]}__onemodel_y_type", types[node.output[0]])
 
 
 def rewrite(
@@ -154,12 +175,13 @@ def rewrite(
                 rep.nodes.append(NodeReport(where, node.name, node.op_type, shown, False, *why))
                 continue
             learn_output_types(node, in_types, opset, types)
-            if node.op_type == "Cast" and len(node.input) == 1:
-                witness = _cast_witness(node)
+            key = op_key(node.domain, node.op_type)
+            witness = _witness_for(node, key, types)
+            if witness is not None:
                 witnesses.append((index, witness))
                 node.input.append(witness.output[0])
             op_type = node.op_type
-            node.op_type = op_key(node.domain, op_type)
+            node.op_type = key
             node.domain = DOMAIN
             node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
             node.attribute.append(helper.make_attribute(ATTR_OPSET, opset))
@@ -168,7 +190,7 @@ def rewrite(
             moved_any = True
             moved_outputs += [o for o in node.output if o]
             rep.nodes.append(NodeReport(where, node.name, op_type, shown, True, "moved", ""))
-        for index, witness in reversed(witnesses):  # each right before its Cast, keeping topological order
+        for index, witness in reversed(witnesses):  # each right before its node, keeping topological order
             graph.node.insert(index, witness)
         _carry_shapes(graph, inf, moved_outputs, where != "main")
 

@@ -60,6 +60,7 @@ def table() -> str:
         OUT_INT32,
         OUT_INT64,
         OUT_LIKE1,
+        OUT_NODE,
         OUT_TO,
         op_table,
     )
@@ -70,6 +71,7 @@ def table() -> str:
         OUT_LIKE1: "type of input 1",
         OUT_INT64: "int64",
         OUT_INT32: "int32",
+        OUT_NODE: "per node (docs/quantized.md)",
     }
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",

@@ -50,6 +50,8 @@ enum {
 
 /* the 8-bit quantized types (MatMulInteger) */
 #define OM_TS_QUANT8 (OM_TB(OM_T_UINT8) | OM_TB(OM_T_INT8))
+/* the integer types of QuantizeLinear's y and DequantizeLinear's x (int32 too for the latter) */
+#define OM_TS_QDQ_INT (OM_TS_QUANT8 | OM_TB(OM_T_UINT16) | OM_TB(OM_T_INT16))
 
 /* Size in bytes of one element, 0 for a type we do not store. */
 size_t om_type_size(int type);

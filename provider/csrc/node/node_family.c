@@ -46,6 +46,11 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     case OM_OP_RANGE: return &om_family_range;
     case OM_OP_TILE: return &om_family_tile;
+    case OM_OP_QUANTIZE_LINEAR:
+    case OM_OP_DEQUANTIZE_LINEAR:
+    case OM_OP_COM_QUANTIZE_LINEAR:
+    case OM_OP_COM_DEQUANTIZE_LINEAR: return &om_family_qdq;
+    case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return &om_family_dynamic_quantize;
     default: return NULL;
   }
 }
@@ -57,6 +62,11 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
     case OM_OP_MATMUL_INTEGER: return OM_T_INT32;
+    case OM_OP_QUANTIZE_LINEAR: /* undefined: ORT takes the type of the rewriter's last input, an empty y */
+    case OM_OP_DEQUANTIZE_LINEAR:
+    case OM_OP_COM_QUANTIZE_LINEAR:
+    case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
+    case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }
