@@ -121,6 +121,9 @@ typedef struct om_attrs {
   int has_pads;
   int64_t training_mode;   /* BatchNormalization (opset 14 on) */
   int has_training_mode;
+  /* com.microsoft MatMulNBits: its attributes K, N, bits, block_size, accuracy_level (read for that op only) */
+  int64_t nbits_k, nbits_n, nbits_bits, nbits_block_size, nbits_accuracy_level;
+  int has_nbits_k, has_nbits_n, has_nbits_bits, has_nbits_block_size, has_nbits_accuracy_level;
 } om_attrs;
 
 typedef struct om_node om_node;

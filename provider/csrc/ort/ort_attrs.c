@@ -144,6 +144,21 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       }
     }
   }
+  if (r >= 0 && strcmp(op, "MatMulNBits") == 0) {
+    struct {
+      const char* name;
+      int64_t* value;
+      int* has;
+    } ints[] = {{"K", &attrs->nbits_k, &attrs->has_nbits_k},
+                {"N", &attrs->nbits_n, &attrs->has_nbits_n},
+                {"bits", &attrs->nbits_bits, &attrs->has_nbits_bits},
+                {"block_size", &attrs->nbits_block_size, &attrs->has_nbits_block_size},
+                {"accuracy_level", &attrs->nbits_accuracy_level, &attrs->has_nbits_accuracy_level}};
+    for (size_t f = 0; r >= 0 && f < sizeof ints / sizeof ints[0]; f++) {
+      r = src->get_int(src->ctx, ints[f].name, ints[f].value, err, errlen);
+      if (r == 0) *ints[f].has = 1;
+    }
+  }
   if (r >= 0 && strcmp(op, "Conv") == 0) {
     struct {
       const char* name;
