@@ -11,11 +11,11 @@ quantize A to int8). Decode M = 1, 4, 16 and prefill M = 128 at K = N = 2048 and
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from quant_models import write_models  # tools/bench, beside this script
 
 SHAPES = tuple((m, kn, kn) for kn in (2048, 4096) for m in (1, 4, 16, 128))  # M, K, N
 BITS, BLOCK = 4, 32
@@ -40,15 +40,7 @@ def matmul_nbits_model(m: int, k: int, n: int) -> tuple[onnx.ModelProto, dict[st
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0] if argv else "build")
-    out.mkdir(parents=True, exist_ok=True)
-    for m, k, n in SHAPES:
-        model, feeds = matmul_nbits_model(m, k, n)
-        stem = out / f"mnb_{m}x{k}x{n}"
-        onnx.save(model, f"{stem}.onnx")
-        np.savez(f"{stem}.npz", **feeds)
-        print(f"{stem}.onnx {stem}.npz")
-    return 0
+    return write_models(argv, "mnb", SHAPES, matmul_nbits_model)
 
 
 if __name__ == "__main__":

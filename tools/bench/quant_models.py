@@ -10,6 +10,7 @@ uint8 zero point, B a constant int8 weight with a scalar int8 zero point. Usage:
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +33,22 @@ def matmul_integer_model(m: int, k: int, n: int) -> tuple[onnx.ModelProto, dict[
     return model, {"a": rng.integers(0, 256, (m, k), dtype=np.uint8)}
 
 
-def main(argv: list[str]) -> int:
+def write_models(argv: list[str], prefix: str, shapes: tuple[tuple[int, int, int], ...],
+                 build: Callable[[int, int, int], tuple[onnx.ModelProto, dict[str, np.ndarray]]]) -> int:
+    """build(M, K, N) for each shape, saved as OUT/<prefix>_MxKxN.onnx and .npz (OUT: argv[0], or build/)."""
     out = Path(argv[0] if argv else "build")
     out.mkdir(parents=True, exist_ok=True)
-    for m, k, n in SHAPES:
-        model, feeds = matmul_integer_model(m, k, n)
-        stem = out / f"mmi_{m}x{k}x{n}"
+    for m, k, n in shapes:
+        model, feeds = build(m, k, n)
+        stem = out / f"{prefix}_{m}x{k}x{n}"
         onnx.save(model, f"{stem}.onnx")
         np.savez(f"{stem}.npz", **feeds)
         print(f"{stem}.onnx {stem}.npz")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return write_models(argv, "mmi", SHAPES, matmul_integer_model)
 
 
 if __name__ == "__main__":
