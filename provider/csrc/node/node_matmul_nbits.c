@@ -260,13 +260,11 @@ static int om_mnb_run(const om_node* node, const om_node_io* io) {
   }
   int rc = om_gemm(&g, io->parallel_for, io->host_ctx);
   free(W);
-  if (rc != 0) {
-    snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op MatMulNBits): internal error: om_gemm refused its arguments"
-                                           : "node '%s' (op MatMulNBits): out of memory",
-             node->name);
-    return -1;
-  }
-  return 0;
+  if (rc == 0) return 0;
+  /* -1: allocation failed; -2: arguments om_gemm refuses (a bug here, never the user's) */
+  const char* why = rc == -2 ? "internal error: om_gemm refused its arguments" : "out of memory";
+  snprintf(io->err, io->errlen, "node '%s' (op MatMulNBits): %s", node->name, why);
+  return -1;
 }
 
 const om_family om_family_matmul_nbits = {.state_size = sizeof(om_matmul_nbits),
