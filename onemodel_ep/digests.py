@@ -122,6 +122,14 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
     if op.split(".")[-1] in QDQ_OPS:
         return _qdq_cases(op, t)
+    if op == "com.microsoft.MatMulNBits":  # 4 bits, packed zero points; 8 bits, 128, K past 256; f32 ones
+        u8 = TensorProto.UINT8
+        return [([t, u8, t, u8], {"K": 100, "N": 41, "bits": 4, "block_size": 32},
+                 [(37, 100), (41, 4, 16), (164,), (82,)], 1),
+                ([t, u8, t], {"K": 1300, "N": 3, "bits": 8, "block_size": 64},
+                 [(5, 1300), (3, 21, 64), (63,)], 1),
+                ([t, u8, t, t], {"K": 70, "N": 17, "bits": 4, "block_size": 16},
+                 [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

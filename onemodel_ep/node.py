@@ -58,6 +58,10 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if onnx_name in attributes:
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
+    for onnx_name, field in _NBITS_ATTRS.items():
+        if onnx_name in attributes:
+            setattr(a, field, int(attributes[onnx_name]))
+            setattr(a, "has_" + field, 1)
     _conv_attrs(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
@@ -79,6 +83,15 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, "n_" + name, len(values))
             setattr(a, "has_" + name, 1)
     return a
+
+
+# com.microsoft MatMulNBits' attributes: ONNX name -> om_attrs field (its block_size is QuantizeLinear's field).
+_NBITS_ATTRS = {
+    "K": "nbits_k",
+    "N": "nbits_n",
+    "bits": "nbits_bits",
+    "accuracy_level": "nbits_accuracy_level",
+}
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.

@@ -13,6 +13,7 @@ DynamicQuantizeLinear on a 1x128x768 activation. Usage:
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -76,11 +77,19 @@ def _save(stem: Path, model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> N
     print(f"{stem}.onnx {stem}.npz")
 
 
-def main(argv: list[str]) -> int:
+def write_models(argv: list[str], prefix: str, shapes: tuple[tuple[int, int, int], ...],
+                 build: Callable[[int, int, int], tuple[onnx.ModelProto, dict[str, np.ndarray]]]) -> int:
+    """build(M, K, N) for each shape, saved as OUT/<prefix>_MxKxN.onnx and .npz (OUT: argv[0], or build/)."""
     out = Path(argv[0] if argv else "build")
     out.mkdir(parents=True, exist_ok=True)
-    for m, k, n in SHAPES:
-        _save(out / f"mmi_{m}x{k}x{n}", *matmul_integer_model(m, k, n))
+    for m, k, n in shapes:
+        _save(out / f"{prefix}_{m}x{k}x{n}", *build(m, k, n))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    write_models(argv, "mmi", SHAPES, matmul_integer_model)
+    out = Path(argv[0] if argv else "build")
     for name, (op, qtype) in QDQ_MODELS.items():
         _save(out / f"{name}_{'x'.join(map(str, ACTIVATION))}", *qdq_model(op, qtype))
     return 0

@@ -51,6 +51,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_COM_QUANTIZE_LINEAR:
     case OM_OP_COM_DEQUANTIZE_LINEAR: return &om_family_qdq;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return &om_family_dynamic_quantize;
+    case OM_OP_MATMUL_NBITS: return &om_family_matmul_nbits;
     default: return NULL;
   }
 }
