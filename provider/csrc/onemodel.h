@@ -14,7 +14,8 @@
 #include "core/om_exec.h" /* OM_MODE_EXACT/FAST, om_parallel_for_fn */
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
-enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5 };
+enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5,
+       OM_OUT_NODE = 6 /* the node's family decides (QuantizeLinear: the zero point's or output_dtype's type) */ };
 enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
 /* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
  * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
