@@ -121,6 +121,10 @@ typedef struct om_attrs {
   int has_pads;
   int64_t training_mode;   /* BatchNormalization (opset 14 on) */
   int has_training_mode;
+  int pad_mode;            /* Pad's `mode`: 0 constant, 1 reflect, 2 edge, 3 wrap, -1 another string */
+  int has_pad_mode;
+  int64_t select_last_index; /* ArgMax, ArgMin (opset 12 on) */
+  int has_select_last_index;
 } om_attrs;
 
 typedef struct om_node om_node;

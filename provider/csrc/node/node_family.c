@@ -46,6 +46,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     case OM_OP_RANGE: return &om_family_range;
     case OM_OP_TILE: return &om_family_tile;
+    case OM_OP_PAD: return &om_family_pad;
+    case OM_OP_ARG_MAX:
+    case OM_OP_ARG_MIN: return &om_family_argminmax;
     default: return NULL;
   }
 }

@@ -126,6 +126,8 @@ extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 extern const om_family om_family_range;     /* node_range.c: Range */
 extern const om_family om_family_tile;      /* node_tile.c: Tile */
+extern const om_family om_family_pad;       /* node_pad.c: Pad */
+extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

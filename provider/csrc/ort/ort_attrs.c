@@ -102,6 +102,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
                 {"axes", OM_AK_AXES, 1, attrs->axes, &attrs->has_axes},
                 {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
+                {"select_last_index", OM_AK_INT, 1, &attrs->select_last_index, &attrs->has_select_last_index},
                 {"allowzero", OM_AK_INT, 1, &attrs->allowzero, &attrs->has_allowzero},
                 {"start", OM_AK_INT, 1, &attrs->start, &attrs->has_start},
                 {"end", OM_AK_INT, 1, &attrs->end, &attrs->has_end},
@@ -142,6 +143,16 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
         snprintf(err, errlen, "attribute 'approximate' must be \"none\" or \"tanh\", got \"%s\"", sval);
         r = -1;
       }
+    }
+  }
+  if (r >= 0 && strcmp(op, "Pad") == 0) { /* its `mode` is ours after the rewrite: the rewriter renames it */
+    r = src->get_string(src->ctx, (flags & OM_ATTRS_ONEMODEL) ? "onnx_mode" : "mode", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      static const char* const pad_modes[] = {"constant", "reflect", "edge", "wrap"};
+      attrs->pad_mode = -1;
+      for (int q = 0; q < 4; q++)
+        if (strcmp(sval, pad_modes[q]) == 0) attrs->pad_mode = q;
+      attrs->has_pad_mode = 1;
     }
   }
   if (r >= 0 && strcmp(op, "Conv") == 0) {
