@@ -12,17 +12,19 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 
-import onemodel_ep
-from onemodel_ep import ep
 from onemodel_ep.node import Node, NodeError
-from tests.nodes.movement_cases import BF16, Case, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
+from tests.nodes.case_runs import (
+    VIAS,
+    compiled_dispatch_matches,
+    direct_every_path_matches,
+    every_way_matches,
+)
+from tests.nodes.movement_cases import BF16, Case, model_of
+from tests.nodes.test_movement_ops import _ours, _same, _stock
 from tests.reference.argminmax_reference import argminmax_reference
 
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 OPS = ("ArgMax", "ArgMin")
 NUMERIC = tuple(np.dtype(t) for t in (np.float32, np.float64, np.float16, np.int8, np.uint8, np.int16,
                                       np.uint16, np.int32, np.uint32, np.int64, np.uint64))
@@ -81,36 +83,17 @@ def test_contract_is_stock_orts_without_nan(op: str, opset: int) -> None:
 @pytest.mark.parametrize("opset", (11, 13))
 @pytest.mark.parametrize("nans", (False, True))
 def test_ep_and_rewrite_match_contract(op: str, opset: int, nans: bool) -> None:
-    cs, _ = _split(cases(op, opset, NUMERIC, nans))
-    model, feeds = model_of(cs, opset)
-    for via in VIAS:
-        for threads in (1, 2):
-            sess = _ours(model, via, threads)
-            stayed = [str(n) for n in sess.report.nodes if not n.moved]
-            assert not stayed, stayed
-            for c, g in zip(cs, sess.run(None, feeds)):
-                _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    every_way_matches(cases(op, opset, NUMERIC, nans), opset)
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_direct_every_path_bfloat16_included(op: str) -> None:
-    for c in cases(op, 13, NUMERIC + (BF16,), nans=True):
-        for path in onemodel_ep.kernel_paths():
-            node = Node(op, [onnx_type(c.inputs[0].dtype)], onnx_opset=13, attributes=c.attrs,
-                        kernel_path=path)
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(cases(op, 13, NUMERIC + (BF16,), nans=True))
 
 
 @pytest.mark.skipif("ep" not in VIAS, reason="ORT without plugin execution providers")
 def test_compiled_dispatch_matches() -> None:
-    cs, _ = _split(cases("ArgMax", 13, NUMERIC, nans=True))
-    model, feeds = model_of(cs, 13)
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    options = ep.ep_session_options(so, "exact", None, "compile")
-    got = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0).run(None, feeds)
-    for g, c in zip(got, cs):
-        _same(f"dispatch=compile: {c.label()}", g, c.want[0])
+    compiled_dispatch_matches(cases("ArgMax", 13, NUMERIC, nans=True), 13)
 
 
 @pytest.mark.parametrize("via", VIAS)

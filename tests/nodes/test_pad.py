@@ -1,6 +1,6 @@
 """Pad (node_pad.c) against the contract in docs/shape-ops.md, computed with NumPy's np.pad
-(tests/reference/pad_reference.py), and against stock ONNX Runtime byte for byte where stock has a kernel
-(its Pad has none for 2-byte types, and reads outside the input for reflect pads beyond the kept extent):
+(tests/reference/pad_reference.py), and against stock ONNX Runtime byte for byte where stock serves the case
+(stock 1.31 refuses reflect pads beyond the kept extent less one, which np.pad and we serve):
 every mode at every opset ORT 1.31 runs (11, 13, 18, 19, 21, 23), every stored type, pads and
 constant_value fed or initializers, the axes input (18 on, int32 and int64, negative), negative pads
 (crops), zero-size inputs, large reflect and wrap pads, rows wider than one parallel chunk and outputs of
@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 
-import onemodel_ep
-from onemodel_ep import ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import (
+    VIAS,
+    compiled_dispatch_matches,
+    direct_every_path_matches,
+    every_way_matches,
+)
 from tests.nodes.movement_cases import BF16, Case, bits, model_of, onnx_type, types_at
 from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
 from tests.reference.pad_reference import PadError, pad_reference
 
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 OPSETS = (11, 13, 18, 19, 21, 23)
 MODES = ("constant", "reflect", "edge", "wrap")
 # the types stock ORT's Pad has a kernel for (bool from opset 13)
@@ -52,8 +54,7 @@ def _value(dt: np.dtype, seed: int) -> np.ndarray:
 
 
 def _reflect_within(shape: tuple[int, ...], pads: list[int], axes: list[int] | None) -> bool:
-    """Whether every reflect pad is at most the kept extent less one (stock ORT reads past the input
-    beyond that)."""
+    """Whether every reflect pad is at most the kept extent less one (stock ORT refuses more)."""
     listed = list(range(len(shape))) if axes is None else [a % len(shape) for a in axes]
     m = len(listed)
     for i, a in enumerate(listed):
@@ -107,38 +108,17 @@ def test_pad_contract_is_stock_orts(opset: int) -> None:
 
 @pytest.mark.parametrize("opset", OPSETS)
 def test_pad_ep_and_rewrite_match_contract_bit_for_bit(opset: int) -> None:
-    cases, _ = _split(pad_cases(opset))
-    model, feeds = model_of(cases, opset)
-    for via in VIAS:
-        for threads in (1, 2):
-            sess = _ours(model, via, threads)
-            stayed = [str(n) for n in sess.report.nodes if not n.moved]
-            assert not stayed, stayed
-            for c, g in zip(cases, sess.run(None, feeds)):
-                _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    every_way_matches(pad_cases(opset), opset)
 
 
 @pytest.mark.parametrize("opset", (13, 19))
 def test_pad_direct_every_type_and_path(opset: int) -> None:
-    """Every case, bfloat16 included, called directly on every kernel path."""
-    for c in pad_cases(opset):
-        types = [0 if x is None else onnx_type(x.dtype) for x in c.inputs]
-        for path in onemodel_ep.kernel_paths():
-            node = Node("Pad", types, onnx_opset=opset, attributes=c.attrs, kernel_path=path, name="m")
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(pad_cases(opset))
 
 
 @pytest.mark.skipif("ep" not in VIAS, reason="ORT without plugin execution providers")
 def test_pad_compiled_dispatch_matches() -> None:
-    cases, _ = _split(pad_cases(19))
-    model, feeds = model_of(cases, 19)
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = 2
-    options = ep.ep_session_options(so, "exact", None, "compile")
-    got = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0).run(None, feeds)
-    for g, c in zip(got, cases):
-        _same(f"dispatch=compile: {c.label()}", g, c.want[0])
+    compiled_dispatch_matches(pad_cases(19), 19)
 
 
 # Larger and odd shapes: reflect and wrap pads beyond the kept extent (NumPy's repeated reflection), rows
@@ -153,7 +133,7 @@ BIG = [
     ((1, 64, 56, 56), [0, 0, 1, 1, 0, 0, 1, 1], "constant"),
     ((1, 64, 56, 56), [0, 0, 2, 3, 0, 0, 3, 2], "reflect"),
     ((0, 3), [1, 0, 1, 0], "constant"),
-    ((0, 3), [1, 1, 1, 1], "edge"),
+    ((0, 3), [0, 1, 0, 1], "edge"),
     ((3, 0), [1, 0, 1, 0], "reflect"),
     ((4, 5), [-2, 0, -2, 0], "wrap"),
 ]
@@ -216,6 +196,7 @@ def test_pad_creation_errors(types: list[int], opset: int, attrs: dict[str, obje
         ((2, 3), [0, -2, 0, -2], "edge", [], "crop 2 and 2 elements of axis 1, which has 3"),
         ((2, 3), [0, -3, 0, 1], "reflect", [], "mode reflect cannot pad axis 1, which keeps no element"),
         ((0, 3), [1, 0, 0, 0], "wrap", [], "mode wrap cannot pad axis 0"),
+        ((0, 3), [0, 0, 1, 0], "edge", [], "mode edge cannot pad axis 0"),
         ((2, 3), [1, 1], "constant", [None, np.array([2], np.int64)], "axis 2 is out of range for rank 2"),
         ((2, 3), [1, 1, 1, 1], "constant", [None, np.array([1, -1], np.int64)], "axis 1 more than once"),
         ((2, 3), [1, 1, 1, 1], "constant", [np.zeros(2, np.float32)], "constant_value\\) has 2 elements"),

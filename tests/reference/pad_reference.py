@@ -44,10 +44,9 @@ def pad_reference(
         cv = 0 if value is None else value.reshape(-1)[:1].view(u.dtype)[0]
         out = np.pad(u, widths, mode="constant", constant_values=cv)
     elif u.size == 0:
-        if mode != "edge" and any(w != (0, 0) and u.shape[d] == 0 for d, w in enumerate(widths)):
+        if any(w != (0, 0) and u.shape[d] == 0 for d, w in enumerate(widths)):
             raise PadError(f"mode {mode} over an axis that keeps nothing")
-        shape = [0 if u.shape[d] == 0 and mode == "edge" else u.shape[d] + sum(widths[d]) for d in range(r)]
-        out = np.zeros(shape, u.dtype)
+        out = np.zeros([u.shape[d] + sum(widths[d]) for d in range(r)], u.dtype)
     else:
         out = np.pad(u, widths, mode=mode)
     return np.ascontiguousarray(out).view(x.dtype)

@@ -81,14 +81,13 @@ OM_AMM_DEFINE(om_amm_f32, float, float, OM_AMM_PLAIN, OM_AMM_NAN)
 OM_AMM_DEFINE(om_amm_f64, double, double, OM_AMM_PLAIN, OM_AMM_NAN)
 OM_AMM_DEFINE(om_amm_f16, uint16_t, float, OM_AMM_F16, OM_AMM_NAN)
 OM_AMM_DEFINE(om_amm_bf16, uint16_t, float, OM_AMM_BF16, OM_AMM_NAN)
-OM_AMM_DEFINE(om_amm_i8, int8_t, int8_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_u8, uint8_t, uint8_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_i16, int16_t, int16_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_u16, uint16_t, uint16_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_i32, int32_t, int32_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_u32, uint32_t, uint32_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_i64, int64_t, int64_t, OM_AMM_PLAIN, OM_AMM_NONAN)
-OM_AMM_DEFINE(om_amm_u64, uint64_t, uint64_t, OM_AMM_PLAIN, OM_AMM_NONAN)
+/* The integer types: (element type id, C type, suffix), each compared as itself. */
+#define OM_AMM_INTS(X)                                                                                          \
+  X(OM_T_INT8, int8_t, i8) X(OM_T_UINT8, uint8_t, u8) X(OM_T_INT16, int16_t, i16) X(OM_T_UINT16, uint16_t, u16) \
+  X(OM_T_INT32, int32_t, i32) X(OM_T_UINT32, uint32_t, u32) X(OM_T_INT64, int64_t, i64)                        \
+  X(OM_T_UINT64, uint64_t, u64)
+#define OM_AMM_INT_DEFINE(ID, T, S) OM_AMM_DEFINE(om_amm_##S, T, T, OM_AMM_PLAIN, OM_AMM_NONAN)
+OM_AMM_INTS(OM_AMM_INT_DEFINE)
 
 typedef void (*om_amm_fn)(const om_argminmax*, const void*, size_t, size_t, int64_t*);
 
@@ -98,14 +97,9 @@ static om_amm_fn om_amm_of(int type) {
     case OM_T_DOUBLE: return om_amm_f64;
     case OM_T_FLOAT16: return om_amm_f16;
     case OM_T_BFLOAT16: return om_amm_bf16;
-    case OM_T_INT8: return om_amm_i8;
-    case OM_T_UINT8: return om_amm_u8;
-    case OM_T_INT16: return om_amm_i16;
-    case OM_T_UINT16: return om_amm_u16;
-    case OM_T_INT32: return om_amm_i32;
-    case OM_T_UINT32: return om_amm_u32;
-    case OM_T_INT64: return om_amm_i64;
-    case OM_T_UINT64: return om_amm_u64;
+#define OM_AMM_INT_CASE(ID, T, S) \
+  case ID: return om_amm_##S;
+    OM_AMM_INTS(OM_AMM_INT_CASE)
     default: return 0;
   }
 }

@@ -123,7 +123,7 @@ static int om_pad_resolve(const om_node* node, const om_node_io* io, om_pad_plan
       return -1;
     }
     int64_t n = in + cb + ce;
-    if (n == 0 && (p || q) && (st->mode == OM_PAD_REFLECT || st->mode == OM_PAD_WRAP)) {
+    if (n == 0 && (p || q) && st->mode != OM_PAD_CONSTANT) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): mode %s cannot pad axis %zu, which keeps no element",
                node->name, opn, om_pad_mode_names[st->mode], d);
       return -1;
@@ -136,7 +136,7 @@ static int om_pad_resolve(const om_node* node, const om_node_io* io, om_pad_plan
     pl->p[d] = p;
     pl->n[d] = n;
     pl->s[d] = -cb;
-    pl->out[d] = n == 0 && st->mode == OM_PAD_EDGE ? 0 : p + n + q;
+    pl->out[d] = p + n + q;
   }
   return 0;
 }
