@@ -176,6 +176,13 @@ def _movement_cases(op: str, t: int) -> list[Case]:
                   ([t], {"starts": [1], "ends": [5]}, [(9, 11)], 9)],
         "Expand": [([t, i64], {}, [(3, 1), [2, 3, 4]], 13)],
         "Tile": [([t, i64], {}, [(3, 1, 5), [2, 3, 1]], 13)],
+        "Pad": [([t, i64], {"mode": "reflect"}, [(3, 5, 7), [0, 1, 2, 0, 2, 1]], 19),
+                ([t, i64], {"mode": "wrap"}, [(4, 6), [-1, 7, 2, -2]], 19),
+                ([t, i64], {}, [(3, 5), [1, -1, 0, 2]], 13)],
+        "ArgMax": [([t], {"axis": 1, "keepdims": 0}, [(5, 37, 3)], 13),
+                   ([t], {"axis": -1, "select_last_index": 1}, [(7, 1037)], 13)],
+        "ArgMin": [([t], {"axis": 1, "keepdims": 0}, [(5, 37, 3)], 13),
+                   ([t], {"axis": -1, "select_last_index": 1}, [(7, 1037)], 13)],
     }
     return cases.get(op, [])
 

@@ -43,6 +43,11 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     if "approximate" in attributes:
         approx = attributes["approximate"]
         a.approximate = 1 if approx in ("tanh", b"tanh") else 0
+    if "mode" in attributes:  # Pad's
+        pad_mode = attributes["mode"]
+        pad_mode = pad_mode.decode() if isinstance(pad_mode, bytes) else str(pad_mode)
+        a.pad_mode = _PAD_MODES.index(pad_mode) if pad_mode in _PAD_MODES else -1
+        a.has_pad_mode = 1
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
@@ -92,6 +97,8 @@ _NBITS_ATTRS = {
     "bits": "nbits_bits",
     "accuracy_level": "nbits_accuracy_level",
 }
+# Pad's mode values, in om_attrs.pad_mode's numbering.
+_PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.
@@ -134,6 +141,7 @@ _INT_ATTRS = {
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",
+    "select_last_index": "select_last_index",
     "allowzero": "allowzero",
     "start": "start",
     "end": "end",

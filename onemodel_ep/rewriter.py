@@ -24,6 +24,8 @@ __all__ = ["ATTR_MODE", "ATTR_OPSET", "ATTR_PATH", "NodeReport", "RewriteReport"
 ATTR_MODE = "mode"
 ATTR_PATH = "kernel_path"
 ATTR_OPSET = "onnx_opset"
+# A node's own attribute of one of our names is kept under this prefix (Pad's `mode`: `onnx_mode`).
+ATTR_RENAMED_PREFIX = "onnx_"
 
 
 def _has_shape(t: onnx.TypeProto) -> bool:
@@ -183,6 +185,9 @@ def rewrite(
             op_type = node.op_type
             node.op_type = key
             node.domain = DOMAIN
+            for attr in node.attribute:
+                if attr.name in (ATTR_MODE, ATTR_OPSET, ATTR_PATH):
+                    attr.name = ATTR_RENAMED_PREFIX + attr.name
             node.attribute.append(helper.make_attribute(ATTR_MODE, mode))
             node.attribute.append(helper.make_attribute(ATTR_OPSET, opset))
             if kernel_path is not None:

@@ -54,6 +54,8 @@ typedef struct om_attrs {
                       * an OM_OP_IN row of that domain), 0 if unknown */
   int approximate;   /* Gelu: 0 "none", 1 "tanh" */
   int auto_pad;      /* Conv: 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
+  int pad_mode;      /* Pad's `mode`: 0 constant, 1 reflect, 2 edge, 3 wrap, -1 another string */
+  int has_pad_mode;
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
 #define OM_ATTR_FLOAT(field, name, scope) float field; int has_##field;

@@ -52,6 +52,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return &om_family_qdq;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return &om_family_dynamic_quantize;
     case OM_OP_MATMUL_NBITS: return &om_family_matmul_nbits;
+    case OM_OP_PAD: return &om_family_pad;
+    case OM_OP_ARG_MAX:
+    case OM_OP_ARG_MIN: return &om_family_argminmax;
     default: return NULL;
   }
 }

@@ -129,6 +129,8 @@ extern const om_family om_family_tile;      /* node_tile.c: Tile */
 extern const om_family om_family_qdq;       /* node_quantize.c: QuantizeLinear, DequantizeLinear (both domains) */
 extern const om_family om_family_dynamic_quantize; /* node_dynamic_quantize.c: DynamicQuantizeLinear */
 extern const om_family om_family_matmul_nbits; /* node_matmul_nbits.c: com.microsoft MatMulNBits */
+extern const om_family om_family_pad;       /* node_pad.c: Pad */
+extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

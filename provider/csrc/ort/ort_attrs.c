@@ -141,6 +141,16 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
   if (r >= 0 && strcmp(op, "Gelu") == 0)
     r = om_attrs_read_choice(src, "approximate", approximations, 2, "\"none\" or \"tanh\"", &attrs->approximate, err,
                              errlen);
+  if (r >= 0 && strcmp(op, "Pad") == 0) { /* its `mode` is ours after the rewrite: the rewriter renames it */
+    r = src->get_string(src->ctx, (flags & OM_ATTRS_ONEMODEL) ? "onnx_mode" : "mode", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      static const char* const pad_fill_modes[] = {"constant", "reflect", "edge", "wrap"};
+      attrs->pad_mode = -1;
+      for (int q = 0; q < 4; q++)
+        if (strcmp(sval, pad_fill_modes[q]) == 0) attrs->pad_mode = q;
+      attrs->has_pad_mode = 1;
+    }
+  }
   if (r >= 0 && in_scope[OM_AS_CONV]) {
     r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,
                              err, errlen);
