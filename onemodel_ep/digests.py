@@ -146,6 +146,8 @@ def _movement_cases(op: str, t: int) -> list[Case]:
                   ([t], {"starts": [1], "ends": [5]}, [(9, 11)], 9)],
         "Expand": [([t, i64], {}, [(3, 1), [2, 3, 4]], 13)],
         "Tile": [([t, i64], {}, [(3, 1, 5), [2, 3, 1]], 13)],
+        "Split": [([t], {"axis": 1, "split": [2, 5, 3]}, [(3, 10, 4)], 11),
+                  ([t], {"axis": -1, "num_outputs": 3}, [(4, 7)], 18)],
     }
     return cases.get(op, [])
 

@@ -14,10 +14,13 @@
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5 };
-enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64,
+       OM_F_OUTN = 128 };
 /* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
  * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
 enum { OM_NODE_MAX_RANK = 64 };
+/* The most outputs a node (a row with OM_F_OUTN: Split) serves; hosts leave nodes with more to stock ORT. */
+enum { OM_NODE_MAX_OUTPUTS = 256 };
 
 typedef struct om_op_info {
   const char* name;
@@ -28,7 +31,8 @@ typedef struct om_op_info {
   uint32_t other_types;
   int output_rule;
   uint32_t flags;
-  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0) */
+  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0),
+                    * OM_NODE_MAX_OUTPUTS for OM_F_OUTN (variadic outputs) */
   const char* domain; /* the operator's domain: "" (ONNX's default), or "com.microsoft" (OM_OP_IN rows) */
   const char* key;    /* the row's unique name: `name` in the default domain, "<domain>.<name>" otherwise; the op
                        * om_node_create takes, and the op type of the rewritten node in our domain ai.onemodel */
@@ -121,6 +125,13 @@ typedef struct om_attrs {
   int has_pads;
   int64_t training_mode;   /* BatchNormalization (opset 14 on) */
   int has_training_mode;
+  /* Split: the `split` attribute (before opset 13), `num_outputs` (opset 18 on) */
+  int64_t split[256];       /* OM_NODE_MAX_OUTPUTS entries */
+  size_t n_split;
+  int has_split;
+  int64_t num_outputs;
+  int has_num_outputs;
+  size_t n_outputs;         /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
 } om_attrs;
 
 typedef struct om_node om_node;

@@ -46,6 +46,7 @@ OWN_TESTS = {
     "Range": "tests/nodes/test_movement_b.py",
     "Size": "tests/nodes/test_movement_b.py",
     "Tile": "tests/nodes/test_movement_b.py",
+    "Split": "tests/nodes/test_movement_split.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -15,7 +15,7 @@
 #include "kernels/kernels.h"
 #include "onemodel.h"
 
-#define OM_MAX_OUTPUTS 4
+#define OM_MAX_OUTPUTS OM_NODE_MAX_OUTPUTS
 
 typedef struct om_family om_family;
 
@@ -126,6 +126,7 @@ extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 extern const om_family om_family_range;     /* node_range.c: Range */
 extern const om_family om_family_tile;      /* node_tile.c: Tile */
+extern const om_family om_family_split;     /* node_split.c: Split */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

@@ -111,7 +111,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"min", OM_AK_FLOAT, 0, &attrs->min, &attrs->has_min},
                 {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
                 {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
-                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}}; /* Conv */
+                {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}, /* Conv */
+                {"num_outputs", OM_AK_INT, 1, &attrs->num_outputs, &attrs->has_num_outputs}}; /* Split */
   for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
     if (fields[f].structured_only && !structured) continue;
     const char* name = fields[f].name;
@@ -133,6 +134,11 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
     r = src->get_ints(src->ctx, lists[f].name, lists[f].value, sizeof attrs->perm / sizeof attrs->perm[0], lists[f].n,
                       err, errlen);
     if (r == 0) *lists[f].has = 1;
+  }
+  if (structured && r >= 0) { /* Split's sizes before opset 13: one per output */
+    r = src->get_ints(src->ctx, "split", attrs->split, sizeof attrs->split / sizeof attrs->split[0], &attrs->n_split,
+                      err, errlen);
+    if (r == 0) attrs->has_split = 1;
   }
   if (r >= 0 && strcmp(op, "Gelu") == 0) {
     r = src->get_string(src->ctx, "approximate", sval, sizeof sval, err, errlen);
