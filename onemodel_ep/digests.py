@@ -148,6 +148,7 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Tile": [([t, i64], {}, [(3, 1, 5), [2, 3, 1]], 13)],
         "Split": [([t], {"axis": 1, "split": [2, 5, 3]}, [(3, 10, 4)], 11),
                   ([t], {"axis": -1, "num_outputs": 3}, [(4, 7)], 18)],
+        "Trilu": [([t, i64], {}, [(2, 5, 7), [1]], 14), ([t, i64], {"upper": 0}, [(3, 6, 4), [-2]], 14)],
     }
     return cases.get(op, [])
 

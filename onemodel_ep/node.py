@@ -129,6 +129,7 @@ _INT_ATTRS = {
     "start": "start",
     "end": "end",
     "num_outputs": "num_outputs",
+    "upper": "upper",
 }
 
 

@@ -132,6 +132,8 @@ typedef struct om_attrs {
   int64_t num_outputs;
   int has_num_outputs;
   size_t n_outputs;         /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
+  int64_t upper;            /* Trilu */
+  int has_upper;
 } om_attrs;
 
 typedef struct om_node om_node;

@@ -47,6 +47,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_RANGE: return &om_family_range;
     case OM_OP_TILE: return &om_family_tile;
     case OM_OP_SPLIT: return &om_family_split;
+    case OM_OP_TRILU: return &om_family_trilu;
     default: return NULL;
   }
 }

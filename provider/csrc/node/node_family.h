@@ -127,6 +127,7 @@ extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMu
 extern const om_family om_family_range;     /* node_range.c: Range */
 extern const om_family om_family_tile;      /* node_tile.c: Tile */
 extern const om_family om_family_split;     /* node_split.c: Split */
+extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

@@ -112,7 +112,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"max", OM_AK_FLOAT, 0, &attrs->max, &attrs->has_max},
                 {"epsilon", OM_AK_FLOAT, 0, &attrs->epsilon, &attrs->has_epsilon},
                 {"group", OM_AK_INT, 1, &attrs->group, &attrs->has_group}, /* Conv */
-                {"num_outputs", OM_AK_INT, 1, &attrs->num_outputs, &attrs->has_num_outputs}}; /* Split */
+                {"num_outputs", OM_AK_INT, 1, &attrs->num_outputs, &attrs->has_num_outputs}, /* Split */
+                {"upper", OM_AK_INT, 1, &attrs->upper, &attrs->has_upper}}; /* Trilu */
   for (size_t f = 0; r >= 0 && f < sizeof fields / sizeof fields[0]; f++) {
     if (fields[f].structured_only && !structured) continue;
     const char* name = fields[f].name;
