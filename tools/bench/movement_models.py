@@ -1,10 +1,12 @@
-"""Write the one-node Split models whose timings docs/data-movement.md gives, for `onemodel bench --model`.
+"""Write the one-node Split and Trilu models whose timings docs/data-movement.md gives, for `onemodel bench
+--model`.
 
-    python tools/bench/split_models.py OUT_DIR
+    python tools/bench/movement_models.py OUT_DIR
     onemodel bench --model OUT_DIR/split_qkv_128.onnx --threads 1 --via ep
 
-Shapes as LLM and silero-vad exporters write them: a fused QKV projection split into Q, K and V on the last
-axis (prefill of 128 and 2048 tokens, one decode step), and a 24-way split (num_outputs, opset 18).
+Split in shapes as LLM and silero-vad exporters write them: a fused QKV projection split into Q, K and V on
+the last axis (prefill of 128 and 2048 tokens, one decode step), and a 24-way split of attention heads. Trilu
+as an LLM's causal mask is built: the upper triangle of a square float matrix above the diagonal (k = 1).
 """
 
 from __future__ import annotations
@@ -39,6 +41,23 @@ def split_model(shape: tuple[int, ...], axis: int, sizes: list[int]) -> onnx.Mod
     return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
 
 
+# name: (square matrix side, k)
+TRILU_MODELS = {"trilu_mask_128": (128, 1), "trilu_mask_2048": (2048, 1)}
+
+
+def trilu_model(side: int, k: int) -> onnx.ModelProto:
+    """Trilu (upper) of a float side x side input, k an initializer."""
+    node = helper.make_node("Trilu", ["x", "k"], ["y"], name="trilu", upper=1)
+    graph = helper.make_graph(
+        [node],
+        "trilu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [side, side])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(np.array(k, np.int64), "k")],
+    )
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out_dir")
@@ -47,6 +66,10 @@ def main() -> None:
     for name, (shape, axis, sizes) in MODELS.items():
         path = os.path.join(args.out_dir, name + ".onnx")
         onnx.save(split_model(shape, axis, sizes), path)
+        print(path)
+    for name, (side, k) in TRILU_MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(trilu_model(side, k), path)
         print(path)
 
 
