@@ -183,6 +183,9 @@ def _movement_cases(op: str, t: int) -> list[Case]:
                    ([t], {"axis": -1, "select_last_index": 1}, [(7, 1037)], 13)],
         "ArgMin": [([t], {"axis": 1, "keepdims": 0}, [(5, 37, 3)], 13),
                    ([t], {"axis": -1, "select_last_index": 1}, [(7, 1037)], 13)],
+        "Split": [([t], {"axis": 1, "split": [2, 5, 3]}, [(3, 10, 4)], 11),
+                  ([t], {"axis": -1, "num_outputs": 3}, [(4, 7)], 18)],
+        "Trilu": [([t, i64], {}, [(2, 5, 7), [1]], 14), ([t, i64], {"upper": 0}, [(3, 6, 4), [-2]], 14)],
     }
     return cases.get(op, [])
 

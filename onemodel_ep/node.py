@@ -30,13 +30,15 @@ def _checked(fn: Any, *args: Any) -> None:
         raise NodeError(ffi.string(err).decode(errors="replace"))
 
 
-def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any]) -> Any:
+def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict[str, Any],
+           n_outputs: int = 0) -> Any:
     if mode not in MODES:
         raise ValueError(f"mode must be 'exact' or 'fast', got {mode!r}")
     a = ffi.new("om_attrs*")
     a.mode = MODES.index(mode)
     a.path = path_index(kernel_path)
     a.onnx_opset = onnx_opset
+    a.n_outputs = n_outputs
     if "fmod" in attributes:
         a.fmod = int(attributes["fmod"])
         a.has_fmod = 1
@@ -81,8 +83,9 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     for name in _LIST_ATTRS:
         if name in attributes:
             values = [int(v) for v in attributes[name]]
-            if len(values) > len(getattr(a, name)):
-                raise NodeError(f"attribute '{name}' has {len(values)} entries, more than the maximum rank")
+            cap = len(getattr(a, name))
+            if len(values) > cap:
+                raise NodeError(f"attribute '{name}' has {len(values)} entries, more than {cap}")
             for i, v in enumerate(values):
                 getattr(a, name)[i] = v
             setattr(a, "n_" + name, len(values))
@@ -128,8 +131,9 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
             setattr(a, "has_" + name, 1)
 
 
-# List attributes of the data-movement ops (64 entries at most), each with n_<name> and has_<name>.
-_LIST_ATTRS = ("perm", "starts", "ends")
+# List attributes of the data-movement ops (64 entries at most; Split's split 256), each with n_<name> and
+# has_<name>.
+_LIST_ATTRS = ("perm", "starts", "ends", "split")
 
 
 # Integer attributes of the structured ops: ONNX name -> om_attrs field.
@@ -148,12 +152,14 @@ _INT_ATTRS = {
     "block_size": "block_size",
     "output_dtype": "output_dtype",
     "precision": "precision",
+    "num_outputs": "num_outputs",
+    "upper": "upper",
 }
 
 
 def probe(op: str, input_types: Sequence[int], **options: Any) -> str | None:
     """None when the library serves this node; otherwise the library's reason. `options`: Node's keyword
-    options (onnx_opset, attributes, mode, kernel_path, name)."""
+    options (onnx_opset, attributes, mode, kernel_path, name, n_outputs)."""
     try:
         Node(op, input_types, **{"name": "", **options})
     except NodeError as e:
@@ -174,7 +180,9 @@ class Node:
         mode: str = "exact",
         kernel_path: str | None = None,
         name: str = "node",
+        n_outputs: int = 0,
     ) -> None:
+        """`n_outputs`: the outputs the node has in its graph (Split's count), 0 if unknown."""
         err = ffi.new("char[]", _ERR_LEN)
         types = ffi.new("int[]", list(input_types) or [0])
         ptr = lib.om_node_create(
@@ -182,7 +190,7 @@ class Node:
             op.encode(),
             len(input_types),
             types,
-            _attrs(mode, kernel_path, onnx_opset, attributes or {}),
+            _attrs(mode, kernel_path, onnx_opset, attributes or {}, n_outputs),
             err,
             _ERR_LEN,
         )

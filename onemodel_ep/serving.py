@@ -74,6 +74,7 @@ def verdict(
         mode=mode,
         kernel_path=kernel_path,
         name=node.name,
+        n_outputs=len(node.output),
     )
     return None if reason is None else (_classify(reason), reason)
 
@@ -89,7 +90,7 @@ def learn_output_types(
         return
     try:
         outs = Node(op_key(node.domain, node.op_type), in_types, onnx_opset=opset,
-                    attributes=node_attributes(node)).output_types
+                    attributes=node_attributes(node), n_outputs=len(node.output)).output_types
     except NodeError:  # not served after all: its outputs stay unknown
         return
     for k in missing:

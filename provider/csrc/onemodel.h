@@ -16,10 +16,13 @@
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5,
        OM_OUT_NODE = 6 /* the node's family decides (QuantizeLinear: the zero point's or output_dtype's type) */ };
-enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64 };
+enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64,
+       OM_F_OUTN = 128 };
 /* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
  * message naming node, op, input and rank; hosts leave nodes whose declared ranks are higher to stock ORT. */
 enum { OM_NODE_MAX_RANK = 64 };
+/* The most outputs a node (a row with OM_F_OUTN: Split) serves; hosts leave nodes with more to stock ORT. */
+enum { OM_NODE_MAX_OUTPUTS = 256 };
 
 typedef struct om_op_info {
   const char* name;
@@ -30,7 +33,8 @@ typedef struct om_op_info {
   uint32_t other_types;
   int output_rule;
   uint32_t flags;
-  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0) */
+  int max_outputs; /* 1, or 2, 3, 4 for OM_F_OUT2, OM_F_OUT3, OM_F_OUT4 (the optional outputs after output 0),
+                    * OM_NODE_MAX_OUTPUTS for OM_F_OUTN (variadic outputs) */
   const char* domain; /* the operator's domain: "" (ONNX's default), or "com.microsoft" (OM_OP_IN rows) */
   const char* key;    /* the row's unique name: `name` in the default domain, "<domain>.<name>" otherwise; the op
                        * om_node_create takes, and the op type of the rewritten node in our domain ai.onemodel */
@@ -56,6 +60,7 @@ typedef struct om_attrs {
   int auto_pad;      /* Conv: 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
   int pad_mode;      /* Pad's `mode`: 0 constant, 1 reflect, 2 edge, 3 wrap, -1 another string */
   int has_pad_mode;
+  size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
 #define OM_ATTR_FLOAT(field, name, scope) float field; int has_##field;

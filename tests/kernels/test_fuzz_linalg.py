@@ -47,6 +47,8 @@ OWN_TESTS = {
     "Size": "tests/nodes/test_movement_b.py",
     "Tile": "tests/nodes/test_movement_b.py",
     "com.microsoft.MatMulNBits": "tests/nodes/test_matmul_nbits.py",
+    "Split": "tests/nodes/test_movement_split.py",
+    "Trilu": "tests/nodes/test_movement_trilu.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

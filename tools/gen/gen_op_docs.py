@@ -55,6 +55,7 @@ def table() -> str:
         F_FMOD,
         F_INPLACE,
         F_MODES,
+        F_OUTN,
         F_STRUCT,
         OUT_BOOL,
         OUT_INT32,
@@ -88,7 +89,9 @@ def table() -> str:
         if row.flags & F_FMOD:
             modes += "; fmod=0 integers only"
         output = out_rule.get(row.output_rule, "type of input 0")
-        if row.max_outputs > 1 and row.flags & F_STRUCT:  # the normalisations' statistics (and residual sum)
+        if row.flags & F_OUTN:  # Split: one output per piece
+            output += f"; 1 to {row.max_outputs} outputs, as the node has"
+        elif row.max_outputs > 1 and row.flags & F_STRUCT:  # the normalisations' statistics, residual sum
             output += f"; {_optional_outputs(row.key)}"
         lines.append(
             f"| {row.key} | {row.since_opset}+ | {_types(row.input0_types)} | {arity} | "

@@ -3,7 +3,12 @@
 
 #include <string.h>
 
-#define OM_OUTPUTS(FLAGS) (((FLAGS) & OM_F_OUT4) ? 4 : ((FLAGS) & OM_F_OUT3) ? 3 : ((FLAGS) & OM_F_OUT2) ? 2 : 1)
+#define OM_OUTPUTS(FLAGS)                                                 \
+  (((FLAGS) & OM_F_OUTN)   ? OM_NODE_MAX_OUTPUTS                          \
+   : ((FLAGS) & OM_F_OUT4) ? 4                                            \
+   : ((FLAGS) & OM_F_OUT3) ? 3                                            \
+   : ((FLAGS) & OM_F_OUT2) ? 2                                            \
+                           : 1)
 #define OM_OP(ID, NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS) \
   {NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS, OM_OUTPUTS(FLAGS), "", NAME},
 #define OM_OP_IN(DOMAIN, ID, NAME, SINCE, MIN_IN, MAX_IN, T0, T1, OUT, FLAGS) \

@@ -244,6 +244,10 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   attrs.onnx_opset = opset;
   om_node_attr_ctx actx = {api, node};
   om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints};
+  size_t n_outputs = 0; /* the outputs the node has (Split's count) */
+  st = api->Node_GetNumOutputs(node, &n_outputs);
+  if (st) api->ReleaseStatus(st);
+  else attrs.n_outputs = n_outputs;
   char why[512];
   if (om_attrs_read(&src, om_op_row(row), 0, &attrs, why, sizeof why) != 0) {
     snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);

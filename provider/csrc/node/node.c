@@ -41,7 +41,7 @@ static int om_type_since(int id, int t) {
     case OM_OP_FLATTEN: /* Flatten-1: float types only */
       return t == OM_T_BFLOAT16 ? 13 : (t == OM_T_FLOAT || t == OM_T_FLOAT16 || t == OM_T_DOUBLE ? 0 : 9);
     case OM_OP_RESHAPE: case OM_OP_UNSQUEEZE: case OM_OP_SQUEEZE: case OM_OP_IDENTITY: case OM_OP_SHAPE:
-    case OM_OP_SIZE: case OM_OP_TILE:
+    case OM_OP_SIZE: case OM_OP_TILE: case OM_OP_SPLIT:
     case OM_OP_TRANSPOSE: case OM_OP_CONCAT: case OM_OP_GATHER: case OM_OP_SLICE: case OM_OP_EXPAND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_PAD: return t == OM_T_BFLOAT16 || t == OM_T_BOOL ? 13 : 0;
@@ -121,6 +121,9 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   node->mode = attrs->mode;
   node->opset = opset;
   node->n_outputs = (size_t)row->max_outputs;
+  if ((row->flags & OM_F_OUTN) && attrs->n_outputs > node->n_outputs)
+    OM_FAIL("node '%s' (op %s): %zu outputs, more than the %zu served", nn, op, attrs->n_outputs, node->n_outputs);
+  if ((row->flags & OM_F_OUTN) && attrs->n_outputs) node->n_outputs = attrs->n_outputs;
   node->out_types[0] = t0;
   node->family = om_family_of(id);
   if (node->family) {
@@ -184,8 +187,8 @@ int om_node_output_shape(const om_node* node, size_t n_inputs, const int64_t* co
   const char* opn = om_op_row(node->op)->name;
   if (om_node_ranks_served(node, n_inputs, ranks, err, errlen) != 0) return -1;
   if (node->family) { /* output 0 of a structured node whose shape depends on no input's data */
-    int64_t all[OM_MAX_OUTPUTS * OM_MAX_RANK];
-    size_t all_ranks[OM_MAX_OUTPUTS];
+    int64_t all[OM_MAX_RANK];
+    size_t all_ranks[1];
     for (size_t k = 0; k < n_inputs; k++)
       if (om_node_input_shapes_output(node, k)) {
         snprintf(err, errlen, "node '%s' (op %s): the output shape needs input %zu's data (om_node_output_shapes)",

@@ -55,6 +55,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_PAD: return &om_family_pad;
     case OM_OP_ARG_MAX:
     case OM_OP_ARG_MIN: return &om_family_argminmax;
+    case OM_OP_SPLIT: return &om_family_split;
+    case OM_OP_TRILU: return &om_family_trilu;
     default: return NULL;
   }
 }

@@ -15,7 +15,7 @@
 #include "kernels/kernels.h"
 #include "onemodel.h"
 
-#define OM_MAX_OUTPUTS 4
+#define OM_MAX_OUTPUTS OM_NODE_MAX_OUTPUTS
 
 typedef struct om_family om_family;
 
@@ -131,6 +131,8 @@ extern const om_family om_family_dynamic_quantize; /* node_dynamic_quantize.c: D
 extern const om_family om_family_matmul_nbits; /* node_matmul_nbits.c: com.microsoft MatMulNBits */
 extern const om_family om_family_pad;       /* node_pad.c: Pad */
 extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin */
+extern const om_family om_family_split;     /* node_split.c: Split */
+extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

@@ -55,7 +55,12 @@ static ONNXTensorElementDataType OM_ORT_CALL om_get_input_type(const OrtCustomOp
   if (i == 0 && fixed) return (ONNXTensorElementDataType)fixed;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED; /* checked, with a clear message, when the kernel is created */
 }
-static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) { return (size_t)om_row_of(op)->max_outputs; }
+/* a row with variadic outputs (OM_F_OUTN: Split) declares one, the variadic one */
+static int om_outputs_variadic(const om_op_info* row) { return (row->flags & OM_F_OUTN) != 0; }
+static size_t OM_ORT_CALL om_get_output_count(const OrtCustomOp* op) {
+  const om_op_info* row = om_row_of(op);
+  return om_outputs_variadic(row) ? 1 : (size_t)row->max_outputs;
+}
 /* Output types: bool for comparisons; a Pow registration's base type; otherwise undefined, which ORT infers
  * as the type of the last input (right for every other rule but Cast's, which has its own inference). */
 static ONNXTensorElementDataType OM_ORT_CALL om_get_output_type(const OrtCustomOp* op, size_t i) {
@@ -128,6 +133,7 @@ static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_input_char(const 
  * last input (all our inputs share the output type where the rule is OM_OUT_SAME). */
 static OrtCustomOpInputOutputCharacteristic OM_ORT_CALL om_get_output_char(const OrtCustomOp* op, size_t i) {
   const om_op_info* row = om_row_of(op);
+  if (om_outputs_variadic(row)) return INPUT_OUTPUT_VARIADIC;
   if (i > 0) return INPUT_OUTPUT_OPTIONAL; /* LayerNormalization's Mean and InvStdDev */
   if (row->output_rule != OM_OUT_BOOL && !om_is_variadic(row) && row->max_inputs > 1) return INPUT_OUTPUT_OPTIONAL;
   return INPUT_OUTPUT_REQUIRED;

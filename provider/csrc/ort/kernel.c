@@ -222,6 +222,10 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
     if (types != types_small) free(types);
     return om_error(api, msg);
   }
+  size_t n_outputs = 0; /* the outputs the node has (Split's count) */
+  st = api->KernelInfo_GetOutputCount(info, &n_outputs);
+  if (st) api->ReleaseStatus(st);
+  else attrs.n_outputs = n_outputs;
   om_node* node = om_node_create(name, row->key, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
@@ -328,38 +332,58 @@ static OrtStatus* om_input_shape(const om_kernel* k, const OrtValue* v, int64_t*
 }
 
 
-/* A structured node: several outputs, shapes that may depend on an input's data (a Reduce op's axes). */
+/* A structured node: several outputs, shapes that may depend on an input's data (a Reduce op's axes). The
+ * output shapes and buffers of up to SMALL outputs live on the stack, more (Split's) in one allocation. */
 static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t n, const void* const* data,
                                      const int64_t* const* shapes, const size_t* ranks) {
+  enum { SMALL = 4 };
   const OrtApi* api = k->api;
   size_t n_out = k->n_out;
   OrtStatus* st = k->out_map ? NULL : api->KernelContext_GetOutputCount(ctx, &n_out);
   if (st) return st;
   if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
-  int64_t out_shapes[OM_MAX_OUTPUTS * OM_MAX_RANK];
-  size_t out_ranks[OM_MAX_OUTPUTS];
-  void* outs[OM_MAX_OUTPUTS] = {NULL};
+  int64_t out_shapes_s[SMALL * OM_MAX_RANK];
+  size_t out_ranks_s[SMALL];
+  void* outs_s[SMALL];
+  int64_t* out_shapes = out_shapes_s;
+  size_t* out_ranks = out_ranks_s;
+  void** outs = outs_s;
+  void* heap = NULL;
+  if (n_out > SMALL) {
+    heap = malloc(n_out * (OM_MAX_RANK * sizeof(int64_t) + sizeof(size_t) + sizeof(void*)));
+    if (!heap) return om_error(api, "out of memory");
+    out_shapes = heap;
+    out_ranks = (size_t*)(out_shapes + n_out * OM_MAX_RANK);
+    outs = (void**)(out_ranks + n_out);
+  }
+  for (size_t o = 0; o < n_out; o++) outs[o] = NULL;
   char err[512];
-  if (om_node_output_shapes(k->node, n, data, shapes, ranks, n_out, out_shapes, out_ranks, err, sizeof err) != 0)
-    return om_error(api, err);
+  if (om_node_output_shapes(k->node, n, data, shapes, ranks, n_out, out_shapes, out_ranks, err, sizeof err) != 0) {
+    st = om_error(api, err);
+    goto done;
+  }
   for (size_t o = 0; o < n_out; o++) {
     OrtValue* out = NULL;
     int co = k->out_map ? k->out_map[o] : (int)o;
     st = co < 0 ? NULL
                 : api->KernelContext_GetOutput(ctx, (size_t)co, out_shapes + o * OM_MAX_RANK, out_ranks[o], &out);
-    if (st) return st;
+    if (st) goto done;
     if (!out) continue; /* an optional output the node does not produce */
     st = api->GetTensorMutableData(out, &outs[o]);
-    if (st) return st;
-    if (!outs[o] && om_shape_count(out_shapes + o * OM_MAX_RANK, out_ranks[o]) > 0)
-      return om_error(api, "ORT returned no output buffer");
+    if (st) goto done;
+    if (!outs[o] && om_shape_count(out_shapes + o * OM_MAX_RANK, out_ranks[o]) > 0) {
+      st = om_error(api, "ORT returned no output buffer");
+      goto done;
+    }
     if (!outs[o]) outs[o] = out; /* a zero-size output: never written, but requested */
   }
   om_pf_host host = {api, ctx, NULL};
   if (om_node_run_outputs(k->node, n, data, shapes, ranks, n_out, outs, out_shapes, out_ranks, om_parallel_for, &host,
                           err, sizeof err) != 0)
-    return om_error(api, err);
-  return NULL;
+    st = om_error(api, err);
+done:
+  free(heap);
+  return st;
 }
 
 OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {

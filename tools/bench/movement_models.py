@@ -1,0 +1,77 @@
+"""Write the one-node Split and Trilu models whose timings docs/data-movement.md gives, for `onemodel bench
+--model`.
+
+    python tools/bench/movement_models.py OUT_DIR
+    onemodel bench --model OUT_DIR/split_qkv_128.onnx --threads 1 --via ep
+
+Split in shapes as LLM and silero-vad exporters write them: a fused QKV projection split into Q, K and V on
+the last axis (prefill of 128 and 2048 tokens, one decode step), and a 24-way split of attention heads. Trilu
+as an LLM's causal mask is built: the upper triangle of a square float matrix above the diagonal (k = 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# name: (input shape, axis, sizes)
+MODELS = {
+    "split_qkv_128": ((1, 128, 3072), -1, [1024, 1024, 1024]),
+    "split_qkv_2048": ((1, 2048, 3072), -1, [1024, 1024, 1024]),
+    "split_qkv_decode": ((1, 1, 3072), -1, [1024, 1024, 1024]),
+    "split_24_heads": ((1, 24, 128, 64), 1, [1] * 24),
+}
+
+
+def split_model(shape: tuple[int, ...], axis: int, sizes: list[int]) -> onnx.ModelProto:
+    """Split of a float input of `shape` on `axis` into `sizes` (an initializer input)."""
+    outs = [f"y{k}" for k in range(len(sizes))]
+    node = helper.make_node("Split", ["x", "split"], outs, name="split", axis=axis)
+    graph = helper.make_graph(
+        [node],
+        "split",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
+        initializer=[numpy_helper.from_array(np.array(sizes, np.int64), "split")],
+    )
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
+
+
+# name: (square matrix side, k)
+TRILU_MODELS = {"trilu_mask_128": (128, 1), "trilu_mask_2048": (2048, 1)}
+
+
+def trilu_model(side: int, k: int) -> onnx.ModelProto:
+    """Trilu (upper) of a float side x side input, k an initializer."""
+    node = helper.make_node("Trilu", ["x", "k"], ["y"], name="trilu", upper=1)
+    graph = helper.make_graph(
+        [node],
+        "trilu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [side, side])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(np.array(k, np.int64), "k")],
+    )
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out_dir")
+    args = p.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    for name, (shape, axis, sizes) in MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(split_model(shape, axis, sizes), path)
+        print(path)
+    for name, (side, k) in TRILU_MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(trilu_model(side, k), path)
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
