@@ -119,6 +119,12 @@ typedef struct om_attrs {
   int64_t pads[16];
   size_t n_pads;
   int has_pads;
+  int64_t ceil_mode;       /* MaxPool, AveragePool */
+  int has_ceil_mode;
+  int64_t storage_order;   /* MaxPool */
+  int has_storage_order;
+  int64_t count_include_pad; /* AveragePool */
+  int has_count_include_pad;
   int64_t training_mode;   /* BatchNormalization (opset 14 on) */
   int has_training_mode;
 } om_attrs;

@@ -102,6 +102,9 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
                 {"noop_with_empty_axes", OM_AK_INT, 1, &attrs->noop_with_empty_axes, &attrs->has_noop_with_empty_axes},
                 {"axes", OM_AK_AXES, 1, attrs->axes, &attrs->has_axes},
                 {"training_mode", OM_AK_INT, 1, &attrs->training_mode, &attrs->has_training_mode},
+                {"ceil_mode", OM_AK_INT, 1, &attrs->ceil_mode, &attrs->has_ceil_mode}, /* the windowed pools */
+                {"storage_order", OM_AK_INT, 1, &attrs->storage_order, &attrs->has_storage_order},
+                {"count_include_pad", OM_AK_INT, 1, &attrs->count_include_pad, &attrs->has_count_include_pad},
                 {"allowzero", OM_AK_INT, 1, &attrs->allowzero, &attrs->has_allowzero},
                 {"start", OM_AK_INT, 1, &attrs->start, &attrs->has_start},
                 {"end", OM_AK_INT, 1, &attrs->end, &attrs->has_end},
@@ -144,7 +147,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       }
     }
   }
-  if (r >= 0 && strcmp(op, "Conv") == 0) {
+  if (r >= 0 && (strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0)) {
     struct {
       const char* name;
       int64_t* value;
