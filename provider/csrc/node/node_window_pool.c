@@ -152,10 +152,11 @@ static void om_wpool_chunk(void* vt, size_t i) {
   size_t end, begin = om_chunk_begin(i, t->per_chunk, t->rows, &end);
   const om_node_io* io = t->io;
   if (p->is_max)
-    om_wpool_max_rows(t->node->type, &t->g, io->data[0], io->outs[0], io->n_outputs > 1 ? io->outs[1] : NULL,
-                      p->col_major, begin, end);
+    om_wpool_max_rows(t->node->path, t->node->type, &t->g, io->data[0], io->outs[0],
+                      io->n_outputs > 1 ? io->outs[1] : NULL, p->col_major, begin, end);
   else
-    om_wpool_avg_rows(t->node->type, &t->g, p->count_include_pad, io->data[0], io->outs[0], begin, end);
+    om_wpool_avg_rows(t->node->path, t->node->type, &t->g, p->count_include_pad, io->data[0], io->outs[0], begin,
+                      end);
 }
 
 static int om_wpool_run(const om_node* node, const om_node_io* io) {

@@ -19,14 +19,14 @@ typedef struct om_wpool_geom {
 int om_wpool_max_supported(int t);
 int om_wpool_avg_supported(int t);
 
-/* Output rows [r_begin, r_end) of x ([planes, in[0], in[1], in[2]]) into y ([planes, out[0], out[1], out[2]]),
- * row r being plane r / (out[0] out[1]), (od, oh) = its rest: MaxPool's Y, and when idx is not NULL its
+/* On kernel path `path` (isa/isa.h; every path gives the same bits): output rows [r_begin, r_end) of x
+ * ([planes, in[0], in[1], in[2]]) into y ([planes, out[0], out[1], out[2]]), row r being plane r / (out[0] out[1]), (od, oh) = its rest: MaxPool's Y, and when idx is not NULL its
  * Indices (flat over X, plane p's offset p in[0] in[1] in[2]; col_major: storage_order 1). */
-void om_wpool_max_rows(int t, const om_wpool_geom* g, const void* x, void* y, int64_t* idx, int col_major,
-                       size_t r_begin, size_t r_end);
+void om_wpool_max_rows(int path, int t, const om_wpool_geom* g, const void* x, void* y, int64_t* idx,
+                       int col_major, size_t r_begin, size_t r_end);
 /* The same rows of AveragePool's Y: the real taps summed in window order from +0 in the accumulation type,
  * one division by the count (count_include_pad: the taps in the padded range, else the real ones). */
-void om_wpool_avg_rows(int t, const om_wpool_geom* g, int count_include_pad, const void* x, void* y,
-                       size_t r_begin, size_t r_end);
+void om_wpool_avg_rows(int path, int t, const om_wpool_geom* g, int count_include_pad, const void* x,
+                       void* y, size_t r_begin, size_t r_end);
 
 #endif
