@@ -1,5 +1,5 @@
 """MaxPool and AveragePool (node_window_pool.c over pool/window_pool.c): docs/pooling-norm.md's contract,
-every way in, path and thread count alike, against tests/reference/window_pool_reference.py (written from
+every way in, path and thread count alike, against tests/reference/reference_window_pool.py (written from
 the doc) bit for bit, and against stock ORT where it has a kernel: MaxPool's Y and Indices equal without NaN
 and signed zeros, AveragePool within 1e-6 of the window's mean magnitude (f16 2e-3)."""
 
@@ -14,7 +14,7 @@ from onnx import TensorProto, helper
 
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
-from tests.reference import window_pool_reference as P
+from tests.reference import reference_window_pool as P
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I8, U8 = np.dtype(np.int8), np.dtype(np.uint8)
