@@ -111,6 +111,17 @@ def _struct_cases(op: str, t: int) -> list[Case]:
         ]
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
         return [([t], {}, [(2, 3, 7, 7)], 13), ([t], {}, [(1, 5, 1037)], 13)]
+    if op == "MaxPool":  # the ResNet stem pool, 1-D ceil_mode column-major, 3-D dilated
+        return [([t], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, [(2, 3, 9, 9)], 12),
+                ([t], {"kernel_shape": [4], "strides": [3], "ceil_mode": 1, "storage_order": 1},
+                 [(2, 3, 37)], 12),
+                ([t], {"kernel_shape": [2, 2, 3], "dilations": [2, 1, 2]}, [(1, 2, 5, 6, 7)], 12)]
+    if op == "AveragePool":  # padding counted or not, ceil_mode, SAME_LOWER, 1-D and 3-D
+        return [([t], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "ceil_mode": 1,
+                       "count_include_pad": 1}, [(2, 3, 10, 9)], 19),
+                ([t], {"kernel_shape": [3, 3], "pads": [1, 2, 2, 1]}, [(1, 4, 7, 8)], 19),
+                ([t], {"kernel_shape": [5], "auto_pad": "SAME_LOWER", "strides": [2]}, [(2, 3, 37)], 19),
+                ([t], {"kernel_shape": [2, 3, 2], "dilations": [1, 2, 1]}, [(1, 2, 5, 6, 7)], 19)]
     if op == "BatchNormalization":
         return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
                 ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]

@@ -24,6 +24,12 @@ CASES: list[tuple[str, tuple[int, ...], dict[str, object]]] = [
     ("GlobalAveragePool", (1, 512, 7, 7), {}),
     ("GlobalMaxPool", (1, 512, 7, 7), {}),
     ("BatchNormalization", (1, 64, 56, 56), {"epsilon": 1e-5}),
+    # ResNet-18's stem pool; CRNN (OCR) pools; MobileNet-v1's final average; a 3x3 average with padding
+    ("MaxPool", (1, 64, 112, 112), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", (1, 64, 32, 100), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ("MaxPool", (1, 256, 8, 25), {"kernel_shape": [2, 2], "strides": [2, 1], "pads": [0, 1, 0, 0]}),
+    ("AveragePool", (1, 1024, 7, 7), {"kernel_shape": [7, 7]}),
+    ("AveragePool", (1, 64, 56, 56), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
 ]
 
 

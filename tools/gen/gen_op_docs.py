@@ -30,6 +30,10 @@ def _types(types: frozenset[int]) -> str:
     return ", ".join(type_name(t) for t in sorted(types, key=lambda t: type_name(t)))
 
 
+# Attributes without which a node of the op is refused (the windowed pools' kernel_shape).
+_REQUIRED_ATTRS: dict[str, dict[str, object]] = {"MaxPool": {"kernel_shape": [1]}}
+
+
 def _optional_outputs(key: str) -> str:
     """A structured op's optional outputs and their types, from the library's nodes of each input type: a
     type that follows input 0's is "type of input 0" (where the row has more than one type)."""
@@ -37,7 +41,9 @@ def _optional_outputs(key: str) -> str:
     from onemodel_ep.node import Node
 
     row = op_table()[key]
-    per_type = {t: Node(key, [t] * row.min_inputs).output_types[1:] for t in sorted(row.input0_types)}
+    attrs = _REQUIRED_ATTRS.get(key, {})
+    per_type = {t: Node(key, [t] * row.min_inputs, attributes=attrs).output_types[1:]
+                for t in sorted(row.input0_types)}
     labels = []
     for k in range(row.max_outputs - 1):
         got = {t: outs[k] for t, outs in per_type.items()}

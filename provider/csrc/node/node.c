@@ -34,6 +34,7 @@ static int om_type_since(int id, int t) {
   int is_int = (OM_TS_INT & OM_TB(t)) != 0;
   switch (id) {
     case OM_OP_RELU: return is_int ? 14 : 0;
+    case OM_OP_MAX_POOL: return is_int ? 12 : 0;
     case OM_OP_PRELU: return is_int ? 9 : 0;
     case OM_OP_IS_NAN: case OM_OP_SOFTMAX: case OM_OP_LOG_SOFTMAX: return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_IS_INF: return t == OM_T_BFLOAT16 || t == OM_T_FLOAT16 ? 20 : 0;

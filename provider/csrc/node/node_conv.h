@@ -1,5 +1,7 @@
 /* node_conv.h - what the Conv family's two files share: the node's attributes as create checked them
- * (node_conv_shape.c) and the problem a call's shapes make of them, which node_conv.c runs. */
+ * (node_conv_shape.c) and the problem a call's shapes make of them, which node_conv.c runs. The windowed pools
+ * (node_window_pool.c) read their kernel_shape, strides, dilations, pads and auto_pad with the same create and
+ * om_conv_axis_of. */
 #ifndef OM_NODE_CONV_H
 #define OM_NODE_CONV_H
 
@@ -38,6 +40,16 @@ int om_conv_set_constant(om_node* node, size_t k, const void* data, const int64_
                          size_t errlen);
 /* check_ranks: X and W of rank 3 to 5 and equal, agreeing with the attributes' lists. */
 int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
+/* One spatial axis i of the attributes c (Conv's, or a windowed pool's: node_window_pool.c) over an input of D
+ * elements with a kernel of K: the output size and the pads (auto_pad resolved; ONNX's rules), ceil_mode 1
+ * rounding the window count up as the pools' attribute does (a last window that would start in the end
+ * padding dropped). 0, or -1 with a message naming node, op, axis and the numbers (kernel_text: what gives the
+ * kernel, "W [..], dilation d"; x_text: X's shape) when the kernel spans more than the padded input. */
+typedef struct om_conv_axis {
+  int64_t out, pad_begin, pad_end;
+} om_conv_axis;
+int om_conv_axis_of(const om_node* node, const om_conv* c, size_t i, int64_t D, int64_t K, int ceil_mode,
+                    const char* kernel_text, const char* x_text, om_conv_axis* ax, char* err, size_t errlen);
 /* The problem of X, W and B (shapes[2] NULL: no bias) with the output shape; 0, or -1 with a message. */
 int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                     om_conv_dims* d, char* err, size_t errlen);

@@ -8,29 +8,32 @@
 
 static const char* const om_conv_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
 
+static const char* om_conv_op(const om_node* node) { return om_op_row(node->op)->name; }
+
 /* One list attribute: its length agrees with the others' (c->axes), its values >= lo. */
 static int om_conv_list(const om_node* node, om_conv* c, const char* name, const int64_t* v, size_t n, size_t per,
                         int64_t lo, int64_t* dst, char* err, size_t errlen) {
   if (n % per != 0 || n / per < 1 || n / per > OM_CONV_MAX_AXES) {
-    snprintf(err, errlen, "node '%s' (op Conv): attribute %s has %zu entries; Conv over 1 to %d spatial axes takes "
-             "%s", node->name, name, n, OM_CONV_MAX_AXES, per == 2 ? "2 per axis (begins, then ends)" : "1 per axis");
+    snprintf(err, errlen, "node '%s' (op %s): attribute %s has %zu entries; %s over 1 to %d spatial axes takes "
+             "%s", node->name, om_conv_op(node), name, n, om_conv_op(node), OM_CONV_MAX_AXES,
+             per == 2 ? "2 per axis (begins, then ends)" : "1 per axis");
     return -1;
   }
   if (c->axes && c->axes != n / per) {
-    snprintf(err, errlen, "node '%s' (op Conv): attribute %s has %zu entries for %zu spatial axes, which the other "
-             "attributes give", node->name, name, n, c->axes);
+    snprintf(err, errlen, "node '%s' (op %s): attribute %s has %zu entries for %zu spatial axes, which the other "
+             "attributes give", node->name, om_conv_op(node), name, n, c->axes);
     return -1;
   }
   c->axes = n / per;
   for (size_t i = 0; i < n; i++) {
     if (v[i] < lo) {
-      snprintf(err, errlen, "node '%s' (op Conv): attribute %s must be %s, got %lld at entry %zu", node->name, name,
-               lo == 0 ? ">= 0" : ">= 1", (long long)v[i], i);
+      snprintf(err, errlen, "node '%s' (op %s): attribute %s must be %s, got %lld at entry %zu", node->name,
+               om_conv_op(node), name, lo == 0 ? ">= 0" : ">= 1", (long long)v[i], i);
       return -1;
     }
     if (v[i] > ((int64_t)1 << 40)) {
-      snprintf(err, errlen, "node '%s' (op Conv): attribute %s entry %zu is %lld, too large", node->name, name, i,
-               (long long)v[i]);
+      snprintf(err, errlen, "node '%s' (op %s): attribute %s entry %zu is %lld, too large", node->name,
+               om_conv_op(node), name, i, (long long)v[i]);
       return -1;
     }
     dst[i] = v[i];
@@ -48,7 +51,8 @@ int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   }
   c->auto_pad = a->auto_pad;
   if (c->auto_pad < 0 || c->auto_pad > 3) {
-    snprintf(err, errlen, "node '%s' (op Conv): attribute auto_pad out of range (%d)", node->name, c->auto_pad);
+    snprintf(err, errlen, "node '%s' (op %s): attribute auto_pad out of range (%d)", node->name, om_conv_op(node),
+             c->auto_pad);
     return -1;
   }
   if ((c->has_kernel = a->has_kernel_shape) &&
@@ -126,6 +130,39 @@ int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
   return 0;
 }
 
+int om_conv_axis_of(const om_node* node, const om_conv* c, size_t i, int64_t D, int64_t K, int ceil_mode,
+                    const char* kernel_text, const char* x_text, om_conv_axis* ax, char* err, size_t errlen) {
+  int64_t s = c->has_strides ? c->strides[i] : 1, dil = c->has_dilations ? c->dilations[i] : 1;
+  int64_t dk = dil * (K - 1) + 1, pb = 0, pe = 0, O;
+  if (c->auto_pad == 1 || c->auto_pad == 2) { /* SAME_*: O = ceil(D / s), the pad split, the odd one at the end
+                                               * (UPPER) or the begin (LOWER) */
+    O = (D + s - 1) / s;
+    int64_t total = (O - 1) * s + dk - D;
+    if (total < 0) total = 0;
+    pb = c->auto_pad == 1 ? total / 2 : total - total / 2;
+    pe = total - pb;
+  } else {
+    if (c->has_pads) {
+      pb = c->pads[i];
+      pe = c->pads[c->axes + i];
+    }
+    if (D + pb + pe < dk) {
+      snprintf(err, errlen, "node '%s' (op %s): spatial axis %zu: the kernel spans %lld (%s), more than the padded "
+               "input's %lld (X %s, pads %lld + %lld, auto_pad %s)", node->name, om_conv_op(node), i, (long long)dk,
+               kernel_text, (long long)(D + pb + pe), x_text, (long long)pb, (long long)pe,
+               om_conv_pad_names[c->auto_pad]);
+      return -1;
+    }
+    int64_t L = D + pb + pe - dk;
+    O = (ceil_mode ? (L + s - 1) / s : L / s) + 1;
+    if (ceil_mode && (O - 1) * s >= D + pb) O--; /* no last window that starts in the end padding */
+  }
+  ax->out = O;
+  ax->pad_begin = pb;
+  ax->pad_end = pe;
+  return 0;
+}
+
 int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                     om_conv_dims* d, char* err, size_t errlen) {
   const om_conv* c = node->impl;
@@ -174,36 +211,17 @@ int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* 
   d->out_shape[1] = d->M;
   d->out_rank = rank;
   for (size_t i = 0; i < d->axes; i++) {
-    int64_t D = x[2 + i], K = w[2 + i], s = c->has_strides ? c->strides[i] : 1;
-    int64_t dil = c->has_dilations ? c->dilations[i] : 1, dk = dil * (K - 1) + 1, pb = 0, pe = 0, O;
-    if (c->auto_pad == 1 || c->auto_pad == 2) { /* SAME_*: O = ceil(D / s), the pad split, the odd one at the end
-                                                 * (UPPER) or the begin (LOWER) */
-      O = (D + s - 1) / s;
-      int64_t total = (O - 1) * s + dk - D;
-      if (total < 0) total = 0;
-      pb = c->auto_pad == 1 ? total / 2 : total - total / 2;
-      pe = total - pb;
-    } else {
-      if (c->has_pads) {
-        pb = c->pads[i];
-        pe = c->pads[d->axes + i];
-      }
-      if (D + pb + pe < dk) {
-        snprintf(err, errlen, "node '%s' (op Conv): spatial axis %zu: the kernel spans %lld (W %s, dilation %lld), "
-                 "more than the padded input's %lld (X %s, pads %lld + %lld, auto_pad %s)", node->name, i,
-                 (long long)dk, sw, (long long)dil, (long long)(D + pb + pe), sx, (long long)pb, (long long)pe,
-                 om_conv_pad_names[c->auto_pad]);
-        return -1;
-      }
-      O = (D + pb + pe - dk) / s + 1;
-    }
-    d->out_shape[2 + i] = O;
-    g->in[lead + i] = D;
-    g->out[lead + i] = O;
-    g->kernel[lead + i] = K;
-    g->stride[lead + i] = s;
-    g->dilation[lead + i] = dil;
-    g->pad[lead + i] = pb;
+    char what[200];
+    snprintf(what, sizeof what, "W %s, dilation %lld", sw, (long long)(c->has_dilations ? c->dilations[i] : 1));
+    om_conv_axis ax;
+    if (om_conv_axis_of(node, c, i, x[2 + i], w[2 + i], 0, what, sx, &ax, err, errlen) != 0) return -1;
+    d->out_shape[2 + i] = ax.out;
+    g->in[lead + i] = x[2 + i];
+    g->out[lead + i] = ax.out;
+    g->kernel[lead + i] = w[2 + i];
+    g->stride[lead + i] = c->has_strides ? c->strides[i] : 1;
+    g->dilation[lead + i] = c->has_dilations ? c->dilations[i] : 1;
+    g->pad[lead + i] = ax.pad_begin;
   }
   return 0;
 }

@@ -30,6 +30,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_CONV: return &om_family_conv;
     case OM_OP_GLOBAL_AVERAGE_POOL:
     case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
+    case OM_OP_MAX_POOL:
+    case OM_OP_AVERAGE_POOL: return &om_family_window_pool;
     case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     case OM_OP_RESHAPE:
     case OM_OP_UNSQUEEZE:
@@ -73,6 +75,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_QUANTIZE_LINEAR:
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
+    case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

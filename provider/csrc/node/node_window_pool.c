@@ -1,0 +1,177 @@
+/* node_window_pool.c - the windowed pools (MaxPool with its optional Indices, AveragePool): attributes, shapes,
+ * onto pool/window_pool.h.
+ *
+ * X is [N, C, D1, ..., Dk] (k = 1 to 3, as kernel_shape gives); Y (and Indices) [N, C, O1, ..., Ok]. The
+ * attributes kernel_shape, strides, dilations, pads and auto_pad are read and checked by Conv's create
+ * (node_conv_shape.c) and each axis's output size and pads come from its om_conv_axis_of, with the pools' own
+ * ceil_mode; storage_order (MaxPool) and count_include_pad (AveragePool) are read here. The work is split over
+ * the output rows (N x C x O1 x O2 of them, padded to three axes) in fixed chunks; each output element's sequence
+ * depends only on its window (docs/pooling-norm.md).
+ */
+#include <stdio.h>
+
+#include "broadcast.h"
+#include "node_conv.h"
+#include "node_family.h"
+#include "parallel.h"
+#include "core/om_ops.h"
+#include "pool/window_pool.h"
+
+/* Window taps per parallel chunk (whole output rows, at least one). */
+#define OM_WPOOL_CHUNK_TAPS ((size_t)1 << 16)
+
+typedef struct om_wpool_node {
+  om_conv conv; /* first: Conv's create fills it through node->impl */
+  int is_max, ceil_mode, col_major, count_include_pad;
+} om_wpool_node;
+
+static const char* om_wpool_op(const om_node* node) { return om_op_row(node->op)->name; }
+
+/* A 0/1 attribute: 0, or -1 with a message. */
+static int om_wpool_flag(const om_node* node, const char* name, int has, int64_t v, int* dst, char* err,
+                         size_t errlen) {
+  *dst = has ? (int)v : 0;
+  if (!has || v == 0 || v == 1) return 0;
+  snprintf(err, errlen, "node '%s' (op %s): attribute %s must be 0 or 1, got %lld", node->name, om_wpool_op(node),
+           name, (long long)v);
+  return -1;
+}
+
+static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_wpool_node* p = node->impl;
+  const om_conv* c = &p->conv;
+  p->is_max = node->op == OM_OP_MAX_POOL;
+  if (!(p->is_max ? om_wpool_max_supported(node->type) : om_wpool_avg_supported(node->type)))
+    return om_family_no_kernel(node, err, errlen);
+  if (om_conv_create(node, a, err, errlen) != 0) return -1;
+  if (!c->has_kernel) {
+    snprintf(err, errlen, "node '%s' (op %s): attribute kernel_shape is required", node->name, om_wpool_op(node));
+    return -1;
+  }
+  if (om_wpool_flag(node, "ceil_mode", a->has_ceil_mode, a->ceil_mode, &p->ceil_mode, err, errlen) != 0 ||
+      om_wpool_flag(node, "storage_order", p->is_max && a->has_storage_order, a->storage_order, &p->col_major, err,
+                    errlen) != 0 ||
+      om_wpool_flag(node, "count_include_pad", !p->is_max && a->has_count_include_pad, a->count_include_pad,
+                    &p->count_include_pad, err, errlen) != 0)
+    return -1;
+  int64_t taps = 1;
+  for (size_t i = 0; i < c->axes; i++) {
+    taps *= c->kernel[i];
+    if (c->has_pads && (c->pads[i] >= c->kernel[i] || c->pads[c->axes + i] >= c->kernel[i])) {
+      snprintf(err, errlen, "node '%s' (op %s): pads %lld and %lld of spatial axis %zu must both be smaller than "
+               "kernel_shape's %lld", node->name, om_wpool_op(node), (long long)c->pads[i],
+               (long long)c->pads[c->axes + i], i, (long long)c->kernel[i]);
+      return -1;
+    }
+    if ((c->auto_pad == 1 || c->auto_pad == 2) && c->has_dilations && c->dilations[i] != 1) {
+      snprintf(err, errlen, "node '%s' (op %s): auto_pad SAME_UPPER or SAME_LOWER with dilation %lld is not served "
+               "(stock ONNX Runtime's output shape there is not ONNX's)", node->name, om_wpool_op(node),
+               (long long)c->dilations[i]);
+      return -1;
+    }
+    if (taps > ((int64_t)1 << 24)) {
+      snprintf(err, errlen, "node '%s' (op %s): kernel_shape holds more than 2^24 taps, which is not served",
+               node->name, om_wpool_op(node));
+      return -1;
+    }
+  }
+  node->out_types[1] = OM_T_INT64;
+  return 0;
+}
+
+static int om_wpool_rank_ok(const om_node* node, size_t rank, char* err, size_t errlen) {
+  const om_conv* c = node->impl;
+  if (rank == c->axes + 2) return 0;
+  snprintf(err, errlen, "node '%s' (op %s): input 0 (X) has rank %zu; kernel_shape has %zu entries, so X must be "
+           "[N, C] and %zu spatial axes (rank %zu)", node->name, om_wpool_op(node), rank, c->axes, c->axes,
+           c->axes + 2);
+  return -1;
+}
+
+static int om_wpool_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err,
+                                size_t errlen) {
+  if (n_inputs == 0 || ranks[0] == OM_RANK_UNKNOWN) return 0;
+  return om_wpool_rank_ok(node, ranks[0], err, errlen);
+}
+
+/* The geometry of one call (three axes, leading ones of size 1) and the output shape. */
+static int om_wpool_geom_of(const om_node* node, const om_node_io* io, om_wpool_geom* g, int64_t* out_shape) {
+  const om_wpool_node* p = node->impl;
+  const om_conv* c = &p->conv;
+  const int64_t* x = io->shapes[0];
+  size_t rank = io->ranks[0], lead = 3 - c->axes;
+  if (om_wpool_rank_ok(node, rank, io->err, io->errlen) != 0) return -1;
+  char sx[160], sk[160], what[200];
+  om_shape_text(x, rank, sx, sizeof sx);
+  om_shape_text(c->kernel, c->axes, sk, sizeof sk);
+  for (size_t a = 0; a < 3; a++) {
+    g->in[a] = g->out[a] = g->kernel[a] = g->stride[a] = g->dilation[a] = 1;
+    g->pad_begin[a] = g->pad_end[a] = 0;
+  }
+  out_shape[0] = x[0];
+  out_shape[1] = x[1];
+  for (size_t i = 0; i < c->axes; i++) {
+    int64_t dil = c->has_dilations ? c->dilations[i] : 1;
+    snprintf(what, sizeof what, "kernel_shape %s, dilation %lld", sk, (long long)dil);
+    om_conv_axis ax;
+    if (om_conv_axis_of(node, c, i, x[2 + i], c->kernel[i], p->ceil_mode, what, sx, &ax, io->err, io->errlen) != 0)
+      return -1;
+    out_shape[2 + i] = ax.out;
+    g->in[lead + i] = (size_t)x[2 + i];
+    g->out[lead + i] = (size_t)ax.out;
+    g->kernel[lead + i] = (size_t)c->kernel[i];
+    g->stride[lead + i] = (size_t)(c->has_strides ? c->strides[i] : 1);
+    g->dilation[lead + i] = (size_t)dil;
+    g->pad_begin[lead + i] = (size_t)ax.pad_begin;
+    g->pad_end[lead + i] = (size_t)ax.pad_end;
+  }
+  return 0;
+}
+
+static int om_wpool_shapes(const om_node* node, const om_node_io* io) {
+  om_wpool_geom g;
+  int64_t shape[OM_CONV_MAX_AXES + 2];
+  if (om_wpool_geom_of(node, io, &g, shape) != 0) return -1;
+  for (size_t o = 0; o < io->n_outputs && o < node->n_outputs; o++) {
+    for (size_t d = 0; d < io->ranks[0]; d++) io->out_shapes[o * OM_MAX_RANK + d] = shape[d];
+    io->out_ranks[o] = io->ranks[0];
+  }
+  return 0;
+}
+
+typedef struct om_wpool_task {
+  const om_node* node;
+  const om_node_io* io;
+  om_wpool_geom g;
+  size_t rows, per_chunk;
+} om_wpool_task;
+
+static void om_wpool_chunk(void* vt, size_t i) {
+  const om_wpool_task* t = vt;
+  const om_wpool_node* p = t->node->impl;
+  size_t end, begin = om_chunk_begin(i, t->per_chunk, t->rows, &end);
+  const om_node_io* io = t->io;
+  if (p->is_max)
+    om_wpool_max_rows(t->node->path, t->node->type, &t->g, io->data[0], io->outs[0],
+                      io->n_outputs > 1 ? io->outs[1] : NULL, p->col_major, begin, end);
+  else
+    om_wpool_avg_rows(t->node->path, t->node->type, &t->g, p->count_include_pad, io->data[0], io->outs[0], begin,
+                      end);
+}
+
+static int om_wpool_run(const om_node* node, const om_node_io* io) {
+  om_wpool_task t;
+  t.node = node;
+  t.io = io;
+  int64_t shape[OM_CONV_MAX_AXES + 2];
+  if (om_wpool_geom_of(node, io, &t.g, shape) != 0) return -1;
+  t.rows = (size_t)shape[0] * (size_t)shape[1] * t.g.out[0] * t.g.out[1];
+  size_t row_taps = t.g.out[2] * t.g.kernel[0] * t.g.kernel[1] * t.g.kernel[2];
+  if (t.rows == 0 || row_taps == 0) return 0;
+  t.per_chunk = OM_WPOOL_CHUNK_TAPS / row_taps ? OM_WPOOL_CHUNK_TAPS / row_taps : 1;
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (t.rows + t.per_chunk - 1) / t.per_chunk, om_wpool_chunk, &t);
+  return 0;
+}
+
+const om_family om_family_window_pool = {sizeof(om_wpool_node), om_wpool_create, om_wpool_shapes, om_wpool_run,
+                                         NULL, NULL, NULL, om_wpool_check_ranks};

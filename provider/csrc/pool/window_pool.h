@@ -1,0 +1,32 @@
+/* window_pool.h - MaxPool and AveragePool over windows of [planes, D, H, W] (1- and 2-D pools as 3-D ones with
+ * leading axes of size 1), in the order of docs/pooling-norm.md. Needs only core/. Knows nothing of nodes or
+ * ORT. */
+#ifndef OM_POOL_WINDOW_POOL_H
+#define OM_POOL_WINDOW_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The geometry of one plane, over three spatial axes (axis 2 the last, fastest): output o on axis a has the
+ * taps p_j = o stride[a] - pad_begin[a] + j dilation[a], j < kernel[a]; a tap is real when 0 <= p_j < in[a],
+ * in the padded range when -pad_begin[a] <= p_j < in[a] + pad_end[a]. */
+typedef struct om_wpool_geom {
+  size_t in[3], out[3], kernel[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
+} om_wpool_geom;
+
+/* Whether element type t (OM_T_*) has a MaxPool kernel (f16, f32, f64, int8, uint8), an AveragePool one
+ * (f16, f32, f64). */
+int om_wpool_max_supported(int t);
+int om_wpool_avg_supported(int t);
+
+/* On kernel path `path` (isa/isa.h; every path gives the same bits): output rows [r_begin, r_end) of x
+ * ([planes, in[0], in[1], in[2]]) into y ([planes, out[0], out[1], out[2]]), row r being plane r / (out[0] out[1]), (od, oh) = its rest: MaxPool's Y, and when idx is not NULL its
+ * Indices (flat over X, plane p's offset p in[0] in[1] in[2]; col_major: storage_order 1). */
+void om_wpool_max_rows(int path, int t, const om_wpool_geom* g, const void* x, void* y, int64_t* idx,
+                       int col_major, size_t r_begin, size_t r_end);
+/* The same rows of AveragePool's Y: the real taps summed in window order from +0 in the accumulation type,
+ * one division by the count (count_include_pad: the taps in the padded range, else the real ones). */
+void om_wpool_avg_rows(int path, int t, const om_wpool_geom* g, int count_include_pad, const void* x,
+                       void* y, size_t r_begin, size_t r_end);
+
+#endif

@@ -1,0 +1,8 @@
+/* window_pool_128.c - the windowed pools' kernels (window_pool_body.inc) for the 128 path. */
+#include "isa/target.h"
+#if OM_ISA_X86
+OM_TARGET_X86_SSE42
+#include "window_pool_paths.h"
+#define OM_WP_NAME(n) om_wpool_##n##_128
+#include "window_pool_body.inc"
+#endif
