@@ -19,8 +19,8 @@ import pytest
 import onemodel_ep
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
-NAMES = ("bert_tiny", "llama_tiny", "mobilenet_v3_small_half")
-CNNS = frozenset({"mobilenet_v3_small_half"})  # pixel_values [batch, 3, 64, 64]
+NAMES = ("bert_tiny", "llama_tiny", "mobilenet_v3_small_half", "resnet18_small")
+CNNS = frozenset({"mobilenet_v3_small_half", "resnet18_small"})  # pixel_values [batch, 3, 64, 64]
 THREADS = (1, 2, 4)
 LEVELS = {
     "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
