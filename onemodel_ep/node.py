@@ -93,7 +93,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     return a
 
 
-# com.microsoft MatMulNBits' attributes: ONNX name -> om_attrs field (its block_size is QuantizeLinear's field).
+# com.microsoft MatMulNBits' attributes: ONNX name -> om_attrs field (block_size: QuantizeLinear's field).
 _NBITS_ATTRS = {
     "K": "nbits_k",
     "N": "nbits_n",

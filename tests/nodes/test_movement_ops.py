@@ -14,7 +14,6 @@ import onnxruntime as ort
 import pytest
 
 import onemodel_ep
-from onemodel_ep import ep
 from onemodel_ep.node import Node
 from tests.nodes.movement_cases import BF16, CASES, OPSETS, Case, model_of, onnx_type
 
@@ -84,13 +83,7 @@ def test_direct_every_type_and_path(op: str, opset: int) -> None:
 @pytest.mark.skipif("ep" not in VIAS, reason="ORT without plugin execution providers")
 @pytest.mark.parametrize("op", list(CASES))
 def test_compiled_dispatch_matches(op: str) -> None:
+    from tests.nodes.case_runs import compiled_dispatch_matches  # built on this module's helpers
+
     opset = OPSETS[op][-1]
-    cases, _ = _split(CASES[op](opset))
-    model, feeds = model_of(cases, opset)
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = 2
-    options = ep.ep_session_options(so, "exact", None, "compile")
-    got = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0).run(None, feeds)
-    for g, c in zip(got, cases):
-        _same(f"dispatch=compile: {c.label()}", g, c.want[0])
+    compiled_dispatch_matches(CASES[op](opset), opset)

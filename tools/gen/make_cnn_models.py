@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 sys.modules.setdefault("torchvision._meta_registrations", types.ModuleType("torchvision._meta_registrations"))
-from make_test_models import OPSET, OUT, SEED, strip_metadata  # noqa: E402
+from make_test_models import OUT, SEED, export_checked  # noqa: E402
 from torchvision.models import mobilenetv3, resnet  # noqa: E402
 
 CLASSES = 100
@@ -81,17 +81,8 @@ def export(net: nn.Module, name: str) -> Path:
     net.eval()
     x = torch.randn(2, 3, SIDE, SIDE)
     batch = torch.export.Dim("batch", min=1, max=64)
-    path = OUT / f"{name}.onnx"
-    program = torch.onnx.export(net, (x,), dynamo=True, opset_version=OPSET, input_names=["pixel_values"],
-                                output_names=["logits"], dynamic_shapes=({0: batch},), optimize=True,
-                                external_data=False)
-    assert program is not None
-    proto = program.model_proto
-    strip_metadata(proto)
-    proto.producer_name = "tools/gen/make_cnn_models.py"
-    proto.doc_string = f"{name}: random weights (seed {SEED}), see tools/gen/make_cnn_models.py"
-    onnx.checker.check_model(proto, full_check=True)
-    onnx.save(proto, str(path))
+    path = export_checked(net, (x,), name, ["pixel_values"], ["logits"], ({0: batch},),
+                          "tools/gen/make_cnn_models.py")
     check_in_ort(net, path)
     return path
 

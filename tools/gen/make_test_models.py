@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -191,6 +192,15 @@ def _export(model: nn.Module, name: str, args: tuple[torch.Tensor, ...], input_n
     batch = torch.export.Dim("batch", min=1, max=64)
     seq = torch.export.Dim("seq", min=2, max=MAX_POS)
     dynamic_shapes = tuple({0: batch, 1: seq} for _ in args)
+    path = export_checked(model, args, name, input_names, output_names, dynamic_shapes,
+                          "tools/gen/make_test_models.py")
+    _check_in_ort(model, path, input_names)
+    return path
+
+
+def export_checked(model: nn.Module, args: tuple[torch.Tensor, ...], name: str, input_names: list[str],
+                   output_names: list[str], dynamic_shapes: tuple[dict[int, Any], ...], tool: str) -> Path:
+    """Export (dynamo exporter, OPSET), strip the metadata, name the tool, check, write OUT/name.onnx."""
     path = OUT / f"{name}.onnx"
     program = torch.onnx.export(model, args, dynamo=True, opset_version=OPSET, input_names=input_names,
                                 output_names=output_names, dynamic_shapes=dynamic_shapes, optimize=True,
@@ -198,11 +208,10 @@ def _export(model: nn.Module, name: str, args: tuple[torch.Tensor, ...], input_n
     assert program is not None
     proto = program.model_proto
     strip_metadata(proto)
-    proto.producer_name = "tools/gen/make_test_models.py"
-    proto.doc_string = f"{name}: random weights (seed {SEED}), see tools/gen/make_test_models.py"
+    proto.producer_name = tool
+    proto.doc_string = f"{name}: random weights (seed {SEED}), see {tool}"
     onnx.checker.check_model(proto, full_check=True)
     onnx.save(proto, str(path))
-    _check_in_ort(model, path, input_names)
     return path
 
 

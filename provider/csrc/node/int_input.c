@@ -105,3 +105,10 @@ int om_axis_in_range(const om_node* node, int64_t a, size_t rank, const char* wh
   *out = a < 0 ? a + (int64_t)rank : a;
   return 0;
 }
+
+int om_axis_check_input0(const om_node* node, int64_t axis, size_t n_inputs, const size_t* ranks, char* err,
+                         size_t errlen) {
+  int64_t normal;
+  if (n_inputs == 0 || ranks[0] == OM_RANK_UNKNOWN) return 0;
+  return om_axis_in_range(node, axis, ranks[0], "axis", &normal, err, errlen);
+}

@@ -56,4 +56,9 @@ int om_axes_form(const om_node* node, const om_attrs* a, int has_input1, int sin
 int om_axis_in_range(const om_node* node, int64_t a, size_t rank, const char* what, int64_t* out, char* err,
                      size_t errlen);
 
+/* A family's check_ranks where the one rule is its `axis` against input 0's rank: 0 when that rank is unknown
+ * (or there is no input) or the axis is in range, else -1 with om_axis_in_range's message. */
+int om_axis_check_input0(const om_node* node, int64_t axis, size_t n_inputs, const size_t* ranks, char* err,
+                         size_t errlen);
+
 #endif

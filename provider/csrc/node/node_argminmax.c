@@ -119,11 +119,7 @@ static int om_amm_run(const om_node* node, const om_node_io* io) {
 
 /* At creation: the axis against a declared rank. */
 static int om_amm_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
-  const om_amm_node* s = node->impl;
-  int64_t axis;
-  (void)n_inputs;
-  if (ranks[0] == OM_RANK_UNKNOWN) return 0;
-  return om_axis_in_range(node, s->axis, ranks[0], "axis", &axis, err, errlen);
+  return om_axis_check_input0(node, ((const om_amm_node*)node->impl)->axis, n_inputs, ranks, err, errlen);
 }
 
 const om_family om_family_argminmax = {sizeof(om_amm_node), om_amm_create, om_amm_shapes, om_amm_run, NULL, NULL,

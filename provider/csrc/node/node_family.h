@@ -144,4 +144,11 @@ size_t om_shape_count(const int64_t* shape, size_t rank);
 /* Shapes: "[d0, d1, ...]" into buf (len bytes, cut short when too long), for error messages. */
 void om_shape_text(const int64_t* shape, size_t rank, char* buf, size_t len);
 
+/* snprintf into the enclosing function's err / errlen, then return -1 from it. */
+#define OM_FAIL_MSG(...)                \
+  do {                                  \
+    snprintf(err, errlen, __VA_ARGS__); \
+    return -1;                          \
+  } while (0)
+
 #endif

@@ -24,10 +24,7 @@ static int om_ga_create(om_node* node, const om_attrs* a, char* err, size_t errl
 }
 
 static int om_ga_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
-  const om_gather_node* g = node->impl;
-  int64_t axis;
-  if (n_inputs == 0 || ranks[0] == OM_RANK_UNKNOWN) return 0;
-  return om_axis_in_range(node, g->axis, ranks[0], "axis", &axis, err, errlen);
+  return om_axis_check_input0(node, ((const om_gather_node*)node->impl)->axis, n_inputs, ranks, err, errlen);
 }
 
 static int om_ga_shapes(const om_node* node, const om_node_io* io) {

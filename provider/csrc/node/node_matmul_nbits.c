@@ -28,18 +28,12 @@ typedef struct om_matmul_nbits {
   om_gemm_packed* packed_w;       /* W [K, N] dequantized and packed, or NULL: dequantized per run */
 } om_matmul_nbits;
 
-#define OM_MNB_FAIL(...)                  \
-  do {                                    \
-    snprintf(err, errlen, __VA_ARGS__);   \
-    return -1;                            \
-  } while (0)
-
 /* An attribute MatMulNBits requires, in [lo, hi]. */
 static int om_mnb_attr(const om_node* node, const char* name, int has, int64_t v, int64_t lo, int64_t hi,
                        char* err, size_t errlen) {
-  if (!has) OM_MNB_FAIL("node '%s' (op MatMulNBits): attribute %s is required", node->name, name);
+  if (!has) OM_FAIL_MSG("node '%s' (op MatMulNBits): attribute %s is required", node->name, name);
   if (v < lo || v > hi)
-    OM_MNB_FAIL("node '%s' (op MatMulNBits): attribute %s = %lld is not served (%lld to %lld)", node->name, name,
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): attribute %s = %lld is not served (%lld to %lld)", node->name, name,
                 (long long)v, (long long)lo, (long long)hi);
   return 0;
 }
@@ -54,30 +48,30 @@ static int om_mnb_create(om_node* node, const om_attrs* a, char* err, size_t err
       om_mnb_attr(node, "block_size", a->has_block_size, a->block_size, 16, 256, err, errlen) != 0)
     return -1;
   if (a->nbits_bits != 4 && a->nbits_bits != 8)
-    OM_MNB_FAIL("node '%s' (op MatMulNBits): attribute bits = %lld is not served (4 or 8)", node->name,
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): attribute bits = %lld is not served (4 or 8)", node->name,
                 (long long)a->nbits_bits);
   if (a->block_size & (a->block_size - 1))
-    OM_MNB_FAIL("node '%s' (op MatMulNBits): attribute block_size = %lld must be a power of two", node->name,
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): attribute block_size = %lld must be a power of two", node->name,
                 (long long)a->block_size);
   if ((uint64_t)a->nbits_k * (uint64_t)a->nbits_n > ((uint64_t)1 << 40))
-    OM_MNB_FAIL("node '%s' (op MatMulNBits): K x N = %lld x %lld weights is more than served (2^40)", node->name,
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): K x N = %lld x %lld weights is more than served (2^40)", node->name,
                 (long long)a->nbits_k, (long long)a->nbits_n);
   /* accuracy_level is ignored: the result is the f32 contract at every level (docs/quantized.md) */
   for (size_t k = 0; k < OM_MNB_INPUTS; k++) m->present[k] = k < node->n_inputs && types[k] != 0;
   int want[OM_MNB_INPUTS] = {OM_T_FLOAT, OM_T_UINT8, OM_T_FLOAT, 0, 0, OM_T_FLOAT};
   for (size_t k = 1; k < OM_MNB_INPUTS; k++)
     if (m->present[k] && want[k] && types[k] != want[k])
-      OM_MNB_FAIL("node '%s' (op MatMulNBits): %s of element type %s is not served (%s)", node->name,
+      OM_FAIL_MSG("node '%s' (op MatMulNBits): %s of element type %s is not served (%s)", node->name,
                   om_mnb_names[k], om_type_name(types[k]), om_type_name(want[k]));
   int zp_kind = OM_NBITS_ZP_NONE;
   if (m->present[OM_MNB_ZP]) {
     if (types[OM_MNB_ZP] != OM_T_UINT8 && types[OM_MNB_ZP] != OM_T_FLOAT)
-      OM_MNB_FAIL("node '%s' (op MatMulNBits): zero_points of element type %s is not served (uint8, or float as "
+      OM_FAIL_MSG("node '%s' (op MatMulNBits): zero_points of element type %s is not served (uint8, or float as "
                   "scales)", node->name, om_type_name(types[OM_MNB_ZP]));
     zp_kind = types[OM_MNB_ZP] == OM_T_UINT8 ? OM_NBITS_ZP_UINT8 : OM_NBITS_ZP_FLOAT;
   }
   if (m->present[OM_MNB_GIDX])
-    OM_MNB_FAIL("node '%s' (op MatMulNBits): input g_idx (act-order) is not served", node->name);
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): input g_idx (act-order) is not served", node->name);
   m->K = a->nbits_k;
   m->N = a->nbits_n;
   m->layout = om_nbits_layout_of((size_t)m->K, (size_t)a->nbits_bits, (size_t)a->block_size, zp_kind);
@@ -136,7 +130,7 @@ static int om_mnb_check_input(const om_node* node, size_t k, const int64_t* s, s
   if (ok) return 0;
   char got[160];
   om_shape_text(s, rank, got, sizeof got);
-  OM_MNB_FAIL("node '%s' (op MatMulNBits): %s has shape %s, expected %s", node->name, om_mnb_names[k], got, want);
+  OM_FAIL_MSG("node '%s' (op MatMulNBits): %s has shape %s, expected %s", node->name, om_mnb_names[k], got, want);
 }
 
 static int om_mnb_check_all(const om_node* node, const om_node_io* io) {
@@ -200,7 +194,7 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
   size_t bytes = om_shape_count(shape, rank) * (one_byte ? 1 : sizeof(float));
   free(m->constant[k]);
   m->constant[k] = malloc(bytes ? bytes : 1);
-  if (!m->constant[k]) OM_MNB_FAIL("node '%s' (op MatMulNBits): out of memory copying %s", node->name, om_mnb_names[k]);
+  if (!m->constant[k]) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory copying %s", node->name, om_mnb_names[k]);
   memcpy(m->constant[k], data, bytes);
   if (!m->constant[OM_MNB_B] || !m->constant[OM_MNB_SCALES] || (m->present[OM_MNB_ZP] && !m->constant[OM_MNB_ZP]))
     return 0;
@@ -209,7 +203,7 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
                                NULL);
   if (W) m->packed_w = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)m->K, (size_t)m->N, W, 1, (ptrdiff_t)m->K);
   free(W);
-  if (!m->packed_w) OM_MNB_FAIL("node '%s' (op MatMulNBits): out of memory packing the dequantized weights", node->name);
+  if (!m->packed_w) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the dequantized weights", node->name);
   for (size_t q = 0; q <= OM_MNB_ZP; q++) {
     free(m->constant[q]);
     m->constant[q] = NULL;

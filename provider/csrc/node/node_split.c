@@ -26,22 +26,16 @@ typedef struct om_split_node {
   int64_t s[OM_MAX_OUTPUTS];
 } om_split_node;
 
-#define OM_SP_FAIL(...)                 \
-  do {                                  \
-    snprintf(err, errlen, __VA_ARGS__); \
-    return -1;                          \
-  } while (0)
-
 /* A list of n sizes into s: n entries, none negative; 0, or -1 with a message naming `what`. */
 static int om_sp_take(const om_node* node, const char* what, const int64_t* v, size_t len, int64_t* s, char* err,
                       size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
   if (len != node->n_outputs)
-    OM_SP_FAIL("node '%s' (op %s): %s has %zu entries, the node has %zu outputs", node->name, opn, what, len,
+    OM_FAIL_MSG("node '%s' (op %s): %s has %zu entries, the node has %zu outputs", node->name, opn, what, len,
                node->n_outputs);
   for (size_t k = 0; k < len; k++) {
     if (v[k] < 0)
-      OM_SP_FAIL("node '%s' (op %s): %s[%zu] is %lld, negative", node->name, opn, what, k, (long long)v[k]);
+      OM_FAIL_MSG("node '%s' (op %s): %s[%zu] is %lld, negative", node->name, opn, what, k, (long long)v[k]);
     s[k] = v[k];
   }
   return 0;
@@ -53,28 +47,28 @@ static int om_sp_create(om_node* node, const om_attrs* a, char* err, size_t errl
   const int opset = node->opset, has_input = node->n_inputs > 1 && node->input_types[1] != 0;
   const int has_list = a->has_split && a->n_split > 0;
   if (has_list && opset >= 13)
-    OM_SP_FAIL("node '%s' (op %s): attribute split is an input from opset 13 (opset %d)", node->name, opn, opset);
+    OM_FAIL_MSG("node '%s' (op %s): attribute split is an input from opset 13 (opset %d)", node->name, opn, opset);
   if (has_input && opset > 0 && opset < 13)
-    OM_SP_FAIL("node '%s' (op %s): input 1 (split) needs opset 13 or later (opset %d)", node->name, opn, opset);
+    OM_FAIL_MSG("node '%s' (op %s): input 1 (split) needs opset 13 or later (opset %d)", node->name, opn, opset);
   if (a->has_num_outputs && opset > 0 && opset < 18)
-    OM_SP_FAIL("node '%s' (op %s): attribute num_outputs needs opset 18 or later (opset %d)", node->name, opn,
+    OM_FAIL_MSG("node '%s' (op %s): attribute num_outputs needs opset 18 or later (opset %d)", node->name, opn,
                opset);
   if ((has_list || has_input) && a->has_num_outputs)
-    OM_SP_FAIL("node '%s' (op %s): split and num_outputs are both given; at most one may be", node->name, opn);
+    OM_FAIL_MSG("node '%s' (op %s): split and num_outputs are both given; at most one may be", node->name, opn);
   if (has_list && has_input)
-    OM_SP_FAIL("node '%s' (op %s): split is both an attribute and input 1", node->name, opn);
+    OM_FAIL_MSG("node '%s' (op %s): split is both an attribute and input 1", node->name, opn);
   if (!has_input && !a->has_num_outputs && opset >= 18)
-    OM_SP_FAIL("node '%s' (op %s): neither split nor num_outputs is given; one is required from opset 18",
+    OM_FAIL_MSG("node '%s' (op %s): neither split nor num_outputs is given; one is required from opset 18",
                node->name, opn);
   if (a->has_num_outputs && (a->num_outputs < 1 || a->num_outputs > OM_MAX_OUTPUTS))
-    OM_SP_FAIL("node '%s' (op %s): num_outputs is %lld, must be 1 to %d", node->name, opn, (long long)a->num_outputs,
+    OM_FAIL_MSG("node '%s' (op %s): num_outputs is %lld, must be 1 to %d", node->name, opn, (long long)a->num_outputs,
                OM_MAX_OUTPUTS);
   size_t n = a->n_outputs;
   if (!n && has_list) n = a->n_split;
   if (!n && a->has_num_outputs) n = (size_t)a->num_outputs;
-  if (!n) OM_SP_FAIL("node '%s' (op %s): the number of outputs is not known", node->name, opn);
+  if (!n) OM_FAIL_MSG("node '%s' (op %s): the number of outputs is not known", node->name, opn);
   if (a->has_num_outputs && (size_t)a->num_outputs != n)
-    OM_SP_FAIL("node '%s' (op %s): num_outputs is %lld, the node has %zu outputs", node->name, opn,
+    OM_FAIL_MSG("node '%s' (op %s): num_outputs is %lld, the node has %zu outputs", node->name, opn,
                (long long)a->num_outputs, n);
   node->n_outputs = n;
   for (size_t k = 0; k < n; k++) node->out_types[k] = node->type;
@@ -94,12 +88,12 @@ static int om_sp_read(const om_node* node, const void* data, const int64_t* shap
                       int* empty, char* err, size_t errlen) {
   const char* opn = om_op_row(node->op)->name;
   if (rank != 1)
-    OM_SP_FAIL("node '%s' (op %s): input 1 (split) must be 1-D, it has rank %zu", node->name, opn, rank);
+    OM_FAIL_MSG("node '%s' (op %s): input 1 (split) must be 1-D, it has rank %zu", node->name, opn, rank);
   size_t len = (size_t)shape[0];
   *empty = len == 0;
   if (*empty) return 0;
   if (len != node->n_outputs)
-    OM_SP_FAIL("node '%s' (op %s): input 1 (split) has %zu entries, the node has %zu outputs", node->name, opn, len,
+    OM_FAIL_MSG("node '%s' (op %s): input 1 (split) has %zu entries, the node has %zu outputs", node->name, opn, len,
                node->n_outputs);
   int64_t v[OM_MAX_OUTPUTS];
   memcpy(v, data, len * sizeof(int64_t));
@@ -123,11 +117,7 @@ static int om_sp_shape_input(const om_node* node, size_t k) {
 }
 
 static int om_sp_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
-  const om_split_node* sp = node->impl;
-  int64_t axis;
-  (void)n_inputs;
-  if (ranks[0] == OM_RANK_UNKNOWN) return 0;
-  return om_axis_in_range(node, sp->axis, ranks[0], "axis", &axis, err, errlen);
+  return om_axis_check_input0(node, ((const om_split_node*)node->impl)->axis, n_inputs, ranks, err, errlen);
 }
 
 /* The sizes s[0 .. n) for the call io, whose input 0 has D on the axis: 0, or -1 with a message in io->err. */
@@ -147,7 +137,7 @@ static int om_sp_sizes(const om_node* node, const om_node_io* io, int64_t D, int
   }
   if (rule == OM_SPLIT_EVEN) {
     if (D % (int64_t)n != 0)
-      OM_SP_FAIL("node '%s' (op %s): dimension %lld on the axis does not split evenly into %zu outputs", node->name,
+      OM_FAIL_MSG("node '%s' (op %s): dimension %lld on the axis does not split evenly into %zu outputs", node->name,
                  opn, (long long)D, n);
     for (size_t k = 0; k < n; k++) s[k] = D / (int64_t)n;
     return 0;
@@ -156,7 +146,7 @@ static int om_sp_sizes(const om_node* node, const om_node_io* io, int64_t D, int
     int64_t m = (int64_t)n, c = D / m + (D % m != 0);
     int64_t last = (m - 1 > 0 && c > INT64_MAX / (m - 1)) ? -1 : D - c * (m - 1);
     if (last < 1)
-      OM_SP_FAIL("node '%s' (op %s): dimension %lld on the axis cannot be cut into num_outputs = %lld chunks of "
+      OM_FAIL_MSG("node '%s' (op %s): dimension %lld on the axis cannot be cut into num_outputs = %lld chunks of "
                  "%lld with a last one of at least 1", node->name, opn, (long long)D, (long long)m, (long long)c);
     for (size_t k = 0; k + 1 < n; k++) s[k] = c;
     s[n - 1] = last;
@@ -169,7 +159,7 @@ static int om_sp_sizes(const om_node* node, const om_node_io* io, int64_t D, int
     left -= s[k];
   }
   if (left != 0)
-    OM_SP_FAIL("node '%s' (op %s): the sizes in split do not add up to dimension %lld on the axis", node->name, opn,
+    OM_FAIL_MSG("node '%s' (op %s): the sizes in split do not add up to dimension %lld on the axis", node->name, opn,
                (long long)D);
   return 0;
 }
