@@ -39,8 +39,9 @@ int om_dwconv_serves(const om_conv_geom* g) {
 size_t om_dwconv_scratch(const om_conv_geom* g, int type, size_t mg) {
   om_dw_layout l = om_dw_layout_of(g);
   size_t asize = type == OM_T_DOUBLE ? 8 : 4;
-  size_t b = om_dw_up64(l.plane * asize) + om_dw_up64(l.taps * sizeof(ptrdiff_t));
-  if (type == OM_T_FLOAT16) b += om_dw_up64(mg * l.taps * 4) + om_dw_up64((size_t)g->out[2] * 4);
+  size_t b = om_dw_up64((l.plane + OM_DWCONV_SLACK) * asize) + om_dw_up64(l.taps * sizeof(ptrdiff_t));
+  if (type == OM_T_FLOAT16)
+    b += om_dw_up64(mg * l.taps * 4) + om_dw_up64((size_t)(g->out[0] * g->out[1] * g->out[2]) * 4);
   return b;
 }
 
@@ -56,14 +57,17 @@ static void om_dw_copy_row(const om_conv_geom* g, const om_dw_layout* l, int typ
     memcpy((unsigned char*)dst + (size_t)ja * es, (const unsigned char*)x + src0 * es, (size_t)(jb - ja) * es);
     return;
   }
-  for (int64_t j = ja; j < jb; j++) {
-    size_t s = src0 + (size_t)(j - p2), at = (size_t)((j % s2) * l->L + j / s2);
-    if (type == OM_T_DOUBLE)
-      ((double*)dst)[at] = ((const double*)x)[s];
-    else if (type == OM_T_FLOAT)
-      ((float*)dst)[at] = ((const float*)x)[s];
-    else
-      ((float*)dst)[at] = om_f16_to_f32(((const uint16_t*)x)[s]);
+  for (int64_t ph = 0; ph < s2; ph++) { /* padded column j = q*s2 + ph at ph*L + q */
+    int64_t q = ja > ph ? (ja - ph + s2 - 1) / s2 : 0;
+    for (int64_t j = q * s2 + ph; j < jb; j += s2, q++) {
+      size_t s = src0 + (size_t)(j - p2), at = (size_t)(ph * l->L + q);
+      if (type == OM_T_DOUBLE)
+        ((double*)dst)[at] = ((const double*)x)[s];
+      else if (type == OM_T_FLOAT)
+        ((float*)dst)[at] = ((const float*)x)[s];
+      else
+        ((float*)dst)[at] = om_f16_to_f32(((const uint16_t*)x)[s]);
+    }
   }
 }
 
@@ -97,12 +101,12 @@ void om_dwconv_channel(const om_dwconv_kern* k, const om_conv_geom* g, int type,
   const size_t asize = type == OM_T_DOUBLE ? 8 : 4, esize = type == OM_T_DOUBLE ? 8 : type == OM_T_FLOAT ? 4 : 2;
   const size_t T = l.taps, W = (size_t)g->out[2], O = (size_t)(g->out[0] * g->out[1] * g->out[2]);
   unsigned char* plane = scratch;
-  ptrdiff_t* off = (ptrdiff_t*)(void*)(plane + om_dw_up64(l.plane * asize));
+  ptrdiff_t* off = (ptrdiff_t*)(void*)(plane + om_dw_up64((l.plane + OM_DWCONV_SLACK) * asize));
   float* wf = (float*)(void*)((unsigned char*)off + om_dw_up64(T * sizeof(ptrdiff_t)));
-  float* rowbuf = wf + om_dw_up64(mg * T * 4) / 4;
+  float* accbuf = wf + om_dw_up64(mg * T * 4) / 4;
   const om_dwconv_row_fn row = type == OM_T_DOUBLE ? k->row_f64 : k->row_f32;
 
-  memset(plane, 0, l.plane * asize);
+  memset(plane, 0, (l.plane + OM_DWCONV_SLACK) * asize);
   for (int64_t r0 = 0; r0 < l.P0; r0++) {
     int64_t i0 = r0 - g->pad[0];
     if (i0 < 0 || i0 >= g->in[0]) continue;
@@ -126,13 +130,11 @@ void om_dwconv_channel(const om_dwconv_kern* k, const om_conv_geom* g, int type,
   for (size_t m = 0; m < mg; m++) {
     const void* wm = type == OM_T_FLOAT16 ? (const void*)(wf + m * T) : (const unsigned char*)w + m * T * esize;
     unsigned char* ym = (unsigned char*)y + m * O * esize;
-    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
-      for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
-        const unsigned char* base = plane + (size_t)((o0 * g->stride[0] * l.P1 + o1 * g->stride[1]) * l.rs) * asize;
-        unsigned char* yr = ym + (size_t)(o0 * g->out[1] + o1) * W * esize;
-        void* acc = type == OM_T_FLOAT16 ? (void*)rowbuf : (void*)yr;
-        row(base, off, wm, T, acc, W);
-        if (b || exact || type == OM_T_FLOAT16) om_dw_finish(type, exact, acc, b, m, yr, W);
-      }
+    void* acc = type == OM_T_FLOAT16 ? (void*)accbuf : (void*)ym;
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++) /* the rows of one output plane in one call */
+      row(plane + (size_t)(o0 * g->stride[0] * l.P1 * l.rs) * asize, off, wm, T,
+          (unsigned char*)acc + (size_t)(o0 * g->out[1]) * W * asize, W, (size_t)g->out[1],
+          (ptrdiff_t)(g->stride[1] * l.rs));
+    if (b || exact || type == OM_T_FLOAT16) om_dw_finish(type, exact, acc, b, m, ym, O);
   }
 }

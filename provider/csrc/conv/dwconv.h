@@ -7,24 +7,28 @@
 #define OM_CONV_DWCONV_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "im2col.h"
 
 /* At most this many terms (the kernel positions): one GEMM K block, so the chain is the whole sum. */
 #define OM_DWCONV_MAX_TAPS 256
 
-/* y[o] = chain over t < T of fma(base[off[t] + o], w[t], acc) from +0, o < n; f32 or f64 (the row kernel's
- * accumulation type) throughout. */
+/* y[r*n + o] = chain over t < T of fma(base[r*ldx + off[t] + o], w[t], acc) from +0, r < rows, o < n; f32 or
+ * f64 (the row kernel's accumulation type) throughout. Reads up to OM_DWCONV_SLACK elements past the last tap. */
 typedef void (*om_dwconv_row_fn)(const void* base, const ptrdiff_t* off, const void* w, size_t T, void* y,
-                                 size_t n);
+                                 size_t n, size_t rows, ptrdiff_t ldx);
+#define OM_DWCONV_SLACK 64 /* elements: at least one vector of the widest path */
 typedef struct om_dwconv_kern {
   om_dwconv_row_fn row_f32, row_f64;
 } om_dwconv_kern;
 
 /* The kernel object of path file P (dwconv_P.c), from its two row kernels. */
 #define OM_DWCONV_KERN(P)                                                                             \
-  void om_dwconv_row_f32_##P(const void*, const ptrdiff_t*, const void*, size_t, void*, size_t);      \
-  void om_dwconv_row_f64_##P(const void*, const ptrdiff_t*, const void*, size_t, void*, size_t);      \
+  void om_dwconv_row_f32_##P(const void*, const ptrdiff_t*, const void*, size_t, void*, size_t, size_t, \
+                             ptrdiff_t);                                                              \
+  void om_dwconv_row_f64_##P(const void*, const ptrdiff_t*, const void*, size_t, void*, size_t, size_t, \
+                             ptrdiff_t);                                                              \
   extern const om_dwconv_kern om_dwconv_kern_##P;                                                     \
   const om_dwconv_kern om_dwconv_kern_##P = {om_dwconv_row_f32_##P, om_dwconv_row_f64_##P};
 
