@@ -98,11 +98,13 @@ def test_random_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
 # limit of one chain (272 goes to the GEMM, two blocks).
 DEPTHWISE = [
     Case("dw_wide_pad2_5x5", (1, 4, 9, 83), (4, 1, 5, 5), True, {"group": 4, "pads": [2, 2, 2, 2]}),
-    Case("dw_stride2_odd", (2, 3, 13, 71), (3, 1, 3, 3), True, {"group": 3, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("dw_stride2_odd", (2, 3, 13, 71), (3, 1, 3, 3), True,
+         {"group": 3, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
     Case("dw_stride3_dil2", (1, 2, 11, 70), (2, 1, 3, 3), False,
          {"group": 2, "strides": [1, 3], "dilations": [2, 2], "pads": [0, 2, 1, 0]}),
     Case("dw_x3_same_lower", (1, 2, 6, 37), (6, 1, 3, 2), True, {"group": 2, "auto_pad": "SAME_LOWER"}),
-    Case("dw_2x2_out", (1, 5, 4, 4), (5, 1, 5, 5), True, {"group": 5, "strides": [2, 2], "pads": [2, 2, 2, 2]}),
+    Case("dw_2x2_out", (1, 5, 4, 4), (5, 1, 5, 5), True,
+         {"group": 5, "strides": [2, 2], "pads": [2, 2, 2, 2]}),
     Case("dw_1d", (2, 3, 100), (3, 1, 7), True, {"group": 3, "pads": [3, 2]}),
     Case("dw_3d", (1, 2, 4, 5, 33), (2, 1, 2, 3, 3), True, {"group": 2, "pads": [1, 1, 1, 0, 1, 1]}),
     Case("dw_T256", (1, 2, 17, 20), (2, 1, 16, 16), True, {"group": 2, "pads": [1, 2, 0, 3]}),
