@@ -95,14 +95,34 @@ static void om_dw_finish(int type, int exact, const void* y, const void* b, size
   }
 }
 
+/* The tap offsets live after the padded copy. */
+static ptrdiff_t* om_dw_offsets(const om_dw_layout* l, int type, void* scratch) {
+  return (ptrdiff_t*)(void*)((unsigned char*)scratch +
+                                om_dw_up64((l->plane + OM_DWCONV_SLACK) * (type == OM_T_DOUBLE ? 8 : 4)));
+}
+
+void om_dwconv_taps(const om_conv_geom* g, int type, void* scratch) {
+  const om_dw_layout l = om_dw_layout_of(g);
+  ptrdiff_t* off = om_dw_offsets(&l, type, scratch);
+  size_t t = 0;
+  for (int64_t k0 = 0; k0 < g->kernel[0]; k0++)
+    for (int64_t k1 = 0; k1 < g->kernel[1]; k1++)
+      for (int64_t k2 = 0; k2 < g->kernel[2]; k2++) {
+        int64_t c = k2 * g->dilation[2];
+        off[t++] = (ptrdiff_t)((k0 * g->dilation[0] * l.P1 + k1 * g->dilation[1]) * l.rs +
+                               (c % g->stride[2]) * l.L + c / g->stride[2]);
+      }
+}
+
 void om_dwconv_channel(const om_dwconv_kern* k, const om_conv_geom* g, int type, int exact, const void* x,
                        const void* w, const void* b, size_t mg, void* y, void* scratch) {
   const om_dw_layout l = om_dw_layout_of(g);
   const size_t asize = type == OM_T_DOUBLE ? 8 : 4, esize = type == OM_T_DOUBLE ? 8 : type == OM_T_FLOAT ? 4 : 2;
   const size_t T = l.taps, W = (size_t)g->out[2], O = (size_t)(g->out[0] * g->out[1] * g->out[2]);
   unsigned char* plane = scratch;
-  ptrdiff_t* off = (ptrdiff_t*)(void*)(plane + om_dw_up64((l.plane + OM_DWCONV_SLACK) * asize));
-  float* wf = (float*)(void*)((unsigned char*)off + om_dw_up64(T * sizeof(ptrdiff_t)));
+  const ptrdiff_t* off = om_dw_offsets(&l, type, scratch);
+  float* wf = (float*)(void*)((unsigned char*)scratch + om_dw_up64((l.plane + OM_DWCONV_SLACK) * asize) +
+                              om_dw_up64(T * sizeof(ptrdiff_t)));
   float* accbuf = wf + om_dw_up64(mg * T * 4) / 4;
   const om_dwconv_row_fn row = type == OM_T_DOUBLE ? k->row_f64 : k->row_f32;
 
@@ -116,14 +136,6 @@ void om_dwconv_channel(const om_dwconv_kern* k, const om_conv_geom* g, int type,
       om_dw_copy_row(g, &l, type, x, i0, i1, plane + (size_t)((r0 * l.P1 + r1) * l.rs) * asize);
     }
   }
-  size_t t = 0;
-  for (int64_t k0 = 0; k0 < g->kernel[0]; k0++)
-    for (int64_t k1 = 0; k1 < g->kernel[1]; k1++)
-      for (int64_t k2 = 0; k2 < g->kernel[2]; k2++) {
-        int64_t c = k2 * g->dilation[2];
-        off[t++] = (ptrdiff_t)((k0 * g->dilation[0] * l.P1 + k1 * g->dilation[1]) * l.rs +
-                               (c % g->stride[2]) * l.L + c / g->stride[2]);
-      }
   if (type == OM_T_FLOAT16)
     for (size_t i = 0; i < mg * T; i++) wf[i] = om_f16_to_f32(((const uint16_t*)w)[i]);
 

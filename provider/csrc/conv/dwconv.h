@@ -37,9 +37,13 @@ int om_dwconv_serves(const om_conv_geom* g);
 /* Bytes of scratch om_dwconv_channel needs for elements of `type` (OM_T_FLOAT, OM_T_DOUBLE, OM_T_FLOAT16) and
  * mg filters. */
 size_t om_dwconv_scratch(const om_conv_geom* g, int type, size_t mg);
+/* The kernel positions' offsets into the padded copy, written into scratch: once, before om_dwconv_channel
+ * calls that share it (they depend on the geometry only). */
+void om_dwconv_taps(const om_conv_geom* g, int type, void* scratch);
 /* One channel x (in[0]*in[1]*in[2] elements of `type`) convolved with mg filters w (mg rows of T elements) into
  * mg output planes at y (out[0]*out[1]*out[2] elements each), plus b[m] (one rounded add; f16: in f32) when b
- * is not NULL; NaN -> the canonical quiet NaN when exact. scratch: om_dwconv_scratch bytes, 64-byte aligned. */
+ * is not NULL; NaN -> the canonical quiet NaN when exact. scratch: om_dwconv_scratch bytes, 64-byte aligned,
+ * the taps written by om_dwconv_taps. */
 void om_dwconv_channel(const om_dwconv_kern* k, const om_conv_geom* g, int type, int exact, const void* x,
                        const void* w, const void* b, size_t mg, void* y, void* scratch);
 

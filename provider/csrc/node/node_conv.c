@@ -145,6 +145,7 @@ static void om_conv_dw_task(void* ctx, size_t t) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
+  om_dwconv_taps(&d->geom, j->node->type, scratch);
   for (size_t g = g0; g < g1; g++)
     om_dwconv_channel(j->dw, &d->geom, j->node->type, j->node->mode == OM_MODE_EXACT,
                       j->x + (n * G + g) * in_plane * j->esize, j->w + g * j->Mg * j->T * j->esize,
