@@ -1,5 +1,5 @@
 /* dwconv.c - the direct depthwise convolution (dwconv.h): the zero-padded copy of a channel, the tap offsets,
- * the row kernel per output row, then the bias and the output type. Copies and one add: the chain itself is the
+ * the row kernel over the rows of each output plane, then the bias and the output type. Copies and one add: the chain itself is the
  * path's row kernel.
  *
  * The padded copy holds Xp[j0, j1, j2] (j_i = i_i + p_i, +0.0 outside X) for j_i < P_i = (out_i - 1)*s_i +

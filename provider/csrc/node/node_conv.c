@@ -12,6 +12,8 @@
  * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
  * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
  * rounding to f16.
+ * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
+ * direct path instead (conv/dwconv.h), tasks of whole groups of one image.
  */
 #include <stdio.h>
 #include <stdlib.h>
