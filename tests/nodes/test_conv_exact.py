@@ -6,8 +6,10 @@ onemodel_ep.InferenceSession on every kernel path of this machine (f32 with 1 an
 mode; the node must run on OneModel's kernels, and the output must have the reference's bits: the same NaN
 positions, every NaN the canonical quiet NaN of its type, every other element's bits equal. Cases: the shared
 ones of tests/reference/conv_cases.py (1-D/2-D/3-D, group and depthwise, strides, dilations, every auto_pad,
-asymmetric pads, T <= 256 and T > 256 up to five blocks), seeded random ones, and specials (an infinite
-weight over the padding, NaN payloads, -0.0 products and bias, overflow, subnormals).
+asymmetric pads, T <= 256 and T > 256 up to five blocks), seeded random ones, depthwise ones (C/G = 1: the
+direct path, rows wider than four vectors of the 512 path, strides and dilations, multipliers, 1-D and 3-D,
+kernels of 256 and 272 positions), and specials (an infinite weight over the padding, NaN payloads, -0.0
+products and bias, overflow, subnormals), for a group convolution and a depthwise one.
 
 The whole file is skipped, with the reason, while the library does not serve Conv (it is not in
 onemodel_ep.op_table(), the table `onemodel info --ops` lists); a type Conv does not serve is skipped too.
@@ -91,6 +93,33 @@ def test_random_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
     check(case, x, w, b, threads=(1, 2))
 
 
+# C/G = 1: the direct depthwise path (docs/conv.md), every row length around the vector widths, the last axis
+# strided and dilated (the phase-split padded copy), several filters per channel, and T = 256 / 272 around the
+# limit of one chain (272 goes to the GEMM, two blocks).
+DEPTHWISE = [
+    Case("dw_wide_pad2_5x5", (1, 4, 9, 83), (4, 1, 5, 5), True, {"group": 4, "pads": [2, 2, 2, 2]}),
+    Case("dw_stride2_odd", (2, 3, 13, 71), (3, 1, 3, 3), True,
+         {"group": 3, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("dw_stride3_dil2", (1, 2, 11, 70), (2, 1, 3, 3), False,
+         {"group": 2, "strides": [1, 3], "dilations": [2, 2], "pads": [0, 2, 1, 0]}),
+    Case("dw_x3_same_lower", (1, 2, 6, 37), (6, 1, 3, 2), True, {"group": 2, "auto_pad": "SAME_LOWER"}),
+    Case("dw_2x2_out", (1, 5, 4, 4), (5, 1, 5, 5), True,
+         {"group": 5, "strides": [2, 2], "pads": [2, 2, 2, 2]}),
+    Case("dw_1d", (2, 3, 100), (3, 1, 7), True, {"group": 3, "pads": [3, 2]}),
+    Case("dw_3d", (1, 2, 4, 5, 33), (2, 1, 2, 3, 3), True, {"group": 2, "pads": [1, 1, 1, 0, 1, 1]}),
+    Case("dw_T256", (1, 2, 17, 20), (2, 1, 16, 16), True, {"group": 2, "pads": [1, 2, 0, 3]}),
+    Case("dw_T272_gemm", (1, 2, 18, 20), (2, 1, 17, 16), True, {"group": 2}),
+]
+DW_PAD1 = Case("dw_pad1_3x3", (1, 3, 5, 70), (3, 1, 3, 3), True, {"group": 3, "pads": [1, 1, 1, 1]})
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+@pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
+def test_depthwise_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
+    x, w, b = cc.case_data(case, dtype, SEED + 7)
+    check(case, x, w, b, threads=(1, 2) if dtype == F32 else (1,))
+
+
 @pytest.mark.parametrize("name", ["2d_pad1", "2d_group2", "2d_T360_pad", "3d_asym_stride"])
 def test_weights_as_graph_inputs(name: str) -> None:
     """W and B fed at run time instead of initializers: the same bits (skipped if Conv is not claimed so)."""
@@ -104,22 +133,24 @@ def test_weights_as_graph_inputs(name: str) -> None:
 PAD1 = Case("pad1_3x3", (1, 2, 5, 6), (3, 2, 3, 3), True, {"pads": [1, 1, 1, 1]})
 
 
+@pytest.mark.parametrize("case", [PAD1, DW_PAD1], ids=case_id)
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
-def test_infinite_weight_over_padding_is_nan(dtype: np.dtype) -> None:
+def test_infinite_weight_over_padding_is_nan(dtype: np.dtype, case: Case) -> None:
     """+0.0 padding times inf is NaN: the outputs whose tap of w[m, 0, 0, 0] = inf falls in the padding are
     NaN, the others inf (x > 0)."""
-    x, w, b = cc.case_data(PAD1, dtype, SEED + 4)
+    x, w, b = cc.case_data(case, dtype, SEED + 4)
     x, w = np.abs(x) + dtype.type(1), np.abs(w)
     w[1, 0, 0, 0] = np.inf
-    want = conv_reference(x, w, b, **PAD1.attrs)
+    want = conv_reference(x, w, b, **case.attrs)
     assert np.isnan(want[0, 1, 0, :]).all() and np.isnan(want[0, 1, :, 0]).all()
     assert (want[0, 1, 1:, 1:] == np.inf).all()
-    check(PAD1, x, w, b)
+    check(case, x, w, b)
 
 
+@pytest.mark.parametrize("case", [PAD1, DW_PAD1], ids=case_id)
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
-def test_nan_payloads_become_canonical(dtype: np.dtype) -> None:
-    x, w, b = cc.case_data(PAD1, dtype, SEED + 5)
+def test_nan_payloads_become_canonical(dtype: np.dtype, case: Case) -> None:
+    x, w, b = cc.case_data(case, dtype, SEED + 5)
     u = np.dtype(f"u{dtype.itemsize}")
     quiet_neg = {F16: 0xFE45, F32: 0xFFC00456, F64: 0xFFF8000000000456}[dtype]
     signalling = {F16: 0x7C12, F32: 0x7F800123, F64: 0x7FF0000000000123}[dtype]
@@ -127,32 +158,34 @@ def test_nan_payloads_become_canonical(dtype: np.dtype) -> None:
     w.view(u)[2, 0, 1, 1] = quiet_neg
     assert b is not None
     b.view(u)[0] = quiet_neg
-    check(PAD1, x, w, b)
+    check(case, x, w, b)
 
 
+@pytest.mark.parametrize("case", [PAD1, DW_PAD1], ids=case_id)
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
-def test_negative_zero_products_give_plus_zero(dtype: np.dtype) -> None:
+def test_negative_zero_products_give_plus_zero(dtype: np.dtype, case: Case) -> None:
     """All products -0.0 (x = -0.0 with w > 0, and x = +0.0 with w < 0), the bias -0.0: +0.0 everywhere."""
     for xv, wv in ((-0.0, 1.5), (0.0, -2.0)):
-        x = np.full(PAD1.x_shape, xv, dtype)
-        w = np.full(PAD1.w_shape, wv, dtype)
-        b = np.full(PAD1.w_shape[0], -0.0, dtype)
-        assert (conv_reference(x, w, b, **PAD1.attrs).view(f"u{dtype.itemsize}") == 0).all()
-        check(PAD1, x, w, b)
+        x = np.full(case.x_shape, xv, dtype)
+        w = np.full(case.w_shape, wv, dtype)
+        b = np.full(case.w_shape[0], -0.0, dtype)
+        assert (conv_reference(x, w, b, **case.attrs).view(f"u{dtype.itemsize}") == 0).all()
+        check(case, x, w, b)
 
 
+@pytest.mark.parametrize("case", [PAD1, DW_PAD1], ids=case_id)
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
-def test_overflow_and_subnormals(dtype: np.dtype) -> None:
+def test_overflow_and_subnormals(dtype: np.dtype, case: Case) -> None:
     """Terms near the top of the range (sums overflow to +-inf, inf - inf is NaN) and near the bottom
     (subnormal products and results)."""
     info = np.finfo(dtype)
     rng = np.random.default_rng(SEED + 6)
-    x, w, b = cc.case_data(PAD1, dtype, SEED + 6)
+    x, w, b = cc.case_data(case, dtype, SEED + 6)
     big = np.sqrt(float(info.max)) * 0.75
     tiny = np.sqrt(float(info.smallest_subnormal)) * 4
     scale = np.where(rng.random(x.shape) < 0.5, big, tiny)
     x = (np.sign(x.astype(np.float64)) * scale).astype(dtype)
     w = (w.astype(np.float64) * np.where(rng.random(w.shape) < 0.5, big, tiny)).astype(dtype)
-    want = conv_reference(x, w, b, **PAD1.attrs)
+    want = conv_reference(x, w, b, **case.attrs)
     assert np.isinf(want).any() or np.isnan(want).any()
-    check(PAD1, x, w, b)
+    check(case, x, w, b)

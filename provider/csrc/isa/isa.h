@@ -14,6 +14,7 @@ struct om_kernel_table; /* kernels/kernels.h: element-wise, cast and Pow kernels
 struct om_gemm_kern;    /* gemm/gemm_internal.h: the matrix-product micro-kernels */
 struct om_red_path;     /* reduce/reduce.h: the reduction, Softmax and LayerNorm kernels */
 struct om_qgemm_kern;   /* quant/qgemm_internal.h: the exact integer matrix-product kernels */
+struct om_dwconv_kern;  /* conv/dwconv.h: the depthwise convolution row kernels */
 #define OM_QGEMM_EXTS 2 /* extension kernels a path may have */
 
 typedef struct om_isa_path {
@@ -30,6 +31,7 @@ typedef struct om_isa_path {
    * bits: the sums are exact integers. */
   const struct om_qgemm_kern* qgemm_ext[OM_QGEMM_EXTS];
   int (*ext_available[OM_QGEMM_EXTS])(void);
+  const struct om_dwconv_kern* dwconv;
 } om_isa_path;
 
 /* The row of a path, NULL when path is out of range. A path this build lacks (512 on AArch64) has a row that is

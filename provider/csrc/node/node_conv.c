@@ -12,12 +12,16 @@
  * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
  * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
  * rounding to f16.
+ * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
+ * direct path instead (conv/dwconv.h), tasks of whole groups of one image.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "conv/dwconv.h"
 #include "core/om_ops.h"
 #include "gemm/gemm.h"
+#include "isa/isa.h"
 #include "node_conv.h"
 #include "parallel.h"
 
@@ -28,6 +32,11 @@
 #define OM_CONV_TILE_ELEMS ((size_t)1 << 18)
 #define OM_CONV_TILE_MIN 64
 #define OM_CONV_TILE_MAX 512
+
+/* Direct depthwise path (conv/dwconv.h): about this many fmas per task, whole channels, at least one. Scratch
+ * up to this size lives on the task's stack. */
+#define OM_CONV_DW_TASK_FMAS ((size_t)1 << 15)
+#define OM_CONV_DW_STACK 16384
 
 static int om_conv_shapes(const om_node* node, const om_node_io* io) {
   om_conv_dims d;
@@ -44,6 +53,8 @@ typedef struct om_conv_job {
   unsigned char* y;
   size_t esize, T, O, Mg, tile, tiles;
   int pointwise;
+  const struct om_dwconv_kern* dw; /* the direct depthwise path's kernels, NULL: the GEMM */
+  size_t dw_groups, dw_scratch;    /* groups per task, scratch bytes per task */
   int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
 } om_conv_job;
 
@@ -122,6 +133,29 @@ static void om_conv_task(void* ctx, size_t t) {
     om_conv_bias_f64((double*)(void*)yt, j->O, (const double*)(const void*)j->b + g * j->Mg, j->Mg, no, exact);
 }
 
+/* Task t of the direct depthwise path: groups [g0, g0 + dw_groups) of one image, one channel each. */
+static void om_conv_dw_task(void* ctx, size_t t) {
+  om_conv_job* j = ctx;
+  const om_conv_dims* d = j->d;
+  size_t per_image = ((size_t)d->G + j->dw_groups - 1) / j->dw_groups;
+  size_t n = t / per_image, g0 = t % per_image * j->dw_groups, G = (size_t)d->G;
+  size_t g1 = g0 + j->dw_groups < G ? g0 + j->dw_groups : G;
+  size_t in_plane = (size_t)(d->geom.in[0] * d->geom.in[1] * d->geom.in[2]);
+  _Alignas(64) unsigned char stack[OM_CONV_DW_STACK];
+  void* scratch = stack;
+  if (j->dw_scratch > sizeof stack && !(scratch = aligned_alloc(64, (j->dw_scratch + 63) / 64 * 64))) {
+    __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
+    return;
+  }
+  om_dwconv_taps(&d->geom, j->node->type, scratch);
+  for (size_t g = g0; g < g1; g++)
+    om_dwconv_channel(j->dw, &d->geom, j->node->type, j->node->mode == OM_MODE_EXACT,
+                      j->x + (n * G + g) * in_plane * j->esize, j->w + g * j->Mg * j->T * j->esize,
+                      j->b ? j->b + g * j->Mg * j->esize : NULL, j->Mg,
+                      j->y + (n * (size_t)d->M + g * j->Mg) * j->O * j->esize, scratch);
+  if (scratch != stack) free(scratch);
+}
+
 /* Output positions per task, from T and O only. */
 static size_t om_conv_tile(size_t T, size_t O) {
   size_t t = OM_CONV_TILE_ELEMS / (T ? T : 1) / OM_CONV_TILE_MIN * OM_CONV_TILE_MIN;
@@ -146,10 +180,19 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
   j.Mg = (size_t)(d.M / d.G);
   j.pointwise = om_conv_is_pointwise(&d.geom);
   if (!j.y || d.N == 0 || d.M == 0 || j.O == 0) return 0;
-  j.tile = om_conv_tile(j.T, j.O);
-  j.tiles = (j.O + j.tile - 1) / j.tile;
-  size_t tasks = (size_t)d.N * (size_t)d.G * j.tiles;
-  om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_task, &j);
+  if (om_dwconv_serves(&d.geom) && om_path_available_cached(node->path)) {
+    size_t per_group = j.Mg * j.O * j.T;
+    j.dw = om_isa_path_get(node->path)->dwconv;
+    j.dw_groups = per_group >= OM_CONV_DW_TASK_FMAS ? 1 : OM_CONV_DW_TASK_FMAS / per_group;
+    j.dw_scratch = om_dwconv_scratch(&d.geom, node->type, j.Mg);
+    size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
+    om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
+  } else {
+    j.tile = om_conv_tile(j.T, j.O);
+    j.tiles = (j.O + j.tile - 1) / j.tile;
+    size_t tasks = (size_t)d.N * (size_t)d.G * j.tiles;
+    om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_task, &j);
+  }
   int failed = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   if (failed) {
     snprintf(io->err, io->errlen, failed == -2 ? "node '%s' (op Conv): internal error: om_gemm refused its arguments"
