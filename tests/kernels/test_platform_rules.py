@@ -235,7 +235,8 @@ def test_int8_values_keep_their_sign(path):
 
 # ---- long double -------------------------------------------------------------------------------------------
 LONG_DOUBLE = (r"\blong\s+double\b|\b__float128\b"  # the types, and floating literals with the L suffix
-               r"|\b[0-9]*\.[0-9]*(e[-+]?[0-9]+)?L\b|\b[0-9]+e[-+]?[0-9]+L\b")
+               r"|(?<![\w.])([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?[lL]\b|\b[0-9]+[eE][-+]?[0-9]+[lL]\b")
+# (a literal has a digit: a member access such as `l.L` is not one)
 
 
 def test_library_uses_no_long_double():
