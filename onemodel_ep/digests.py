@@ -286,11 +286,20 @@ def op_digests(kernel_path: str | None = None, mode: str = "exact") -> dict[str,
 
 
 def model_feeds(model_file: Path) -> dict[str, np.ndarray]:
-    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9 and a padding mask,
-    or for the CNNs (their file names start with resnet or mobilenet) images of 2 x 3 x 64 x 64."""
+    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9 and a padding mask for
+    the transformers (an `input_ids` input); for a model with one float input (the CNNs, unet_small,
+    crnn_small, audio_gru_small) standard normal values of its shape with the batch (its one symbolic
+    dimension) 2."""
+    import onnx
+
     rng = np.random.default_rng(7)
-    if model_file.name.startswith(("resnet", "mobilenet")):
-        return {"pixel_values": rng.standard_normal((2, 3, 64, 64)).astype(np.float32)}
+    graph = onnx.load(str(model_file), load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if len(inputs) == 1 and inputs[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+        dims = inputs[0].type.tensor_type.shape.dim
+        shape = tuple(d.dim_value if d.HasField("dim_value") else 2 for d in dims)
+        return {inputs[0].name: rng.standard_normal(shape).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
     if "bert" in model_file.name:
         feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)

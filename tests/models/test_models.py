@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
@@ -20,7 +21,6 @@ import onemodel_ep
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
 NAMES = ("bert_tiny", "llama_tiny", "mobilenet_v3_small_half", "resnet18_small")
-CNNS = frozenset({"mobilenet_v3_small_half", "resnet18_small"})  # pixel_values [batch, 3, 64, 64]
 THREADS = (1, 2, 4)
 LEVELS = {
     "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
@@ -37,10 +37,22 @@ DATA_MOVEMENT = frozenset({
     "Tile", "Pad",
 })
 
+def _float_input(name: str) -> tuple[str, tuple[int, ...]] | None:
+    """The one float input of a vision or audio model and its shape (the batch 0); None for a transformer."""
+    graph = onnx.load(str(MODELS / f"{name}.onnx"), load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if len(inputs) != 1 or inputs[0].type.tensor_type.elem_type != onnx.TensorProto.FLOAT:
+        return None
+    return inputs[0].name, tuple(d.dim_value for d in inputs[0].type.tensor_type.shape.dim)
+
+
 def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seq * 100 + batch)
-    if name in CNNS:  # seq only varies the seed
-        return {"pixel_values": rng.standard_normal((batch, 3, 64, 64)).astype(np.float32)}
+    single = _float_input(name)
+    if single is not None:  # seq only varies the seed
+        in_name, shape = single
+        return {in_name: rng.standard_normal((batch, *shape[1:])).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(batch, seq), dtype=np.int64)}
     if name == "bert_tiny":
         mask = np.ones((batch, seq), dtype=np.int64)
