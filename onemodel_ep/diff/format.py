@@ -132,8 +132,8 @@ def format_report(r: DiffReport) -> str:
         L.append("")
         pn = r.per_node
         L.append(
-            f"per node: {pn['retargeted']} retargeted node(s), {pn['exposed']} intermediate value(s) exposed"
-            + (f", {len(pn['untyped'])} of unknown type skipped" if pn["untyped"] else "")
+            f"per node: {len(r.nodes)} node(s) of the main graph compared, {pn['exposed']} intermediate "
+            "value(s) exposed" + (f", {len(pn['untyped'])} of unknown type skipped" if pn["untyped"] else "")
         )
         first = r.first_divergence
         if first is None:
@@ -143,6 +143,8 @@ def format_report(r: DiffReport) -> str:
                 f"  first divergence: node {first.name!r} ({first.op}, #{first.index}, "
                 f"{'OneModel EP' if first.retargeted else 'stock ORT'}), output {first.output!r}"
             )
+            if first.inside:
+                L.append("    inside: " + " > ".join(first.inside))
             if first.reason:
                 L.append(f"    why: {first.reason}")
             for inp in first.inputs:
@@ -157,14 +159,16 @@ def format_report(r: DiffReport) -> str:
         top = r.top(int(pn.get("top_k", 5)))
         if top:
             L.append(f"  top {len(top)} node(s) by error:")
+            wn = max([20] + [len(n.name) for n in top])  # names whole
+            wo = max([12] + [len(n.op) for n in top])
             L.append(
-                f"    {'#':>4}  {'node':<20} {'op':<12} {'failing':>9} {'identical':>9} {'max ulp':>10} "
+                f"    {'#':>4}  {'node':<{wn}} {'op':<{wo}} {'failing':>9} {'identical':>9} {'max ulp':>10} "
                 f"{'max abs':>10}"
             )
             for n in top:
                 nc = n.comparison
                 L.append(
-                    f"    {n.index:>4}  {n.name[:20]:<20} {n.op[:12]:<12} {nc.failing:>9} "
+                    f"    {n.index:>4}  {n.name:<{wn}} {n.op:<{wo}} {nc.failing:>9} "
                     f"{_pct(nc.identical, nc.elements):>9} {_g(nc.max_ulp):>10} {_g(nc.max_abs):>10}"
                 )
     L.append("")

@@ -16,6 +16,7 @@ from onemodel_ep._lib import DOMAIN
 from onemodel_ep.diff.compare import Comparison, Criteria, bit_identical, compare, tensor_stats
 from onemodel_ep.diff.report import NodeDiff
 from onemodel_ep.diff.sessions import optimized_graph, run, session
+from onemodel_ep.diff.subgraph import CONTROL_FLOW, body_model, constant_tensors, outer_reads
 from onemodel_ep.inference import value_types
 
 Progress = Callable[[str], None]
@@ -101,10 +102,13 @@ def compare_nodes(
     ep_session: Any = None,
     plain: tuple[onnx.GraphProto | None, onnx.GraphProto | None] = (None, None),
     outputs_fail: bool = False,
+    rewrite_body: Callable[[onnx.ModelProto], onnx.ModelProto] | None = None,
+    depth: int = 0,
 ) -> tuple[dict[str, Any], list[NodeDiff], NodeDiff | None]:
     """Expose every value of the main graph in both runs, compare every node (ours and stock ORT's) and find
     where the runs part (DiffReport.first_divergence). `plain`: the graphs ORT ran in the plain runs (stock,
-    ours), after its optimisations, to tell why a node differs."""
+    ours), after its optimisations, to tell why a node differs. `rewrite_body`: rewrites a control-flow body
+    cut out as a model of its own (subgraph.py), to look inside an If, Loop or Scan where the runs part."""
     g, rg = model.graph, rewritten.graph
     # The rewriter may insert helper nodes (e.g. Cast's type witness): match nodes by their first output.
     index_of = {n.output[0]: i for i, n in enumerate(g.node) if n.output and n.output[0]}
@@ -172,7 +176,8 @@ def compare_nodes(
         if shown is None:
             continue
         ins = []
-        for v in node.input:
+        implicit = outer_reads(node) if node.op_type in CONTROL_FLOW else []
+        for v in list(node.input) + implicit:
             if not v:
                 continue
             a, b = value(v, ref), value(v, got)
@@ -199,7 +204,10 @@ def compare_nodes(
     if first is not None:
         node = g.node[first.index]
         first.reason = _Runs(g, per_node_opts).why(node)
-        if first.reason is None and all(x.get("identical") for x in first.inputs):
+        if node.op_type in CONTROL_FLOW and all(x.get("identical") for x in first.inputs):
+            first = _inside(model, node, first, lambda v: value(v, ref), types, crit, top, progress,
+                            ep_session, rewrite_body, depth)
+        elif first.reason is None and all(x.get("identical") for x in first.inputs):
             first.reason = (
                 "OneModel EP's kernel and stock ORT's give different results on the same inputs"
                 if first.retargeted
@@ -223,3 +231,47 @@ def compare_nodes(
             first = NodeDiff(**{**n.__dict__, "reason": note})
     info = {"retargeted": len(moved), "exposed": len(wanted), "untyped": untyped, "top_k": top}
     return info, nodes, first
+
+
+_MAX_DEPTH = 4  # bodies inside bodies looked into
+
+
+def _inside(
+    model: onnx.ModelProto,
+    node: onnx.NodeProto,
+    first: NodeDiff,
+    value: Callable[[str], np.ndarray | None],
+    types: Mapping[str, int],
+    crit: Criteria,
+    top: int,
+    progress: Progress,
+    ep_session: Any,
+    rewrite_body: Callable[[onnx.ModelProto], onnx.ModelProto] | None,
+    depth: int,
+) -> NodeDiff:
+    """The first divergence inside the body of control-flow node `node` (`first`), whose inputs and outer
+    values agree in both runs: the node in its body where the runs part, or `first` with the reason."""
+    where = "its inputs and the outer values its body reads agree in both runs: the runs part in its body"
+    if rewrite_body is None or depth >= _MAX_DEPTH:
+        first.reason = where
+        return first
+    cut = body_model(model, node, value, constant_tensors(model.graph), types)
+    if isinstance(cut, str):
+        first.reason = f"{where}, which cannot be run on its own: {cut}"
+        return first
+    sub, feeds, which = cut
+    progress(f"per node: inside {first.name!r} ({node.op_type}), its {which}")
+    try:
+        _, _, inner = compare_nodes(sub, rewrite_body(sub), feeds, crit, top, progress, ep_session,
+                                    outputs_fail=False, rewrite_body=rewrite_body, depth=depth + 1)
+    except Exception as e:  # noqa: BLE001 - the outer divergence stands; say why we could not look inside
+        first.reason = f"{where}; run on its own, its {which} fails: {str(e).splitlines()[0][:300]}"
+        return first
+    iteration = "" if node.op_type == "If" else " at its first iteration"
+    if inner is None:
+        first.reason = (f"{where}; run on its own{iteration}, its {which} gives the same results in both "
+                        "runs (they part at a later iteration, or where ORT optimised the whole model "
+                        "differently)")
+        return first
+    inner.inside = [f"{first.name} ({node.op_type}) {which}{iteration}", *inner.inside]
+    return inner

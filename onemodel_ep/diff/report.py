@@ -39,6 +39,9 @@ class NodeDiff:
     inputs: list[dict[str, Any]]  # name, stats (stock ORT side), identical (both runs agree bit for bit)
     retargeted: bool = True  # runs on OneModel EP (False: stock ORT in both runs)
     reason: str | None = None  # why it differs, where it can be told (how ORT ran it in each run)
+    # the control-flow bodies it lies in, outermost first ("loop (Loop) body at its first iteration"); empty
+    # in the main graph; `index` is then the node's position in the innermost body
+    inside: list[str] = field(default_factory=list)
 
     @property
     def error_key(self) -> tuple[bool, int, float, float, int]:
@@ -56,6 +59,7 @@ class NodeDiff:
             "error": self.comparison.to_dict(),
             "retargeted": self.retargeted,
             "reason": self.reason,
+            "inside": self.inside,
         }
 
 

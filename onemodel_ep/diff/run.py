@@ -261,8 +261,11 @@ def diff_models(
         if via == "ep":
             make = lambda mm, opt: ep_session(mm, mode, kernel_path, "OneModel EP (per node)", opt)  # noqa: E731
         fails = not all(o.comparison.passed for o in outputs)
+        def rewrite_body(body: onnx.ModelProto) -> onnx.ModelProto:
+            return rewrite(body, mode=mode, kernel_path=kernel_path)
+
         report.per_node, report.nodes, report.divergence = compare_nodes(
-            m, rewritten, feeds, crit, top, say, make, plain, fails
+            m, rewritten, feeds, crit, top, say, make, plain, fails, rewrite_body
         )
     report.via = via
     report.seconds = time.monotonic() - t0

@@ -445,7 +445,7 @@ OUTPUT_KEYS = {
     "signed_zero_mismatches", "nan_payload_differs", "worst", "histogram", "error",
 }  # fmt: skip
 WORST_KEYS = {"index", "ort", "onemodel", "ort_bits", "onemodel_bits", "abs", "rel", "ulp"}
-NODE_KEYS = {"index", "name", "op", "output", "inputs", "error", "retargeted", "reason"}
+NODE_KEYS = {"index", "name", "op", "output", "inputs", "error", "retargeted", "reason", "inside"}
 PER_NODE_KEYS = {"retargeted", "exposed", "untyped", "top_k", "first_divergence", "top", "nodes"}
 
 
@@ -497,3 +497,130 @@ def test_plot(tmp_path, capsys):
     png = tmp_path / "ulp.png"
     rc, out, _ = _cli(capsys, "diff", "--plot", str(png))
     assert rc == 1 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- per node inside If, Loop and Scan bodies (onemodel_ep/diff/subgraph.py) ---
+
+_I = T.INT32
+# 0 ** -1 in int32: stock ORT gives INT_MIN, OneModel EP saturates to INT_MAX (element 1 below)
+_POW_FEEDS = {
+    "a": np.array([1, 0, 2, 3], np.int32),
+    "b": np.array([1, 0, 1, 1], np.int32),
+    "e": np.array([3, -1, 2, 1], np.int32),
+}
+
+
+def _pow_body(prefix: str, out: str, exponent: str = "e") -> list[onnx.NodeProto]:
+    return [
+        helper.make_node("Add", ["a", "b"], [f"{prefix}s"], name=f"{prefix}add"),
+        helper.make_node("Pow", [f"{prefix}s", exponent], [f"{prefix}p"], name=f"{prefix}pow_named_long"),
+        helper.make_node("Add", [f"{prefix}p", "b"], [out], name=f"{prefix}add2"),
+    ]
+
+
+def _if_model(take_then: bool) -> onnx.ModelProto:
+    then = helper.make_graph(_pow_body("t_", "t_out"), "then", [], [_vi("t_out", _I, [4])])
+    other = helper.make_graph(_pow_body("e_", "e_out"), "else", [], [_vi("e_out", _I, [4])])
+    return _model(
+        [
+            helper.make_node("Greater", ["x", "zero"], ["c"], name="gt"),
+            helper.make_node("If", ["c"], ["r"], name="the_if", then_branch=then, else_branch=other),
+            helper.make_node("Add", ["r", "a"], ["out"], name="after"),
+        ],
+        [_vi(n, _I, [4]) for n in "abe"] + [_vi("x", F, [])],
+        [_vi("out", _I, [4])],
+        inits=[helper.make_tensor("zero", F, [], [0.0 if take_then else 2.0])],
+    )
+
+
+@pytest.mark.parametrize("via", ["ep", "rewrite"])
+@pytest.mark.parametrize("take_then", [True, False])
+def test_per_node_looks_inside_the_branch_if_took(via, take_then):
+    if via == "ep" and default_via() != "ep":
+        pytest.skip("this ORT cannot load OneModel as an execution provider")
+    feeds = {**_POW_FEEDS, "x": np.array(1.0, np.float32)}
+    r = onemodel_ep.diff_models(_if_model(take_then), feeds, per_node=True, via=via)
+    first = r.first_divergence
+    which, prefix = ("then_branch", "t_") if take_then else ("else_branch", "e_")
+    assert first is not None and first.op == "Pow" and first.name == f"{prefix}pow_named_long"
+    assert first.inside == [f"the_if (If) {which}"]
+    assert all(i["identical"] for i in first.inputs)
+    assert first.comparison.worst is not None and first.comparison.worst["index"] == [1]
+    text = str(r)
+    assert f"inside: the_if (If) {which}" in text
+    assert r.to_dict()["per_node"] is not None
+
+
+def _loop_model(trips: int, pow_at: int) -> onnx.ModelProto:
+    """A Loop of `trips` iterations carrying v += Pow(a + b, x) + b, where x is e at iteration `pow_at` and 1
+    at the others ((e - 1) * [i == pow_at] + 1), so the runs part only at that iteration."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Constant", [], ["at"], value=helper.make_tensor("at_v", T.INT64, [], [pow_at])),
+            helper.make_node("Constant", [], ["one"], value=helper.make_tensor("one_v", _I, [], [1])),
+            helper.make_node("Equal", ["i", "at"], ["now"], name="now"),
+            helper.make_node("Cast", ["now"], ["now_i"], to=_I, name="now_i"),
+            helper.make_node("Sub", ["e", "one"], ["e1"], name="e_minus_1"),
+            helper.make_node("Mul", ["e1", "now_i"], ["em"], name="e_masked"),
+            helper.make_node("Add", ["em", "one"], ["x"], name="exponent"),
+            *_pow_body("l_", "l_q", "x"),
+            helper.make_node("Add", ["v_in", "l_q"], ["v_out"], name="l_acc"),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="l_cond"),
+        ],
+        "body",
+        [_vi("i", T.INT64, []), _vi("cond_in", T.BOOL, []), _vi("v_in", _I, [4])],
+        [_vi("cond_out", T.BOOL, []), _vi("v_out", _I, [4])],
+    )
+    return _model(
+        [helper.make_node("Loop", ["trips", "", "v0"], ["v"], name="the_loop", body=body)],
+        [_vi(n, _I, [4]) for n in "abe"] + [_vi("v0", _I, [4])],
+        [_vi("v", _I, [4])],
+        inits=[helper.make_tensor("trips", T.INT64, [], [trips])],
+    )
+
+
+def test_per_node_looks_inside_a_loop_body_at_its_first_iteration():
+    feeds = {**_POW_FEEDS, "v0": np.zeros(4, np.int32)}
+    r = onemodel_ep.diff_models(_loop_model(3, 0), feeds, per_node=True, via="rewrite")
+    first = r.first_divergence
+    assert first is not None and first.op == "Pow"
+    assert first.inside == ["the_loop (Loop) body at its first iteration"]
+
+
+def test_per_node_says_when_a_loop_parts_after_its_first_iteration():
+    feeds = {**_POW_FEEDS, "v0": np.zeros(4, np.int32)}
+    r = onemodel_ep.diff_models(_loop_model(3, 1), feeds, per_node=True, via="rewrite")
+    first = r.first_divergence
+    assert first is not None and first.op == "Loop" and first.inside == []
+    assert first.reason is not None
+    assert "first iteration" in first.reason and "later iteration" in first.reason
+
+
+def test_per_node_looks_inside_a_scan_body():
+    body = helper.make_graph(
+        [*_pow_body("s_", "s_q"), helper.make_node("Add", ["st_in", "s_q"], ["st_out"], name="s_acc"),
+         helper.make_node("Identity", ["s_q"], ["y_out"], name="s_y")],
+        "body",
+        [_vi("st_in", _I, [4]), _vi("e", _I, [4])],
+        [_vi("st_out", _I, [4]), _vi("y_out", _I, [4])],
+    )
+    m = _model(
+        [helper.make_node("Scan", ["st0", "es"], ["st", "ys"], name="the_scan", body=body,
+                          num_scan_inputs=1)],
+        [_vi("a", _I, [4]), _vi("b", _I, [4]), _vi("st0", _I, [4]), _vi("es", _I, [2, 4])],
+        [_vi("st", _I, [4]), _vi("ys", _I, [2, 4])],
+    )
+    feeds = {"a": _POW_FEEDS["a"], "b": _POW_FEEDS["b"], "st0": np.zeros(4, np.int32),
+             "es": np.stack([_POW_FEEDS["e"], np.ones(4, np.int32)])}
+    r = onemodel_ep.diff_models(m, feeds, per_node=True, via="rewrite")
+    first = r.first_divergence
+    assert first is not None and first.op == "Pow"
+    assert first.inside == ["the_scan (Scan) body at its first iteration"]
+
+
+def test_per_node_top_table_prints_names_whole():
+    feeds = {**_POW_FEEDS, "x": np.array(1.0, np.float32)}
+    m = _if_model(True)
+    m.graph.node[2].name = "a_node_name_much_longer_than_twenty_characters"
+    r = onemodel_ep.diff_models(m, feeds, per_node=True, via="rewrite")
+    assert "a_node_name_much_longer_than_twenty_characters" in str(r)
