@@ -15,6 +15,7 @@ from onnx import helper
 from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
 from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
+from onemodel_ep.ort_shapes import bodies_lack_shapes, body_key, ort_body_types
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -33,7 +34,11 @@ def _has_shape(t: onnx.TypeProto) -> bool:
 
 
 def _carry_shapes(
-    graph: onnx.GraphProto, inferred: onnx.GraphProto | None, names: list[str], subgraph: bool
+    graph: onnx.GraphProto,
+    inferred: onnx.GraphProto | None,
+    names: list[str],
+    subgraph: bool,
+    ort_types: dict[str, onnx.TypeProto] | None = None,
 ) -> None:
     """Give the values `names` (outputs of retargeted nodes) of `graph`, and a subgraph's outputs, the shapes
     ONNX inference found.
@@ -44,15 +49,18 @@ def _carry_shapes(
     graph declares without a shape (as an output or in value_info) gets the inferred shape; one it does not
     declare gets a value_info. The main graph's outputs are left as declared. `inferred` is the same graph
     after inference (per graph, not one namespace: an If's two branches may both name a value, with
-    different shapes).
+    different shapes). `ort_types`: for a body, the types ORT's own inference gives its values
+    (ort_shapes.py), used where ONNX inference found no shape.
     """
-    if inferred is None:
+    found = dict(ort_types or {})
+    if inferred is not None:
+        found.update({
+            vi.name: vi.type
+            for vi in list(inferred.input) + list(inferred.output) + list(inferred.value_info)
+            if _has_shape(vi.type)
+        })
+    if not found:
         return
-    found = {
-        vi.name: vi.type
-        for vi in list(inferred.input) + list(inferred.output) + list(inferred.value_info)
-        if _has_shape(vi.type)
-    }
     declared = {vi.name: vi for vi in list(graph.output) + list(graph.value_info)}
     if subgraph:
         names = names + [o.name for o in graph.output]
@@ -63,6 +71,8 @@ def _carry_shapes(
         vi = declared.get(name)
         if vi is None:
             graph.value_info.append(helper.make_value_info(name, t))
+        elif not vi.type.HasField("tensor_type") and not vi.type.WhichOneof("value"):  # declared with no type
+            vi.type.CopyFrom(t)
         elif vi.type.HasField("tensor_type") and not _has_shape(vi.type):
             vi.type.tensor_type.shape.CopyFrom(t.tensor_type.shape)
             if not vi.type.tensor_type.elem_type:
@@ -147,6 +157,8 @@ def rewrite(
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)
     ranks = value_ranks(inferred)
+    # where ONNX inference leaves a body's output without a shape, ask ORT's inference (before the rewrite)
+    body_types = ort_body_types(out) if bodies_lack_shapes(inferred.graph) else {}
     moved_any = False
 
     def visit(graph: onnx.GraphProto, inf: onnx.GraphProto | None, where: str) -> None:
@@ -197,7 +209,7 @@ def rewrite(
             rep.nodes.append(NodeReport(where, node.name, op_type, shown, True, "moved", ""))
         for index, witness in reversed(witnesses):  # each right before its node, keeping topological order
             graph.node.insert(index, witness)
-        _carry_shapes(graph, inf, moved_outputs, where != "main")
+        _carry_shapes(graph, inf, moved_outputs, where != "main", body_types.get(body_key(graph)))
 
     visit(out.graph, inferred.graph if inferred is not out else None, "main")
     if moved_any and not any(imp.domain == DOMAIN for imp in out.opset_import):

@@ -9,6 +9,7 @@ inference finds into the rewritten graphs (rewriter._carry_shapes)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -249,3 +250,51 @@ def test_same_name_in_both_branches_gets_each_branch_shape():
     x = np.arange(4, dtype=np.float32) - 2
     for c, want in ((True, np.abs(x)), (False, np.abs(np.concatenate([x, x])))):
         np.testing.assert_array_equal(sess.run(None, {"x": x, "c": np.array(c)})[0], want)
+
+
+@functools.cache
+def _linear_attention_cases() -> dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray], list[np.ndarray]]]:
+    """ONNX's backend cases of LinearAttention's expansion (a Scan whose carried state no ONNX inference
+    shapes), at the newest ai.onnx opset this ORT loads (the cases declare 27; every op in them is older)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    cases = {}
+    for c in collect_testcases("LinearAttention"):
+        if not c.name.endswith("_expanded"):
+            continue
+        m = c.model
+        for imp in m.opset_import:
+            if imp.domain in ("", "ai.onnx"):
+                imp.version = min(imp.version, onnx.defs.onnx_opset_version(), 24)
+        inputs, outputs = c.data_sets[0]
+        feeds = dict(zip([i.name for i in m.graph.input], inputs))
+        cases[c.name] = (m, feeds, list(outputs))
+    return cases
+
+
+LINEAR_ATTENTION = [
+    "test_linear_attention_" + s + "_expanded"
+    for s in ("linear", "gated", "gated_per_head_decay", "delta", "gated_delta", "gated_delta_beta_scalar",
+              "gated_delta_gqa", "gated_delta_mqa", "decode_step", "prefill_with_past",
+              "no_past_explicit_zeros", "explicit_scale", "fp16", "linear_t1_no_past")
+]
+
+
+@pytest.mark.parametrize("name", LINEAR_ATTENTION)
+def test_onnx_linear_attention_expansion_runs_rewritten(name):
+    """Rewritten, the Scan body's outputs get the shapes ORT's own inference gives (ort_shapes.py): the case
+    runs, gives ONNX's expected outputs within float tolerance, and the bits of the EP path."""
+    cases = _linear_attention_cases()
+    if name not in cases:
+        pytest.skip(f"this onnx has no backend case {name}")
+    m, feeds, want = cases[name]
+    got = onemodel_ep.InferenceSession(m, via="rewrite").run(None, feeds)
+    moved = onemodel_ep.InferenceSession(m, via="rewrite").rewrite_report.moved
+    assert any(n.graph != "main" for n in moved), "no node of the Scan body was retargeted"
+    for g, w in zip(got, want):
+        tol = 2e-3 if w.dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol)
+    if onemodel_ep.ep_supported():
+        ep = onemodel_ep.InferenceSession(m, via="ep").run(None, feeds)
+        for g, e in zip(got, ep):
+            assert g.tobytes() == e.tobytes()
