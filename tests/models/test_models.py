@@ -1,5 +1,6 @@
 """The test models (testdata/models: tools/gen/make_test_models.py writes the transformers,
-tools/gen/make_cnn_models.py the CNNs) run end to end on OneModel EP.
+tools/gen/make_cnn_models.py the CNNs, tools/gen/make_quant_models.py their quantized forms) run end to end
+on OneModel EP.
 
 Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
 it) x every kernel path x intra_op_num_threads 1, 2, 4 x every ORT optimisation level give the same bits;
@@ -20,7 +21,8 @@ import pytest
 import onemodel_ep
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
-NAMES = ("bert_tiny", "llama_tiny", "mobilenet_v3_small_half", "resnet18_small")
+NAMES = ("bert_tiny", "bert_tiny_dynq", "llama_tiny", "mobilenet_v3_small_half", "resnet18_small",
+         "resnet18_small_qdq")
 THREADS = (1, 2, 4)
 LEVELS = {
     "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
@@ -54,7 +56,7 @@ def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
         in_name, shape = single
         return {in_name: rng.standard_normal((batch, *shape[1:])).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(batch, seq), dtype=np.int64)}
-    if name == "bert_tiny":
+    if name.startswith("bert_tiny"):
         mask = np.ones((batch, seq), dtype=np.int64)
         mask[-1, max(1, seq - 3):] = 0  # padding at the end of the last row
         feeds["attention_mask"] = mask
