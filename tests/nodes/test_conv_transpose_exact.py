@@ -65,6 +65,9 @@ CASES = [
     Case("1d_stride2_pads", (1, 3, 9), (3, 4, 4), True, {"strides": [2], "pads": [1, 2]}),
     Case("1d_outpad_dil", (1, 2, 6), (2, 3, 3), False,
          {"strides": [3], "dilations": [2], "output_padding": [2]}),
+    Case("1d_outpad_over_stride", (1, 2, 4), (2, 2, 2), True,
+         {"strides": [2], "dilations": [3], "output_padding": [2]},
+         ort_differs="stock ORT 1.31.1 refuses output_padding >= stride"),
     Case("2d_3x3", (1, 3, 5, 6), (3, 4, 3, 3), True),
     Case("2d_up2_pad1_outpad1", (2, 4, 4, 5), (4, 3, 3, 3), True,
          {"strides": [2, 2], "pads": [1, 1, 1, 1], "output_padding": [1, 1]}),
@@ -106,6 +109,10 @@ CASES = [
          {"group": 2, "auto_pad": "SAME_UPPER", "strides": [2, 2, 1]}),
     Case("batch0", (0, 3, 4, 4), (3, 2, 3, 3), True, {"strides": [2, 2]}),
 ]
+
+
+def named(name: str) -> Case:
+    return next(c for c in CASES if c.name == name)
 
 
 def random_case(rng: np.random.Generator, name: str) -> Case:
@@ -235,7 +242,7 @@ def test_random_cases_bit_for_bit(case: Case) -> None:
 
 @pytest.mark.parametrize("opset", [11, 22])
 def test_opsets(opset: int) -> None:
-    case = CASES[4]
+    case = named("2d_up2_pad1_outpad1")
     x, w, b = case_data(case, F32, SEED + 4)
     check(case, x, w, b, opset)
 
@@ -243,13 +250,14 @@ def test_opsets(opset: int) -> None:
 def test_float16_is_not_claimed() -> None:
     if ROW is None:
         pytest.skip("onemodel_ep does not serve ConvTranspose: it is not in onemodel_ep.op_table()")
-    x, w, b = case_data(CASES[3], F16, SEED + 5)
+    x, w, b = case_data(named("2d_3x3"), F16, SEED + 5)
     for via in VIAS:
         sess = session(model(x.shape, w, b, {}), via, None, 1)
         assert not sess.report.moved, sess.report.summary()
 
 
-SPECIAL_CASES = [CASES[4], CASES[8]]  # strided with pads and output_padding; depthwise
+# strided with pads and output_padding; depthwise
+SPECIAL_CASES = [named("2d_up2_pad1_outpad1"), named("2d_depthwise")]
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=str)
@@ -289,7 +297,7 @@ def test_negative_zero_partials_give_plus_zero(case: Case, dtype: np.dtype) -> N
 
 
 @pytest.mark.parametrize("dtype", [F32, F64], ids=str)
-@pytest.mark.parametrize("case", SPECIAL_CASES + [CASES[23]], ids=case_id)
+@pytest.mark.parametrize("case", SPECIAL_CASES + [named("2d_Cg300_2blocks")], ids=case_id)
 def test_overflow_and_subnormals(case: Case, dtype: np.dtype) -> None:
     info = np.finfo(dtype)
     rng = np.random.default_rng(SEED + 8)
@@ -456,3 +464,33 @@ def test_reference_order_is_not_one_chain() -> None:
     assert y2[0, 0, 2] == np.float32(2.0**24)  # each +1 rounds back to 2^24 (ties to even)
     w3 = np.array([[[1.0, 1.0, 2.0**24]]], F32)
     assert CT.conv_transpose_reference(x2, w3)[0, 0, 2] == np.float32(2.0**24 + 2)  # 1 + 1 first
+
+
+# ---- errors --------------------------------------------------------------------------------------------
+
+W_4x2 = (4, 2, 3, 3)  # C = 4, M/G = 2, a 3x3 kernel
+BAD = [
+    ("output_padding", {"strides": [2, 1], "output_padding": [2, 0]}, None),  # not < max(stride, dilation)
+    ("group", {"group": 3}, None),  # C = 4 not divisible by 3
+    ("group0", {"group": 0}, None),
+    ("output_shape", {"strides": [2, 2], "output_shape": [5, 5]}, None),  # X 1x1 below: total -2 = -stride
+    ("bias", {}, 3),  # B of 3 elements, M = 2
+    ("kernel_shape", {"kernel_shape": [2, 2]}, None),
+    ("negative_pads", {"pads": [0, -1, 0, 0]}, None),
+    ("strides0", {"strides": [0, 1]}, None),
+]
+
+
+@pytest.mark.parametrize("what,attrs,bias_len", BAD, ids=[b[0] for b in BAD])
+def test_bad_nodes_fail_at_session_creation(what: str, attrs: dict[str, Any], bias_len: int | None) -> None:
+    """docs/conv.md's ConvTranspose errors: with the shapes declared, session creation fails naming node and
+    op (stock ORT finds most of these only at the run)."""
+    if ROW is None:
+        pytest.skip("onemodel_ep does not serve ConvTranspose: it is not in onemodel_ep.op_table()")
+    x_shape = (1, 4, 3, 3) if what != "output_shape" else (1, 4, 1, 1)
+    w = np.ones(W_4x2, F32)
+    b = None if bias_len is None else np.ones(bias_len, F32)
+    for via in VIAS:
+        with pytest.raises(Exception) as err:  # noqa: PT011 - ORT raises its own exception types
+            session(model(x_shape, w, b, attrs), via, None, 1)
+        assert "ct0" in str(err.value) and "ConvTranspose" in str(err.value), f"{what} ({via}): {err.value}"

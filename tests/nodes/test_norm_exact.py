@@ -188,7 +188,8 @@ def special_input(kind: str, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, n
         x = (x.astype(np.float64) * float(info.smallest_subnormal) * 8).astype(dtype)
         scale = (scale.astype(np.float64) * float(info.tiny)).astype(dtype)
     elif kind == "huge":  # squares that overflow to inf (var inf, s 0) and sums that overflow
-        x = (x.astype(np.float64) * float(info.max) / 8).astype(dtype)
+        x = (rng.uniform(-1, 1, x.shape) * float(info.max) / 4).astype(dtype)  # finite; sums may overflow
+        x[1, 2] = (rng.uniform(-1, 1, x.shape[2:]) * np.sqrt(float(info.max)) * 4).astype(dtype)  # squares do
     elif kind == "ties":  # few distinct values: the mean and differences land on exact halves
         x = rng.integers(-3, 4, x.shape).astype(dtype) * dtype.type(0.5)
     return x, scale, bias
@@ -332,3 +333,29 @@ def test_reference_sum16_order() -> None:
     assert NR.sum16(v) == np.float32(2.0**24 + 2)  # lane 0 (2^24) + lane 1 (2) in the tree
     assert NR.sum16(np.zeros(0, F32)) == 0 and not np.signbit(NR.sum16(np.zeros(0, F32)))
     assert np.signbit(NR.sum16(np.full(5, -0.0, F32)))  # partials from -0.0: all -0.0 stays -0.0
+
+
+# ---- errors --------------------------------------------------------------------------------------------
+
+BAD = [  # (what, op, opset, X shape, scale/bias length, attributes)
+    ("num_groups0", "GroupNormalization", 21, (1, 4, 3), 4, {"num_groups": 0}),
+    ("C_mod_G", "GroupNormalization", 21, (1, 4, 3), 4, {"num_groups": 3}),
+    ("group_scale_C_at_18", "GroupNormalization", 18, (1, 4, 3), 4, {"num_groups": 2}),
+    ("group_scale_G_at_21", "GroupNormalization", 21, (1, 4, 3), 2, {"num_groups": 2}),
+    ("instance_scale", "InstanceNormalization", 17, (1, 4, 3), 3, {}),
+    ("instance_rank2", "InstanceNormalization", 17, (2, 4), 4, {}),
+]
+
+
+@pytest.mark.parametrize("what,op,opset,shape,n_params,attrs", BAD, ids=[b[0] for b in BAD])
+def test_bad_nodes_fail_naming_node_and_op(what: str, op: str, opset: int, shape: tuple[int, ...],
+                                           n_params: int, attrs: dict[str, Any]) -> None:
+    """docs/pooling-norm.md's errors: at session creation or at the run, naming node and op."""
+    served(op, F32)
+    rng = np.random.default_rng(SEED + 10)
+    x = sample(rng, shape, F32)
+    scale, bias = params(rng, n_params, F32)
+    for via in VIAS:
+        with pytest.raises(Exception) as err:  # noqa: PT011 - ORT raises its own exception types
+            session(model(op, x, scale, bias, opset, **attrs), via, None, 1).run(None, {"x": x})
+        assert "norm0" in str(err.value) and op in str(err.value), f"{what} ({via}): {err.value}"
