@@ -213,16 +213,17 @@ def test_instance_norm_opsets(opset: int) -> None:
 
 
 def test_group_norm_stash_type_other_than_1_stays_with_ort() -> None:
-    """Opset 21's stash_type 0 is not served: the node stays with stock ORT and the report says why."""
+    """Opset 21's stash_type 0 is not served: the rewrite leaves the node to stock ORT and its report names
+    the attribute (stock ORT 1.31.1 itself then has no implementation for it)."""
     served("GroupNormalization", F32)
     rng = np.random.default_rng(SEED + 6)
     x = sample(rng, (1, 4, 3, 3), F32)
     scale, bias = params(rng, 4, F32)
-    for via in VIAS:
-        m = model("GroupNormalization", x, scale, bias, 21, num_groups=2, stash_type=0)
-        sess = session(m, via, None, 1)
-        assert not sess.report.moved, sess.report.summary()
-        assert "stash_type" in sess.report.summary(), sess.report.summary()
+    report = onemodel_ep.RewriteReport("exact", None)
+    out = onemodel_ep.rewrite(model("GroupNormalization", x, scale, bias, 21, num_groups=2, stash_type=0),
+                              report=report)
+    assert [n.op_type for n in out.graph.node] == ["GroupNormalization"] and out.graph.node[0].domain == ""
+    assert not report.moved and "stash_type" in report.summary(), report.summary()
 
 
 # ---- the reference on its own --------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, epsi
     x = np.asarray(x)
     if x.ndim < 3:
         raise ValueError(f"InstanceNormalization needs X of rank 3 or more, got rank {x.ndim}")
-    return _normalize(x, np.asarray(scale), np.asarray(b), x.shape[1], epsilon)
+    return _normalize(x, np.asarray(scale), np.asarray(b), max(x.shape[1], 1), epsilon)  # C = 0: empty
 
 
 def group_normalization(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, num_groups: int,
