@@ -3,11 +3,11 @@ tests/reference/conv_transpose_reference.py (written from docs/conv.md's "ConvTr
 
 Each case is a one-node ConvTranspose model (W and B initializers) run through both ways in (the rewrite, and
 the execution provider where ORT supports it) on every kernel path, exact mode, at one thread, and at two
-threads on the default path; the node must run on OneModel's kernels and the output must have the
+threads on the default path (the EP); the node must run on OneModel's kernels and the output must have the
 reference's bits (the same NaN positions, every NaN the canonical quiet NaN, every other element's bits
 equal). Cases: 1-D, 2-D, 3-D; group, depthwise and channel multipliers; strides (also larger than the kernel),
 dilations, asymmetric pads, output_padding, every auto_pad, output_shape (also beyond the taps), kernel_shape;
-Cg <= 256 and Cg > 256 (two and three channel blocks); seeded random cases; specials (an infinite weight,
+Cg <= 256 and Cg > 256 (two to four channel blocks); seeded random cases; specials (an infinite weight,
 NaN payloads, -0.0 partial sums and bias, overflow, subnormals); float16 is not claimed.
 
 The reference itself is checked here too (these tests run without the kernel): bit for bit against a scalar
@@ -201,11 +201,12 @@ def served(dtype: np.dtype) -> None:
 
 
 def check(case: Case, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, opset: int = 17) -> None:
-    """The case through both ways in on every path at one thread, the default path at two threads."""
+    """The case through both ways in on every path at one thread, and the last way in (the EP where ORT has
+    it) on the default path at two threads."""
     served(x.dtype)
     want = CT.conv_transpose_reference(x, w, b, **case.attrs)
     m = model(x.shape, w, b, case.attrs, opset)
-    runs = [(via, path, 1) for via in VIAS for path in PATHS] + [(via, None, 2) for via in VIAS]
+    runs = [(via, path, 1) for via in VIAS for path in PATHS] + [(VIAS[-1], None, 2)]
     for via, path, threads in runs:
         sess = session(m, via, path, threads)
         assert [n.op for n in sess.report.moved] == ["ConvTranspose"], \
@@ -237,7 +238,7 @@ def test_cases_f64_bit_for_bit(case: Case) -> None:
     check(case, x, w, b)
 
 
-@pytest.mark.parametrize("case", random_cases(SEED + 2, 20), ids=case_id)
+@pytest.mark.parametrize("case", random_cases(SEED + 2, 16), ids=case_id)
 def test_random_cases_bit_for_bit(case: Case) -> None:
     x, w, b = case_data(case, F32, SEED + 3)
     check(case, x, w, b)

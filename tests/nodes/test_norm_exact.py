@@ -2,9 +2,10 @@
 tests/reference/norm_reference.py (written from docs/pooling-norm.md's contract alone).
 
 Each case is a one-node model (scale and bias initializers) run through both ways in (the rewrite, and the
-execution provider where ORT supports it) on every kernel path, exact mode, at one thread, and at two threads
-on the default path; the node must run on OneModel's kernels and the output must have the reference's bits
-(the same NaN positions, every NaN the canonical quiet NaN of its type, every other element's bits equal).
+execution provider where ORT supports it) on every kernel path, exact mode, at one thread, and (f32) at two
+threads on the default path; the node must run on OneModel's kernels and the output must have the
+reference's bits (the same NaN positions, every NaN the canonical quiet NaN of its type, every other element's
+bits equal).
 Cases: ranks 2 (GroupNormalization only) to 5, groups of fewer and more than 16 elements and not a multiple of
 16, G = 1, 1 < G < C and G = C, both scale layouts of GroupNormalization (opsets 18-20: [G]; 21: [C]),
 epsilon 0, tiny and large, NaN, inf, -0.0, subnormals, overflowing squares, constant groups, zero-size
@@ -92,8 +93,10 @@ def session(m: onnx.ModelProto, via: str, path: str | None, threads: int) -> one
 
 
 def run_everywhere(op: str, m: onnx.ModelProto, x: np.ndarray, want: np.ndarray, what: str) -> None:
-    """The model through both ways in on every path at one thread, and the default path at two threads."""
-    runs = [(via, path, 1) for via in VIAS for path in PATHS] + [(via, None, 2) for via in VIAS]
+    """The model through both ways in on every path at one thread, and (f32) the default path at two
+    threads."""
+    runs = [(via, path, 1) for via in VIAS for path in PATHS]
+    runs += [(via, None, 2) for via in VIAS] if x.dtype == F32 else []
     for via, path, threads in runs:
         sess = session(m, via, path, threads)
         assert [n.op for n in sess.report.moved] == [op], \
@@ -130,8 +133,7 @@ def test_instance_norm_bit_for_bit(shape: tuple[int, ...], dtype: np.dtype) -> N
     check_instance(x, scale, bias, f"InstanceNormalization {shape} {dtype}")
 
 
-@pytest.mark.parametrize("opset", [18, 21])
-@pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
+@pytest.mark.parametrize("opset,dtype", [(21, F32), (21, F16), (21, F64), (18, F32)], ids=str)
 @pytest.mark.parametrize("shape,groups", GROUP_SHAPES, ids=str)
 def test_group_norm_bit_for_bit(shape: tuple[int, ...], groups: int, dtype: np.dtype, opset: int) -> None:
     rng = np.random.default_rng([SEED + 1, groups, opset, *shape])
@@ -149,7 +151,7 @@ def test_group_norm_zero_sizes(shape: tuple[int, ...]) -> None:
     check_group(x, scale, bias, groups, 21, f"GroupNormalization {shape}")
 
 
-@pytest.mark.parametrize("epsilon", [0.0, 1e-30, 1e-3, 7.5])
+@pytest.mark.parametrize("epsilon", [0.0, 1e-30, 7.5])
 @pytest.mark.parametrize("dtype", [F32, F16, F64], ids=str)
 def test_epsilon_values(epsilon: float, dtype: np.dtype) -> None:
     """epsilon widened exactly from f32; 0 with a constant channel gives 0 * inf = NaN."""
@@ -201,7 +203,8 @@ def test_special_values(kind: str, dtype: np.dtype) -> None:
     x, scale, bias = special_input(kind, dtype)
     check_instance(x, scale, bias, f"InstanceNormalization {kind} {dtype}")
     check_group(x, scale, bias, 2, 21, f"GroupNormalization-21 {kind} {dtype}")
-    check_group(x, scale[:2].copy(), bias[:2].copy(), 2, 18, f"GroupNormalization-18 {kind} {dtype}")
+    if dtype == F32:
+        check_group(x, scale[:2].copy(), bias[:2].copy(), 2, 18, f"GroupNormalization-18 {kind} {dtype}")
 
 
 @pytest.mark.parametrize("opset", [6, 22])
