@@ -12,17 +12,20 @@ contributing kk in row-major order (one rounded add each), y = acc + B[m] (one r
 canonical quiet NaN. f32 and f64 only (the contract does not serve f16).
 
 fma is tests/reference/reference_linalg.py's exactly rounded one (f32: the product exact in f64, the sum
-rounded to odd in f64, then one rounding to f32; f64: MPFR), itself checked against MPFR. The block tree is
-written here from its recursive definition.
+rounded to odd in f64, then one rounding to f32; f64: MPFR), itself checked against MPFR; the block tree is
+tests/reference/gemm_reference.py's binary counter (its recursive definition is in the scalar loop of
+tests/nodes/test_conv_transpose_exact.py, which this reference matches bit for bit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from tests.reference.gemm_reference import block_tree_sum
 from tests.reference.reference_linalg import fma
 
 KB = 256  # the GEMM's block of the reduction over channels (docs/gemm.md)
@@ -105,15 +108,10 @@ def geometry(
 
 
 def tree(sums: list[np.ndarray]) -> np.ndarray:
-    """docs/exact-linalg.md: s_0 for one sum; otherwise tree(s_0 .. s_{P-1}) + tree(s_P .. s_{nb-1}), P the
-    largest power of two below nb (one rounded addition, earlier + later)."""
-    if len(sums) == 1:
-        return sums[0]
-    p = 1
-    while 2 * p < len(sums):
-        p *= 2
+    """docs/exact-linalg.md's tree over the block sums (earlier + later, one rounded addition each), as the
+    binary counter of tests/reference/gemm_reference.py builds it."""
     with np.errstate(all="ignore"):
-        return tree(sums[:p]) + tree(sums[p:])
+        return block_tree_sum(sums, lambda earlier, later: earlier + later)
 
 
 def dot_channels(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -137,42 +135,38 @@ def _taps(o: np.ndarray, begin: int, kk: int, s: int, d: int, size: int) -> tupl
     return ok, np.where(ok, q // s, 0)
 
 
-def _check(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, group: int, kernel_shape: Sequence[int] | None
-           ) -> None:
-    if x.dtype not in TYPES or w.dtype != x.dtype or (b is not None and b.dtype != x.dtype):
-        raise TypeError(f"X, W, B must share f32 or f64: {x.dtype}, {w.dtype}, "
-                        f"{None if b is None else b.dtype}")
-    if x.ndim not in (3, 4, 5) or w.ndim != x.ndim:
-        raise ValueError(f"X and W must both have rank 3, 4 or 5: {x.shape}, {w.shape}")
-    if group < 1 or x.shape[1] != w.shape[0] or x.shape[1] % group:
-        raise ValueError(f"X {x.shape}, W {w.shape} and group {group} do not fit")
-    if kernel_shape is not None and tuple(kernel_shape) != w.shape[2:]:
-        raise ValueError(f"kernel_shape {list(kernel_shape)} is not W's spatial shape {w.shape[2:]}")
-    if b is not None and b.shape != (group * w.shape[1],):
-        raise ValueError(f"B must have shape [{group * w.shape[1]}], got {b.shape}")
+def _problems(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, group: int,
+              kernel_shape: Sequence[int] | None) -> list[str]:
+    """What makes X, W, B, group and kernel_shape unusable together (empty when nothing does)."""
+    types_ok = x.dtype in TYPES and w.dtype == x.dtype and (b is None or b.dtype == x.dtype)
+    ranks_ok = x.ndim in (3, 4, 5) and w.ndim == x.ndim
+    b_type = None if b is None else b.dtype
+    found = {
+        f"X, W, B must share f32 or f64: {x.dtype}, {w.dtype}, {b_type}": not types_ok,
+        f"X and W must both have rank 3, 4 or 5: {x.shape}, {w.shape}": not ranks_ok,
+    }
+    if ranks_ok:
+        m = group * w.shape[1]
+        found[f"X {x.shape}, W {w.shape} and group {group} do not fit"] = (
+            group < 1 or x.shape[1] != w.shape[0] or x.shape[1] % group != 0)
+        found[f"kernel_shape {kernel_shape} is not W's spatial shape {w.shape[2:]}"] = (
+            kernel_shape is not None and tuple(kernel_shape) != w.shape[2:])
+        b_shape = None if b is None else b.shape
+        found[f"B must have shape [{m}], got {b_shape}"] = b_shape is not None and b_shape != (m,)
+    return [what for what, bad in found.items() if bad]
 
 
-def conv_transpose_reference(
-    x: np.ndarray,
-    w: np.ndarray,
-    b: np.ndarray | None = None,
-    *,
-    auto_pad: str = "NOTSET",
-    dilations: Sequence[int] | None = None,
-    group: int = 1,
-    kernel_shape: Sequence[int] | None = None,
-    output_padding: Sequence[int] | None = None,
-    output_shape: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-) -> np.ndarray:
-    """ONNX ConvTranspose (attributes as ONNX names them, None for absent) in the contract's order."""
+def conv_transpose_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, group: int = 1,
+                             kernel_shape: Sequence[int] | None = None, **shape_attrs: Any) -> np.ndarray:
+    """ONNX ConvTranspose in the contract's order. Attributes as ONNX names them (absent: left out or None);
+    shape_attrs are `geometry`'s: auto_pad, dilations, output_padding, output_shape, pads, strides."""
     x, w = np.asarray(x), np.asarray(w)
     b = None if b is None else np.asarray(b)
-    _check(x, w, b, group, kernel_shape)
+    problems = _problems(x, w, b, group, kernel_shape)
+    if problems:
+        raise ValueError("; ".join(problems))
     kernel = tuple(int(v) for v in w.shape[2:])
-    geo = geometry(x.shape[2:], kernel, auto_pad=auto_pad, dilations=dilations, output_padding=output_padding,
-                   output_shape=output_shape, pads=pads, strides=strides)
+    geo = geometry(x.shape[2:], kernel, **shape_attrs)
     n, c = x.shape[:2]
     cg, mg = c // group, w.shape[1]
     in_sp = x.shape[2:]
