@@ -217,3 +217,22 @@ def test_old_ir_and_bad_arguments() -> None:
         fold(model, mode="loose")
     with pytest.raises(TypeError, match="ModelProto"):
         fold(b"not a model")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("via", VIAS)
+def test_model_file_with_external_data_folds(tmp_path: Path, via: str) -> None:
+    """A model file whose weights live in a data file: the inline constant chain folds, the external weights
+    stay in their file (ORT reads them from the model's folder), the same bits as unfolded."""
+    w = numpy_helper.from_array(np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32), "w")
+    k = numpy_helper.from_array(np.full(64, 0.5, np.float32), "k")
+    nodes = [helper.make_node("Neg", ["k"], ["nk"], name="neg"),
+             helper.make_node("MatMul", ["x", "w"], ["xw"], name="matmul"),
+             helper.make_node("Add", ["xw", "nk"], ["y"], name="add")]
+    model = _model(nodes, [w, k], ["y"], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])])
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="w.bin", size_threshold=1024)
+    sess = onemodel_ep.InferenceSession(str(path), via=via)
+    assert [n.name for n in sess.report.nodes if n.category == "folded"] == ["neg"]
+    feeds = {"x": np.random.default_rng(4).standard_normal((2, 64)).astype(np.float32)}
+    unfolded = onemodel_ep.InferenceSession(str(path), via=via, fold=False)
+    _same_bits(sess.run(None, feeds), unfolded.run(None, feeds))
