@@ -10,7 +10,8 @@ ORT runs its level-1 graph optimisations before it partitions the graph, with st
 folding would compute a node we would claim (an Exp of an initializer) with stock ORT's kernel, and a few
 fusions rewrite element-wise arithmetic (1/x*y into y/x, x+0 into x). `ep_session_options` disables those
 transformers (`optimization.disable_specified_optimizers`, NUMERIC_OPTIMIZERS), so the EP path gives the
-rewrite path's bits.
+rewrite path's bits. onemodel_ep.InferenceSession folds constant nodes itself, with OneModel's kernels
+(fold.py), before ORT sees the model; a plain ORT session over ep_session_options runs them every call.
 """
 
 from __future__ import annotations

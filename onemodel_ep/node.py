@@ -256,19 +256,38 @@ class Node:
         _checked(lib.om_node_run, self._ptr, n, data, shapes, ranks, out_ptr, out_shape, rank, *_NO_POOL)
         return out
 
+    def _output_shapes(
+        self, count: int, n: int, data: Any, shapes: Any, ranks: Any
+    ) -> tuple[Any, Any, list[tuple[tuple[int, ...], np.dtype[Any]]]]:
+        """om_node_output_shapes' arrays for the first `count` outputs, and each one's shape and dtype."""
+        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
+        out_ranks = ffi.new("size_t[]", max(count, 1))
+        _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
+        found = []
+        for k in range(count):
+            shape = tuple(int(out_shapes[lib.OM_NODE_MAX_RANK * k + d]) for d in range(out_ranks[k]))
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
+            found.append((shape, dtype))
+        return out_shapes, out_ranks, found
+
+    def output_shapes(
+        self, *inputs: np.ndarray | None, n_outputs: int | None = None
+    ) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
+        """The shape and dtype of each of the first `n_outputs` outputs (by default all the node can have)
+        for `inputs`, computing nothing (om_node_output_shapes)."""
+        count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
+        n, data, shapes, ranks, _keep = self._marshal(inputs)
+        return self._output_shapes(count, n, data, shapes, ranks)[2]
+
     def run_outputs(self, *inputs: np.ndarray | None, n_outputs: int | None = None) -> list[np.ndarray]:
         """Every output of the node (the first `n_outputs`, by default all it can have) for `inputs`, through
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
-        out_ranks = ffi.new("size_t[]", max(count, 1))
-        _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
+        out_shapes, out_ranks, found = self._output_shapes(count, n, data, shapes, ranks)
         outs: list[np.ndarray] = []
         ptrs = ffi.new("void*[]", max(count, 1))
-        for k in range(count):
-            shape = tuple(out_shapes[lib.OM_NODE_MAX_RANK * k + d] for d in range(out_ranks[k]))
-            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
+        for k, (shape, dtype) in enumerate(found):
             o = np.empty(shape, dtype=dtype)
             outs.append(o)
             ptrs[k] = ffi.cast("void*", o.ctypes.data) if o.size else ffi.cast("void*", 1)
