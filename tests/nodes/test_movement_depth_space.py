@@ -37,11 +37,15 @@ def depth_to_space(x: np.ndarray, b: int, crd: bool) -> np.ndarray:
 
 def space_to_depth(x: np.ndarray, b: int) -> np.ndarray:
     n, c, h, w = x.shape
-    return x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4).reshape(n, c * b * b, h // b, w // b)
+    return (
+        x.reshape(n, c, h // b, b, w // b, b)
+        .transpose(0, 3, 5, 1, 2, 4)
+        .reshape(n, c * b * b, h // b, w // b)
+    )
 
 
-# (shape, blocksize, mode (None: no attribute)) for DepthToSpace; SpaceToDepth takes the same shapes with H and W
-# scaled by the block and C divided by its square.
+# (shape, blocksize, mode (None: no attribute)) for DepthToSpace; SpaceToDepth takes the same shapes with H
+# and W scaled by the block and C divided by its square.
 BASE = [
     ((1, 8, 3, 5), 2, None),
     ((2, 12, 2, 3), 2, "CRD"),
@@ -83,10 +87,11 @@ def depth_space_cases(op: str, opset: int) -> list[Case]:
 PARAMS = [(op, opset) for op in ("DepthToSpace", "SpaceToDepth") for opset in OPSETS]
 
 
-def reference_and_stock_match(cases: list[Case], opset: int,
-                              reference_serves: Callable[[Case], bool] = lambda c: True) -> None:
-    """Each case's contract is onnx.reference's bytes (where reference_serves it), and stock ORT's where it has
-    a kernel for the type."""
+def reference_and_stock_match(
+    cases: list[Case], opset: int, reference_serves: Callable[[Case], bool] = lambda c: True
+) -> None:
+    """Each case's contract is onnx.reference's bytes (where reference_serves it), and stock ORT's where it
+    has a kernel for the type."""
     compared = set()
     for c in _split(cases)[0]:
         model, feeds = model_of([c], opset)
@@ -100,7 +105,9 @@ def reference_and_stock_match(cases: list[Case], opset: int,
             known = ("NOT_IMPLEMENTED", "Could not find an implementation", "InsertedPrecisionFreeCast")
             assert any(k in str(e) for k in known), str(e)
             continue
-        if c.inputs[0].dtype == np.float16:  # stock ORT casts to float and back: signalling NaNs come back quiet
+        if (
+            c.inputs[0].dtype == np.float16
+        ):  # stock ORT casts to float and back: signalling NaNs come back quiet
             assert got.shape == c.want[0].shape and np.array_equal(got, c.want[0], equal_nan=True), c.label()
             continue
         _same(f"stock ORT vs the contract: {c.label()}", got, c.want[0])
@@ -143,7 +150,7 @@ F32 = TensorProto.FLOAT
         ("DepthToSpace", 13, {}, "attribute 'blocksize' is required"),
         ("SpaceToDepth", 13, {"blocksize": 0}, "blocksize 0 must be 1 or more"),
         ("DepthToSpace", 13, {"blocksize": -2}, "blocksize -2 must be 1 or more"),
-        ("DepthToSpace", 13, {"blocksize": 2, "mode": "XYZ"}, "'mode' must be \"DCR\" or \"CRD\""),
+        ("DepthToSpace", 13, {"blocksize": 2, "mode": "XYZ"}, '\'mode\' must be "DCR" or "CRD"'),
         ("DepthToSpace", 1, {"blocksize": 2, "mode": "CRD"}, "'mode' is not in opset 1"),
     ],
 )
@@ -173,8 +180,9 @@ def _one_node(op: str, shape: list[int | str], attrs: dict[str, object]) -> onnx
     x = helper.make_tensor_value_info("x", F32, shape)
     y = helper.make_tensor_value_info("y", F32, None)
     node = helper.make_node(op, ["x"], ["y"], name="blk", **attrs)
-    return helper.make_model(helper.make_graph([node], "g", [x], [y]), ir_version=8,
-                             opset_imports=[helper.make_opsetid("", 13)])
+    return helper.make_model(
+        helper.make_graph([node], "g", [x], [y]), ir_version=8, opset_imports=[helper.make_opsetid("", 13)]
+    )
 
 
 @pytest.mark.parametrize("via", VIAS)
@@ -182,8 +190,9 @@ def test_declared_rank_three_is_refused_at_creation(via: str) -> None:
     so = ort.SessionOptions()
     so.log_severity_level = 3
     with pytest.raises(Exception, match="blk.*DepthToSpace.*(rank|4-dimensional)"):
-        sess = onemodel_ep.InferenceSession(_one_node("DepthToSpace", [4, 2, 2], {"blocksize": 2}), sess_options=so,
-                                            via=via)
+        sess = onemodel_ep.InferenceSession(
+            _one_node("DepthToSpace", [4, 2, 2], {"blocksize": 2}), sess_options=so, via=via
+        )
         sess.run(None, {"x": np.zeros((4, 2, 2), np.float32)})
 
 
@@ -191,10 +200,13 @@ def test_declared_rank_three_is_refused_at_creation(via: str) -> None:
 def test_bad_channel_count_is_a_run_error_naming_node_and_op(via: str) -> None:
     so = ort.SessionOptions()
     so.log_severity_level = 3
-    sess = onemodel_ep.InferenceSession(_one_node("DepthToSpace", ["n", "c", "h", "w"], {"blocksize": 2}),
-                                        sess_options=so, via=via)
+    sess = onemodel_ep.InferenceSession(
+        _one_node("DepthToSpace", ["n", "c", "h", "w"], {"blocksize": 2}), sess_options=so, via=via
+    )
     assert all(n.moved for n in sess.report.nodes)
     with pytest.raises(Exception, match="blk.*DepthToSpace.*C = 6 is not a multiple"):
         sess.run(None, {"x": np.zeros((1, 6, 2, 2), np.float32)})
     got = sess.run(None, {"x": np.arange(16, dtype=np.float32).reshape(1, 4, 2, 2)})[0]  # still usable
-    _same("after the error", got, depth_to_space(np.arange(16, dtype=np.float32).reshape(1, 4, 2, 2), 2, False))
+    _same(
+        "after the error", got, depth_to_space(np.arange(16, dtype=np.float32).reshape(1, 4, 2, 2), 2, False)
+    )

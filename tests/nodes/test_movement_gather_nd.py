@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import compiled_dispatch_matches, direct_every_path_matches, every_way_matches
-from tests.nodes.movement_cases import BF16, STORED, Case, bits, model_of
+from tests.nodes.movement_cases import BF16, STORED, Case, bits
 from tests.nodes.test_movement_depth_space import reference_and_stock_match
 from tests.nodes.test_movement_ops import _same
 
@@ -33,7 +33,7 @@ def gather_elements(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
 
 def gather_nd(x: np.ndarray, idx: np.ndarray, b: int) -> np.ndarray:
     k = idx.shape[-1]
-    out = np.empty(idx.shape[:-1] + x.shape[b + k:], x.dtype)
+    out = np.empty(idx.shape[:-1] + x.shape[b + k :], x.dtype)
     for pos in np.ndindex(*idx.shape[:-1]):
         t = tuple(int(v) + (x.shape[b + m] if v < 0 else 0) for m, v in enumerate(idx[pos]))
         out[pos] = x[pos[:b] + t]
@@ -110,12 +110,20 @@ def gather_nd_cases(opset: int) -> list[Case]:
             cols = [_indices(rng, ishape[:-1] + (1,), xs[bd + m], np.int64) for m in range(k)]
             idx = np.concatenate(cols, axis=-1) if cols else np.zeros(ishape, np.int64)
             attrs = {} if b is None else {"batch_dims": b}
-            out.append(Case("GatherND", opset, [x, idx], [False, (i + j) % 3 == 0], attrs, [gather_nd(x, idx, bd)]))
+            out.append(
+                Case("GatherND", opset, [x, idx], [False, (i + j) % 3 == 0], attrs, [gather_nd(x, idx, bd)])
+            )
     return out
 
 
 CASES = {"GatherElements": gather_elements_cases, "GatherND": gather_nd_cases}
-PARAMS = [("GatherElements", 11), ("GatherElements", 13), ("GatherND", 11), ("GatherND", 12), ("GatherND", 13)]
+PARAMS = [
+    ("GatherElements", 11),
+    ("GatherElements", 13),
+    ("GatherND", 11),
+    ("GatherND", 12),
+    ("GatherND", 13),
+]
 
 
 @pytest.mark.parametrize("op,opset", PARAMS)
@@ -132,7 +140,11 @@ def _reference_serves(c: Case) -> bool:
     x, idx = c.inputs[0], c.inputs[1]
     assert x is not None and idx is not None
     axis = int(c.attrs.get("axis", 0))  # type: ignore[call-overload]
-    return 0 <= axis and x.shape[axis] <= 64 and all(d == axis or x.shape[d] == idx.shape[d] for d in range(x.ndim))
+    return (
+        0 <= axis
+        and x.shape[axis] <= 64
+        and all(d == axis or x.shape[d] == idx.shape[d] for d in range(x.ndim))
+    )
 
 
 @pytest.mark.parametrize("op,opset", PARAMS)
@@ -162,26 +174,78 @@ F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
 @pytest.mark.parametrize(
     "op,itype,x,idx,attrs,msg",
     [
-        ("GatherElements", np.int64, (3, 4), [[0, 4]], {"axis": 1},
-         "index 4 \\(element 1 of input 1\\) is out of range for axis 1 of size 4 \\(allowed: -4 to 3\\)"),
-        ("GatherElements", np.int32, (3, 4), [[-3], [-4]], {},
-         "index -4 \\(element 1 of input 1\\) is out of range for axis 0 of size 3"),
+        (
+            "GatherElements",
+            np.int64,
+            (3, 4),
+            [[0, 4]],
+            {"axis": 1},
+            "index 4 \\(element 1 of input 1\\) is out of range for axis 1 of size 4 \\(allowed: -4 to 3\\)",
+        ),
+        (
+            "GatherElements",
+            np.int32,
+            (3, 4),
+            [[-3], [-4]],
+            {},
+            "index -4 \\(element 1 of input 1\\) is out of range for axis 0 of size 3",
+        ),
         ("GatherElements", np.int64, (0, 4), [[0]], {}, "index 0 .* of size 0"),
-        ("GatherElements", np.int64, (3, 4), [0, 1], {}, "input 1 \\(indices\\) has rank 1, input 0 \\(data\\) rank 2"),
-        ("GatherElements", np.int64, (3, 4), [[0] * 5], {}, "has 5 along dimension 1, more than input 0 \\(data\\)'s 4"),
+        (
+            "GatherElements",
+            np.int64,
+            (3, 4),
+            [0, 1],
+            {},
+            "input 1 \\(indices\\) has rank 1, input 0 \\(data\\) rank 2",
+        ),
+        (
+            "GatherElements",
+            np.int64,
+            (3, 4),
+            [[0] * 5],
+            {},
+            "has 5 along dimension 1, more than input 0 \\(data\\)'s 4",
+        ),
         ("GatherElements", np.int64, (3, 4), [[0]], {"axis": 2}, "axis 2 is out of range for rank 2"),
-        ("GatherND", np.int64, (3, 4), [[1, 4]], {}, "index 4 \\(element 1 of input 1\\) is out of range for data "
-         "dimension 1 of size 4"),
+        (
+            "GatherND",
+            np.int64,
+            (3, 4),
+            [[1, 4]],
+            {},
+            "index 4 \\(element 1 of input 1\\) is out of range for data dimension 1 of size 4",
+        ),
         ("GatherND", np.int64, (3, 4), [[-4, 0]], {}, "index -4 .* data dimension 0 of size 3"),
-        ("GatherND", np.int64, (3, 4), [[0, 1, 2]], {}, "last dimension of input 1 \\(indices\\) is 3; it must be 1 "
-         "to 2"),
-        ("GatherND", np.int64, (2, 4), [[[0]], [[1]], [[0]]], {"batch_dims": 1},
-         "batch dimension 0 is 2 in data and 3 in indices"),
-        ("GatherND", np.int64, (2, 4), [[0], [1]], {"batch_dims": 2}, "batch_dims 2 must be less than the ranks"),
+        (
+            "GatherND",
+            np.int64,
+            (3, 4),
+            [[0, 1, 2]],
+            {},
+            "last dimension of input 1 \\(indices\\) is 3; it must be 1 to 2",
+        ),
+        (
+            "GatherND",
+            np.int64,
+            (2, 4),
+            [[[0]], [[1]], [[0]]],
+            {"batch_dims": 1},
+            "batch dimension 0 is 2 in data and 3 in indices",
+        ),
+        (
+            "GatherND",
+            np.int64,
+            (2, 4),
+            [[0], [1]],
+            {"batch_dims": 2},
+            "batch_dims 2 must be less than the ranks",
+        ),
     ],
 )
-def test_run_errors(op: str, itype: type, x: tuple[int, ...], idx: list, attrs: dict[str, object],
-                    msg: str) -> None:
+def test_run_errors(
+    op: str, itype: type, x: tuple[int, ...], idx: list, attrs: dict[str, object], msg: str
+) -> None:
     node = Node(op, [F32, I32 if itype is np.int32 else I64], onnx_opset=13, attributes=attrs, name="bad")
     with pytest.raises(NodeError, match=msg) as e:
         node.run_outputs(np.zeros(x, np.float32), np.array(idx, itype))
@@ -212,8 +276,9 @@ def test_index_out_of_range_is_a_run_error_naming_node_and_op(via: str, op: str)
     i = helper.make_tensor_value_info("i", I64, ["a", "b"])
     y = helper.make_tensor_value_info("y", F32, None)
     node = helper.make_node(op, ["x", "i"], ["y"], name="pick")
-    model = helper.make_model(helper.make_graph([node], "g", [x, i], [y]), ir_version=8,
-                              opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(
+        helper.make_graph([node], "g", [x, i], [y]), ir_version=8, opset_imports=[helper.make_opsetid("", 13)]
+    )
     so = ort.SessionOptions()
     so.log_severity_level = 3
     sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
