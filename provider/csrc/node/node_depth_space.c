@@ -1,18 +1,18 @@
 /* node_depth_space.c - DepthToSpace (DCR or CRD) and SpaceToDepth on a rank-4 input, N x C x H x W, with block
  * size b (docs/data-movement.md). DepthToSpace: each output row (n, c, h * b + i) is the b input rows
- * (n, channel(i, j, c), h), j < b, interleaved element by element; SpaceToDepth: a strided walk of the input
- * (movement.h). Rows in fixed chunks on the host's threads. Nothing is computed on the elements.
+ * (n, channel(i, j, c), h), j < b, interleaved element by element; SpaceToDepth: each input row (n, c, h * b + i)
+ * is dealt out, element w * b + j to output row (n, (i * b + j) * C + c, h). Rows in fixed chunks on the host's
+ * threads. Nothing is computed on the elements.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/om_ops.h"
-#include "movement.h"
 #include "node_family.h"
 #include "parallel.h"
 
-/* Output elements a parallel chunk of DepthToSpace rows writes, at least (one row at least). */
-#define OM_D2S_CHUNK_ELEMENTS ((size_t)1 << 16)
+/* Elements a parallel chunk of rows moves, at least (one row at least). */
+#define OM_DS_CHUNK_ELEMENTS ((size_t)1 << 16)
 
 typedef struct om_depth_space_node {
   int64_t b;
@@ -124,21 +124,55 @@ static int om_d2s_rows(const void* args, size_t begin, size_t end) {
   return 0;
 }
 
+/* SpaceToDepth: out_rows[j][w] = src[w * b + j] for w < W / b, j < b, elements of type T (block 2: both output
+ * rows in one pass over the input row). */
+#define OM_S2D_ROW(T)                                                  \
+  do {                                                                 \
+    const T* s = (const T*)src;                                        \
+    if (t->b == 2) {                                                   \
+      T *d0 = (T*)out, *d1 = (T*)(out + cstep);                        \
+      for (size_t x = 0; x < ow; x++) {                                \
+        d0[x] = s[2 * x];                                              \
+        d1[x] = s[2 * x + 1];                                          \
+      }                                                                \
+      break;                                                           \
+    }                                                                  \
+    for (size_t j = 0; j < t->b; j++) {                                \
+      T* d = (T*)(out + j * cstep);                                    \
+      for (size_t x = 0; x < ow; x++) d[x] = s[x * t->b + j];          \
+    }                                                                  \
+  } while (0)
+
+/* SpaceToDepth's input rows [begin, end), row g = (n * C + c) * H + h: t->cq is C, t->h and t->w the input's. */
+static int om_s2d_rows(const void* args, size_t begin, size_t end) {
+  const om_d2s_task* t = args;
+  size_t oh = t->h / t->b, ow = t->w / t->b, oplane = oh * ow * t->esz, cstep = t->cq * oplane;
+  for (size_t g = begin; g < end; g++) {
+    size_t h = g % t->h, c = g / t->h % t->cq, n = g / t->h / t->cq, i = h % t->b;
+    const char* src = t->src + g * t->w * t->esz;
+    /* output channel (i * b + j) * C + c, row h / b; channel j + 1 is cstep bytes on */
+    char* out = t->dst + ((n * t->b * t->b + i * t->b) * t->cq + c) * oplane + h / t->b * ow * t->esz;
+    switch (t->esz) {
+      case 1: OM_S2D_ROW(uint8_t); break;
+      case 2: OM_S2D_ROW(uint16_t); break;
+      case 4: OM_S2D_ROW(uint32_t); break;
+      default: OM_S2D_ROW(uint64_t); break;
+    }
+  }
+  return 0;
+}
+
 static int om_ds_run(const om_node* node, const om_node_io* io) {
   const om_depth_space_node* s = node->impl;
   const int64_t* x = io->shapes[0];
   if (!io->outs[0] || om_shape_count(io->out_shapes, 4) == 0) return 0;
-  if (node->op == OM_OP_SPACE_TO_DEPTH) { /* walk (N, b, b, C, H / b, W / b) */
-    int64_t b = s->b, dims[6] = {x[0], b, b, x[1], x[2] / b, x[3] / b};
-    int64_t hw = x[2] * x[3], stride[6] = {x[1] * hw, x[3], 1, hw, b * x[3], b};
-    om_movement_copy_walk(node, io, io->data[0], 6, dims, stride);
-    return 0;
-  }
-  om_d2s_task t = {io->data[0], io->outs[0], om_type_size(node->type), (size_t)s->b, (size_t)io->out_shapes[1],
-                   (size_t)x[2], (size_t)x[3], s->crd};
-  size_t rows = (size_t)x[0] * t.cq * t.h * t.b, row = t.w * t.b;
-  size_t chunk = row >= OM_D2S_CHUNK_ELEMENTS ? 1 : OM_D2S_CHUNK_ELEMENTS / row;
-  (void)om_parallel_ranges(io->parallel_for, io->host_ctx, rows, chunk, om_d2s_rows, &t); /* never fails */
+  int s2d = node->op == OM_OP_SPACE_TO_DEPTH;
+  om_d2s_task t = {io->data[0], io->outs[0], om_type_size(node->type), (size_t)s->b,
+                   (size_t)(s2d ? x[1] : io->out_shapes[1]), (size_t)x[2], (size_t)x[3], s->crd};
+  size_t rows = s2d ? (size_t)x[0] * t.cq * t.h : (size_t)x[0] * t.cq * t.h * t.b, row = t.w * (s2d ? 1 : t.b);
+  size_t chunk = row >= OM_DS_CHUNK_ELEMENTS ? 1 : OM_DS_CHUNK_ELEMENTS / row;
+  (void)om_parallel_ranges(io->parallel_for, io->host_ctx, rows, chunk, s2d ? om_s2d_rows : om_d2s_rows,
+                           &t); /* never fails */
   return 0;
 }
 

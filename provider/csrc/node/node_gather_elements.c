@@ -1,8 +1,8 @@
 /* node_gather_elements.c - GatherElements (opset 11): output[i] = data[i with its `axis` coordinate replaced by
  * indices[i]] for every index i of indices (same rank as data; other dimensions at most data's), an index counting
- * from the end when negative (docs/data-movement.md). Every index is checked before anything is written; then the
- * output's rows (its last dimension) are copied in fixed chunks on the host's threads. Nothing is computed on the
- * elements.
+ * from the end when negative (docs/data-movement.md). The output's rows (its last dimension) are copied in fixed
+ * chunks on the host's threads, each index checked before it is used: one out of range stops the run with an error
+ * naming the first such index in indices' order. Nothing is computed on the elements.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,16 +72,39 @@ typedef struct om_ge_task {
   int64_t dstride[OM_MAX_RANK];    /* data's element strides */
 } om_ge_task;
 
-/* One output row: out[j] = data[base + j * step + v'(j) * as] for j < len, v' the index counted from 0. */
+/* One output row, checking each index as it goes: out[j] = data[base + j + v'(j) * as] for j < len (step 1), or
+ * data[base + v'(j)] when the axis is the last dimension (step 0), v' the index counted from 0; 1 at the first
+ * index out of range. */
 #define OM_GE_ROW(T, IT)                                                          \
   do {                                                                            \
     const T* src = (const T*)t->data + base;                                      \
     const IT* ix = (const IT*)t->idx + g * t->len;                                \
     T* dst = (T*)t->out + g * t->len;                                             \
-    for (size_t j = 0; j < t->len; j++) {                                         \
-      int64_t v = ix[j];                                                          \
-      v += v < 0 ? t->size : 0;                                                   \
-      dst[j] = src[(int64_t)j * step + v * as];                                   \
+    const uint64_t span = 2 * (uint64_t)t->size;                                  \
+    const uint64_t size = (uint64_t)t->size;                                      \
+    if (step) { /* v < -size or v >= size: (uint64_t)v + size >= span */          \
+      for (size_t j = 0; j < t->len; j++) {                                       \
+        int64_t v = ix[j];                                                        \
+        if ((uint64_t)v + size >= span) return 1;                                 \
+        dst[j] = src[(int64_t)j + (v < 0 ? v + t->size : v) * as];                \
+      }                                                                           \
+    } else {                                                                      \
+      size_t j = 0;                                                               \
+      for (; j + 4 <= t->len; j += 4) { /* four checks, one branch */             \
+        int64_t v0 = ix[j], v1 = ix[j + 1], v2 = ix[j + 2], v3 = ix[j + 3];       \
+        if (((uint64_t)v0 + size >= span) | ((uint64_t)v1 + size >= span) |       \
+            ((uint64_t)v2 + size >= span) | ((uint64_t)v3 + size >= span))        \
+          return 1;                                                               \
+        dst[j] = src[v0 < 0 ? v0 + t->size : v0];                                 \
+        dst[j + 1] = src[v1 < 0 ? v1 + t->size : v1];                             \
+        dst[j + 2] = src[v2 < 0 ? v2 + t->size : v2];                             \
+        dst[j + 3] = src[v3 < 0 ? v3 + t->size : v3];                             \
+      }                                                                           \
+      for (; j < t->len; j++) {                                                   \
+        int64_t v = ix[j];                                                        \
+        if ((uint64_t)v + size >= span) return 1;                                 \
+        dst[j] = src[v < 0 ? v + t->size : v];                                    \
+      }                                                                           \
     }                                                                             \
   } while (0)
 
@@ -91,7 +114,7 @@ typedef struct om_ge_task {
     else OM_GE_ROW(T, int64_t);                         \
   } while (0)
 
-/* Output rows [begin, end). */
+/* Output rows [begin, end): 0, or 1 when an index is out of range (the message is made after the run). */
 static int om_ge_rows(const void* args, size_t begin, size_t end) {
   const om_ge_task* t = args;
   const int64_t as = t->dstride[t->axis], step = t->axis == t->r - 1 ? 0 : 1;
@@ -120,11 +143,16 @@ static int om_ge_run(const om_node* node, const om_node_io* io) {
                   node->type1, 0, io->shapes[1], {0}};
   t.axis = (size_t)(g->axis < 0 ? g->axis + (int64_t)r : g->axis);
   t.size = io->shapes[0][t.axis];
-  if (om_indices_check(node, node->type1, io->data[1], n, t.size, "axis", t.axis, io->err, io->errlen) != 0) return -1;
-  if (!n || !io->outs[0]) return 0;
-  om_row_major_strides(io->shapes[0], r, t.dstride);
-  size_t chunk = t.len >= OM_GE_CHUNK_ELEMENTS ? 1 : OM_GE_CHUNK_ELEMENTS / t.len;
-  (void)om_parallel_ranges(io->parallel_for, io->host_ctx, n / t.len, chunk, om_ge_rows, &t); /* never fails */
+  if (!n) return 0;
+  int bad = !io->outs[0]; /* no output wanted: only the check */
+  if (!bad) {
+    om_row_major_strides(io->shapes[0], r, t.dstride);
+    size_t chunk = t.len >= OM_GE_CHUNK_ELEMENTS ? 1 : OM_GE_CHUNK_ELEMENTS / t.len;
+    bad = om_parallel_ranges(io->parallel_for, io->host_ctx, n / t.len, chunk, om_ge_rows, &t) != 0;
+  }
+  /* an index out of range somewhere: the first one in indices' order names the error */
+  if (bad && om_indices_check(node, node->type1, io->data[1], n, t.size, "axis", t.axis, io->err, io->errlen) != 0)
+    return -1;
   return 0;
 }
 
