@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/om_ops.h"
+#include "movement.h"
 #include "node_family.h"
 #include "parallel.h"
 
@@ -114,12 +115,7 @@ static int om_d2s_rows(const void* args, size_t begin, size_t end) {
       continue;
     }
     for (size_t j = 0; j < t->b; j++) rows[j] = base + (t->crd ? c * bb + i * t->b + j : (i * t->b + j) * t->cq + c) * plane;
-    switch (t->esz) {
-      case 1: OM_D2S_ROW(uint8_t); break;
-      case 2: OM_D2S_ROW(uint16_t); break;
-      case 4: OM_D2S_ROW(uint32_t); break;
-      default: OM_D2S_ROW(uint64_t); break;
-    }
+    OM_BY_ELEMENT_SIZE(t->esz, OM_D2S_ROW);
   }
   return 0;
 }
@@ -152,12 +148,7 @@ static int om_s2d_rows(const void* args, size_t begin, size_t end) {
     const char* src = t->src + g * t->w * t->esz;
     /* output channel (i * b + j) * C + c, row h / b; channel j + 1 is cstep bytes on */
     char* out = t->dst + ((n * t->b * t->b + i * t->b) * t->cq + c) * oplane + h / t->b * ow * t->esz;
-    switch (t->esz) {
-      case 1: OM_S2D_ROW(uint8_t); break;
-      case 2: OM_S2D_ROW(uint16_t); break;
-      case 4: OM_S2D_ROW(uint32_t); break;
-      default: OM_S2D_ROW(uint64_t); break;
-    }
+    OM_BY_ELEMENT_SIZE(t->esz, OM_S2D_ROW);
   }
   return 0;
 }

@@ -19,13 +19,14 @@
 
 typedef struct om_gather_elements_node {
   int64_t axis;
+  int int32_indices; /* indices int32 (else int64) */
 } om_gather_elements_node;
 
 static int om_ge_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
-  (void)err; /* cannot fail */
+  (void)err; /* cannot fail: the op table has checked the index type */
   (void)errlen;
-  om_gather_elements_node* g = node->impl;
-  g->axis = a->has_axis ? a->axis : 0;
+  *(om_gather_elements_node*)node->impl = (om_gather_elements_node){a->has_axis ? a->axis : 0,
+                                                                    node->input_types[1] == OM_T_INT32};
   return 0;
 }
 
@@ -66,7 +67,7 @@ typedef struct om_ge_task {
   const void* idx;
   char* out;
   size_t r, axis, esz, len; /* rank, axis, element bytes, row length (indices' last dimension) */
-  int itype;
+  int int32_indices;
   int64_t size;                    /* data's dimension `axis` */
   const int64_t* ishape;           /* indices' shape */
   int64_t dstride[OM_MAX_RANK];    /* data's element strides */
@@ -110,7 +111,7 @@ typedef struct om_ge_task {
 
 #define OM_GE_ROW_T(T)                                  \
   do {                                                  \
-    if (t->itype == OM_T_INT32) OM_GE_ROW(T, int32_t);  \
+    if (t->int32_indices) OM_GE_ROW(T, int32_t);  \
     else OM_GE_ROW(T, int64_t);                         \
   } while (0)
 
@@ -126,12 +127,7 @@ static int om_ge_rows(const void* args, size_t begin, size_t end) {
       rest /= (size_t)t->ishape[d];
       if (d != t->axis) base += (int64_t)i * t->dstride[d];
     }
-    switch (t->esz) {
-      case 1: OM_GE_ROW_T(uint8_t); break;
-      case 2: OM_GE_ROW_T(uint16_t); break;
-      case 4: OM_GE_ROW_T(uint32_t); break;
-      default: OM_GE_ROW_T(uint64_t); break;
-    }
+    OM_BY_ELEMENT_SIZE(t->esz, OM_GE_ROW_T);
   }
   return 0;
 }
@@ -140,7 +136,7 @@ static int om_ge_run(const om_node* node, const om_node_io* io) {
   const om_gather_elements_node* g = node->impl;
   size_t r = io->ranks[0], n = om_shape_count(io->shapes[1], r);
   om_ge_task t = {io->data[0], io->data[1], io->outs[0], r, 0, om_type_size(node->type), (size_t)io->shapes[1][r - 1],
-                  node->type1, 0, io->shapes[1], {0}};
+                  g->int32_indices, 0, io->shapes[1], {0}};
   t.axis = (size_t)(g->axis < 0 ? g->axis + (int64_t)r : g->axis);
   t.size = io->shapes[0][t.axis];
   if (!n) return 0;
