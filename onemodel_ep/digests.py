@@ -197,6 +197,12 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Split": [([t], {"axis": 1, "split": [2, 5, 3]}, [(3, 10, 4)], 11),
                   ([t], {"axis": -1, "num_outputs": 3}, [(4, 7)], 18)],
         "Trilu": [([t, i64], {}, [(2, 5, 7), [1]], 14), ([t, i64], {"upper": 0}, [(3, 6, 4), [-2]], 14)],
+        "DepthToSpace": [([t], {"blocksize": 2}, [(2, 8, 3, 5)], 1),
+                         ([t], {"blocksize": 3, "mode": "CRD"}, [(1, 18, 2, 3)], 13)],
+        "SpaceToDepth": [([t], {"blocksize": 2}, [(2, 3, 4, 6)], 13)],
+        "GatherElements": [([t, i64], {"axis": 1}, [(3, 5), [[0, -1, 4], [2, -5, 1]]], 13)],
+        "GatherND": [([t, i64], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]]], 13),
+                     ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
     }
     return cases.get(op, [])
 

@@ -50,6 +50,8 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         pad_mode = pad_mode.decode() if isinstance(pad_mode, bytes) else str(pad_mode)
         a.pad_mode = _PAD_MODES.index(pad_mode) if pad_mode in _PAD_MODES else -1
         a.has_pad_mode = 1
+        a.depth_mode = _DEPTH_MODES.index(pad_mode) if pad_mode in _DEPTH_MODES else -1  # DepthToSpace's
+        a.has_depth_mode = 1
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
@@ -102,6 +104,8 @@ _NBITS_ATTRS = {
 }
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
+# DepthToSpace's mode values, in om_attrs.depth_mode's numbering.
+_DEPTH_MODES = ("DCR", "CRD")
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.
@@ -157,6 +161,8 @@ _INT_ATTRS = {
     "precision": "precision",
     "num_outputs": "num_outputs",
     "upper": "upper",
+    "blocksize": "blocksize",
+    "batch_dims": "batch_dims",
 }
 
 

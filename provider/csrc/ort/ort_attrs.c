@@ -152,6 +152,13 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       attrs->has_pad_mode = 1;
     }
   }
+  if (r >= 0 && strcmp(op, "DepthToSpace") == 0) { /* its `mode`, renamed by the rewriter as Pad's */
+    r = src->get_string(src->ctx, (flags & OM_ATTRS_ONEMODEL) ? "onnx_mode" : "mode", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      attrs->depth_mode = strcmp(sval, "DCR") == 0 ? 0 : strcmp(sval, "CRD") == 0 ? 1 : -1;
+      attrs->has_depth_mode = 1;
+    }
+  }
   if (r >= 0 && in_scope[OM_AS_CONV]) {
     r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,
                              err, errlen);
