@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.node_sessions import VIAS, assert_exact_bits, runs, session, stock
 from tests.reference import quant_matmul_reference as R
 
-PATHS = onemodel_ep.kernel_paths()
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 U8, I8, F32 = TensorProto.UINT8, TensorProto.INT8, TensorProto.FLOAT
 NP = {U8: np.uint8, I8: np.int8}
 ELEM = {np.dtype(np.uint8): U8, np.dtype(np.int8): I8, np.dtype(np.float32): F32}
@@ -26,11 +23,7 @@ MS = "com.microsoft"
 
 
 def _ints(rng: np.random.Generator, t: int, shape: tuple[int, ...]) -> np.ndarray:
-    info = np.iinfo(NP[t])
-    x = rng.integers(info.min, info.max, shape, dtype=NP[t], endpoint=True)
-    if x.size >= 2:
-        x.flat[:2] = [info.min, info.max]
-    return x
+    return R.int_operand(rng, NP[t], shape)
 
 
 def model(op: str, names: list[str], feeds: dict[str, np.ndarray], inits: dict[str, np.ndarray],
@@ -49,27 +42,18 @@ def model(op: str, names: list[str], feeds: dict[str, np.ndarray], inits: dict[s
 
 def _ours(m: onnx.ModelProto, feeds: dict[str, np.ndarray], via: str, path: str | None,
           threads: int) -> np.ndarray:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    sess = onemodel_ep.InferenceSession(m, so, mode="exact", kernel_path=path, via=via)
+    sess = session(m, via, path, threads)
     assert [n.op for n in sess.report.moved] == [m.graph.node[0].op_type], (via, path, sess.report.summary())
     return sess.run(None, feeds)[0]
 
 
 def _stock(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)[0]
+    return stock(m, feeds)[0]
 
 
 def _every_path(m: onnx.ModelProto, feeds: dict[str, np.ndarray], want: np.ndarray) -> None:
-    for via in VIAS:
-        for path, threads in [(p, 1) for p in PATHS] + [(None, 2)]:
-            got = _ours(m, feeds, via, path, threads)
-            assert got.dtype == want.dtype and got.shape == want.shape, (via, path)
-            assert got.tobytes() == want.tobytes(), (via, path, threads)
+    for what, ys in runs(m, feeds, m.graph.node[0].op_type).items():
+        assert_exact_bits(what, ys[0], want)
 
 
 SHAPES = [  # A, B
@@ -111,9 +95,9 @@ def test_matmul_integer_to_float(ta, tb, sa, sb, per_column, with_zp, with_bias)
     for b_const in (False, True):
         feeds = {"A": a} if b_const else {"A": a, "B": b}
         m = model("MatMulIntegerToFloat", names, feeds, {**inits, **({"B": b} if b_const else {})}, F32)
-        # stock registers uint8 A only; with K = 0 it leaves y unwritten; it refuses a per-column [N]
-        # parameter with a batched B (it wants [batch, 1, N])
-        if ta == U8 and a.shape[-1] != 0 and (len(sb) <= 2 or not per_column):
+        # with K = 0 stock leaves y unwritten; it refuses a per-column [N] parameter with a batched B (it
+        # wants [batch, 1, N])
+        if a.shape[-1] != 0 and (len(sb) <= 2 or not per_column):
             assert _stock(m, feeds).tobytes() == want.tobytes(), "stock differs"
         _every_path(m, feeds, want)
 

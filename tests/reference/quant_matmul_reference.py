@@ -11,6 +11,16 @@ from tests.reference import qdq_reference
 CANONICAL_NAN = np.uint32(0x7FC00000)
 
 
+def int_operand(rng: np.random.Generator, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
+    """Uniform integers of dtype (np.uint8, np.int8) over its whole range, the first two its least and
+    greatest (the test operands of the quantized products)."""
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    if x.size >= 2:
+        x.flat[:2] = [info.min, info.max]
+    return x
+
+
 def _f32(x: np.ndarray | float) -> np.ndarray:
     return np.asarray(x, np.float32)
 

@@ -15,7 +15,7 @@
 #include "qmatmul.h"
 
 typedef struct om_matmul_integer {
-  om_qmatmul q;
+  om_qmatmul q; /* first: om_qmatmul_node_destroy */
   int has_zp[4]; /* inputs 2 and 3 given */
 } om_matmul_integer;
 
@@ -37,12 +37,6 @@ static int om_mi_create(om_node* node, const om_attrs* a, char* err, size_t errl
   for (size_t k = 2; k < n_inputs; k++) m->has_zp[k] = types[k] != 0;
   node->out_types[0] = OM_T_INT32;
   return 0;
-}
-
-static void om_mi_destroy(om_node* node) {
-  om_matmul_integer* m = node->impl;
-  if (m) om_qmatmul_free(&m->q);
-  free(m);
 }
 
 static int om_mi_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
@@ -91,4 +85,4 @@ static int om_mi_run(const om_node* node, const om_node_io* io) {
 }
 
 const om_family om_family_matmul_integer = {sizeof(om_matmul_integer), om_mi_create, om_mi_shapes, om_mi_run, om_mi_set_constant, NULL,
-                                            om_mi_destroy, om_mi_check_ranks};
+                                            om_qmatmul_node_destroy, om_mi_check_ranks};

@@ -39,7 +39,7 @@ static const om_qmm_layout om_qmm_qlinear = {3, 1, 4, 2, 5, OM_QMM_NONE, 6, 7, "
                                               "y_scale", "y_zero_point"}};
 
 typedef struct om_qmm {
-  om_qmatmul q;
+  om_qmatmul q; /* first: om_qmatmul_node_destroy */
   const om_qmm_layout* l;
   int has[8];   /* input k given */
   int y_signed; /* QLinearMatMul: y int8 */
@@ -82,12 +82,6 @@ static int om_qmm_create(om_node* node, const om_attrs* a, char* err, size_t err
     node->out_types[0] = OM_T_FLOAT;
   }
   return 0;
-}
-
-static void om_qmm_destroy(om_node* node) {
-  om_qmm* m = node->impl;
-  if (m) om_qmatmul_free(&m->q);
-  free(m);
 }
 
 static int om_qmm_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
@@ -229,4 +223,4 @@ static int om_qmm_run(const om_node* node, const om_node_io* io) {
 }
 
 const om_family om_family_quant_matmul = {sizeof(om_qmm), om_qmm_create, om_qmm_shapes, om_qmm_run,
-                                          om_qmm_set_constant, NULL, om_qmm_destroy, NULL};
+                                          om_qmm_set_constant, NULL, om_qmatmul_node_destroy, NULL};

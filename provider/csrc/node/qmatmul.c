@@ -98,6 +98,8 @@ int om_qparam_one(const om_node* node, const char* name, const int64_t* shape, s
   return -1;
 }
 
-void om_qmatmul_free(om_qmatmul* m) {
+void om_qmatmul_node_destroy(om_node* node) {
+  om_qmatmul* m = node->impl;
   if (m) om_qgemm_packed_free(m->packed_b);
+  free(m);
 }

@@ -51,6 +51,7 @@ int om_qparam_stride(const om_node* node, const om_node_io* io, size_t k, const 
 int om_qparam_one(const om_node* node, const char* name, const int64_t* shape, size_t rank, char* err,
                   size_t errlen);
 
-void om_qmatmul_free(om_qmatmul* m);
+/* A family's destroy for a state whose first member is an om_qmatmul: the packed B, then the state. */
+void om_qmatmul_node_destroy(om_node* node);
 
 #endif
