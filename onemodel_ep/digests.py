@@ -169,6 +169,46 @@ def _qdq_cases(op: str, t: int) -> list[Case]:
     return cases
 
 
+QUANT_MATMUL_OPS = ("com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul",
+                    "QLinearMatMul")
+
+
+def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
+    """The quantized products with a float step (docs/quantized-matmul.md), on given inputs: integer operands
+    with their edges, scales of ordinary magnitude (the seeded bit patterns of the other cases would mostly
+    give 0 or NaN): per-tensor and per-column parameters, bias, batches, tails past every tile."""
+    f, u8, i8 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8
+    for t in input0_types:
+        rng = np.random.default_rng(SEED + sum(map(ord, op)) + t)
+
+        def arr(tt: int, shape: tuple[int, ...], lo: float = -2.0, hi: float = 2.0,
+                rng: np.random.Generator = rng) -> np.ndarray:
+            if tt == f:
+                return rng.uniform(lo, hi, shape).astype(np.float32)
+            return np.resize(_values(tt, rng), shape)
+
+        if op == "QLinearMatMul":
+            for tb, n, opset in ((u8, 41, 21), (i8, 3, 10)):
+                k = 67 if n == 41 else 1300
+                ins = [arr(t, (37, k)), arr(f, (), 0.01, 0.05), arr(t, ()), arr(tb, (k, n)),
+                       arr(f, (n,) if n == 41 else (), 0.01, 0.05), arr(tb, (n,) if n == 41 else ()),
+                       arr(f, (), 2.0, 9.0), arr(tb, ())]
+                yield OpCase(op, [t, f, t, tb, f, tb, f, tb], {}, opset=opset, given=ins, tag=f"/{n}@{opset}")
+        elif op.endswith("MatMulIntegerToFloat"):
+            yield OpCase(op, [t, u8, f, f, t, u8, f], {}, opset=1, tag="/column",
+                         given=[arr(t, (37, 67)), arr(u8, (67, 41)), arr(f, (), 0.01, 0.05),
+                                arr(f, (41,), -0.05, 0.05), arr(t, ()), arr(u8, (41,)), arr(f, (41,))])
+            yield OpCase(op, [t, i8, f, f], {}, opset=1, tag="/batch",
+                         given=[arr(t, (3, 1, 19, 33)), arr(i8, (2, 33, 17)), arr(f, (), 0.01, 0.05),
+                                arr(f, (), 0.01, 0.05)])
+        else:  # DynamicQuantizeMatMul: A float
+            yield OpCase(op, [f, i8, f, i8, f], {}, opset=1, tag="/column",
+                         given=[arr(f, (37, 67), -9.0, 5.0), arr(i8, (67, 41)), arr(f, (41,), 0.01, 0.05),
+                                arr(i8, (41,)), arr(f, (41,))])
+            yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
+                         given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
+
+
 def _movement_cases(op: str, t: int) -> list[Case]:
     """The data-movement ops: copies, whose digests pin the element order of each op and opset form."""
     i64 = TensorProto.INT64
@@ -244,6 +284,9 @@ def op_cases() -> Iterator[OpCase]:
                 dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
                 values = (-7.25, 101.5, 0.1) if dt.kind == "f" else (-1000, 2111, 3)
                 yield OpCase(row.name, [t, t, t], {}, opset=11, given=[np.array(v, dt) for v in values])
+            continue
+        if row.key in QUANT_MATMUL_OPS:
+            yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
             continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):

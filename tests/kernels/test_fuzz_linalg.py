@@ -63,6 +63,9 @@ OWN_TESTS = {
     "DynamicQuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.DequantizeLinear": "tests/nodes/test_quant_qdq.py",
+    "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",
+    "com.microsoft.DynamicQuantizeMatMul": "tests/nodes/test_quant_matmul_float.py",
+    "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

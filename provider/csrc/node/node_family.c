@@ -63,6 +63,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
     case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
     case OM_OP_GATHER_ND: return &om_family_gather_nd;
+    case OM_OP_MATMUL_INTEGER_TO_FLOAT:
+    case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
+    case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
     default: return NULL;
   }
 }
@@ -80,6 +83,8 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
+    case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
+    case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

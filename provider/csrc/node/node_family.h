@@ -137,6 +137,8 @@ extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 extern const om_family om_family_depth_space; /* node_depth_space.c: DepthToSpace, SpaceToDepth */
 extern const om_family om_family_gather_elements; /* node_gather_elements.c: GatherElements */
 extern const om_family om_family_gather_nd; /* node_gather_nd.c: GatherND */
+extern const om_family om_family_quant_matmul; /* node_quant_matmul.c: MatMulIntegerToFloat, DynamicQuantizeMatMul,
+                                                * QLinearMatMul */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
