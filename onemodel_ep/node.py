@@ -157,6 +157,7 @@ _INT_ATTRS = {
     "precision": "precision",
     "num_outputs": "num_outputs",
     "upper": "upper",
+    "num_groups": "num_groups",
 }
 
 

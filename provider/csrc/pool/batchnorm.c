@@ -45,33 +45,31 @@ static void om_bn_f16(const uint16_t* x, uint16_t* y, size_t n, float m, float s
   }
 }
 
+double om_batchnorm_factor(int t, double scale, double var, float eps) {
+  if (t == OM_T_DOUBLE) return scale / sqrt(var + (double)eps);
+  return (double)((float)scale / sqrtf((float)var + eps));
+}
+
+void om_batchnorm_plane(int t, const void* x, void* y, size_t n, double mean, double s, double bias) {
+  if (t == OM_T_DOUBLE) om_bn_f64(x, y, n, mean, s, bias);
+  else if (t == OM_T_FLOAT) om_bn_f32(x, y, n, (float)mean, (float)s, (float)bias);
+  else om_bn_f16(x, y, n, (float)mean, (float)s, (float)bias);
+}
+
+double om_batchnorm_value(int t, const void* a, size_t c) {
+  if (t == OM_T_DOUBLE) return ((const double*)a)[c];
+  if (t == OM_T_FLOAT) return ((const float*)a)[c];
+  return om_f16_to_f32(((const uint16_t*)a)[c]);
+}
+
 void om_batchnorm_planes(int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
                          size_t p_end, const void* scale, const void* bias, const void* mean, const void* var,
                          float eps) {
+  size_t esz = t == OM_T_DOUBLE ? 8 : t == OM_T_FLOAT ? 4 : 2;
   for (size_t p = p_begin; p < p_end; p++) {
-    size_t c = p % channels, off = p * plane_size;
-    if (t == OM_T_DOUBLE) {
-      const double* sc = scale;
-      const double* bi = bias;
-      const double* me = mean;
-      const double* va = var;
-      double s = sc[c] / sqrt(va[c] + (double)eps);
-      om_bn_f64((const double*)x + off, (double*)y + off, plane_size, me[c], s, bi[c]);
-    } else if (t == OM_T_FLOAT) {
-      const float* sc = scale;
-      const float* bi = bias;
-      const float* me = mean;
-      const float* va = var;
-      float s = sc[c] / sqrtf(va[c] + eps);
-      om_bn_f32((const float*)x + off, (float*)y + off, plane_size, me[c], s, bi[c]);
-    } else {
-      const uint16_t* sc = scale;
-      const uint16_t* bi = bias;
-      const uint16_t* me = mean;
-      const uint16_t* va = var;
-      float s = om_f16_to_f32(sc[c]) / sqrtf(om_f16_to_f32(va[c]) + eps);
-      om_bn_f16((const uint16_t*)x + off, (uint16_t*)y + off, plane_size, om_f16_to_f32(me[c]), s,
-                om_f16_to_f32(bi[c]));
-    }
+    size_t c = p % channels, off = p * plane_size * esz;
+    double s = om_batchnorm_factor(t, om_batchnorm_value(t, scale, c), om_batchnorm_value(t, var, c), eps);
+    om_batchnorm_plane(t, (const char*)x + off, (char*)y + off, plane_size, om_batchnorm_value(t, mean, c), s,
+                       om_batchnorm_value(t, bias, c));
   }
 }
