@@ -129,7 +129,7 @@ static int om_gn_rows(const void* args, size_t b, size_t e) {
     for (size_t q = 0; q < j->per_group; q++) {
       size_t c = grp * j->per_group + q, at = s->per_channel ? c : grp, off = (r * m + q * j->plane) * esz;
       double f = om_batchnorm_factor(t, om_batchnorm_value(t, j->io->data[1], at), var, s->epsilon);
-      om_batchnorm_plane(t, (const char*)j->io->data[0] + off, (char*)j->io->outs[0] + off, j->plane, mean, f,
+      om_batchnorm_plane(node->path, t, (const char*)j->io->data[0] + off, (char*)j->io->outs[0] + off, j->plane, mean, f,
                          om_batchnorm_value(t, j->io->data[2], at));
     }
   }
