@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import helper, numpy_helper
 
 import onemodel_ep
 from onemodel_ep.report import RewriteReport
+from tests.nodes.node_sessions import VIAS, assert_bits, runs, session
+from tests.nodes.node_sessions import stock as stock_run
 from tests.reference import reference_linalg as R
 
-PATHS = onemodel_ep.kernel_paths()
-VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -74,32 +73,6 @@ def _model(op: str, x: np.ndarray, scale: np.ndarray, bias: np.ndarray, opset: i
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
 
 
-def _session(model: onnx.ModelProto, via: str, path: str | None,
-             threads: int) -> onemodel_ep.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    return onemodel_ep.InferenceSession(model, so, mode="exact", kernel_path=path, via=via)
-
-
-def _runs(model: onnx.ModelProto, x: np.ndarray, op: str) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for via, path, threads in [(v, p, 1) for v in VIAS for p in PATHS] + [(v, None, 2) for v in VIAS]:
-        sess = _session(model, via, path, threads)
-        assert [n.op for n in sess.report.moved] == [op], (via, path, sess.report.summary())
-        out[f"via {via}, path {path or 'auto'}, {threads} thread(s)"] = sess.run(None, {"x": x})[0]
-    return out
-
-
-def _assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
-    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.shape)
-    bad = ~R.bits_equal(got, want)
-    if bad.any():
-        idx = tuple(np.argwhere(bad)[0])
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ, first at {idx}: "
-                             f"{got[idx]!r} vs {want[idx]!r}")
-
-
 def _inputs(shape: tuple[int, ...], k: int, dtype: np.dtype, seed: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal(shape) * 3.0 + 1.5).astype(dtype)
@@ -119,7 +92,7 @@ def _close(what: str, got: np.ndarray, want64: np.ndarray, scale: np.ndarray, bi
 
 
 def _check(op: str, shape: tuple[int, ...], dtype: np.dtype, opset: int, groups: int | None = None,
-           epsilon: float = 1e-5, stock: bool = False) -> None:
+           epsilon: float = 1e-5, against_stock: bool = False) -> None:
     c = shape[1]
     per_channel = op == "InstanceNormalization" or opset >= 21
     g = c if groups is None else groups
@@ -129,15 +102,14 @@ def _check(op: str, shape: tuple[int, ...], dtype: np.dtype, opset: int, groups:
         attrs["num_groups"] = g
     model = _model(op, x, scale, bias, opset, **attrs)
     want = _reference(x, scale, bias, g, epsilon, per_channel)
-    for where, got in _runs(model, x, op).items():
-        _assert_bits(f"{op} {where} vs the reference", got, want)
+    for where, got in runs(model, {"x": x}, op).items():
+        assert_bits(f"{op} {where} vs the reference", got[0], want)
     if not x.size:
         return
     exact = _float64(x, scale, bias, g, epsilon, per_channel)
     _close(f"{op} reference vs float64", want, exact, scale, bias, g)
-    if stock:
-        s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-        _close(f"{op} stock vs float64", s.run(None, {"x": x})[0], exact, scale, bias, g)
+    if against_stock:
+        _close(f"{op} stock vs float64", stock_run(model, {"x": x})[0], exact, scale, bias, g)
 
 
 SHAPES = [(2, 3, 7, 7), (1, 8, 37), (1, 4, 3, 5, 6), (3, 16, 33, 9), (1, 2, 1, 1), (0, 3, 4, 4), (2, 3, 0, 5)]
@@ -146,7 +118,7 @@ SHAPES = [(2, 3, 7, 7), (1, 8, 37), (1, 4, 3, 5, 6), (3, 16, 33, 9), (1, 2, 1, 1
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("opset", [6, 22])
 def test_instance_norm_f32(shape: tuple[int, ...], opset: int) -> None:
-    _check("InstanceNormalization", shape, F32, opset, stock=True)
+    _check("InstanceNormalization", shape, F32, opset, against_stock=True)
 
 
 @pytest.mark.parametrize("dtype", [F16, F64], ids=str)
@@ -171,10 +143,10 @@ def test_group_norm_f16_f64(dtype: np.dtype, opset: int) -> None:
 def test_group_norm_is_instance_norm_when_one_channel_a_group() -> None:
     x, scale, bias = _inputs((2, 5, 11, 13), 5, F32, 7)
     feed = {"x": x}
-    a = _session(_model("InstanceNormalization", x, scale, bias, 21), "rewrite", None, 1).run(None, feed)[0]
-    b = _session(_model("GroupNormalization", x, scale, bias, 21, num_groups=5), "rewrite", None, 1).run(
+    a = session(_model("InstanceNormalization", x, scale, bias, 21), "rewrite", None, 1).run(None, feed)[0]
+    b = session(_model("GroupNormalization", x, scale, bias, 21, num_groups=5), "rewrite", None, 1).run(
         None, feed)[0]
-    _assert_bits("GroupNormalization(G = C) vs InstanceNormalization", b, a)
+    assert_bits("GroupNormalization(G = C) vs InstanceNormalization", b, a)
 
 
 def test_nan_inf_stay_in_their_group() -> None:
@@ -184,8 +156,9 @@ def test_nan_inf_stay_in_their_group() -> None:
     model = _model("InstanceNormalization", x, scale, bias, 6)
     want = _reference(x, scale, bias, 4)
     assert np.isnan(want[0, 1]).all() and np.isnan(want[0, 3]).all() and np.isfinite(want[0, [0, 2]]).all()
-    for where, got in _runs(model, x, "InstanceNormalization").items():
-        _assert_bits(f"specials {where}", got, want)
+    for where, outs in runs(model, {"x": x}, "InstanceNormalization").items():
+        got = outs[0]
+        assert_bits(f"specials {where}", got, want)
         assert (got[np.isnan(got)].view(np.uint32) == 0x7FC00000).all(), where  # the canonical NaN
 
 
@@ -200,7 +173,7 @@ def test_bad_inputs_are_errors_naming_node_and_op() -> None:
     for model, words in cases:
         for via in VIAS:
             with pytest.raises(Exception) as e:
-                _session(model, via, None, 1).run(None, {"x": x})
+                session(model, via, None, 1).run(None, {"x": x})
             msg = str(e.value)
             assert "norm" in msg and "Normalization" in msg and words in msg, (via, msg)
 
@@ -219,6 +192,6 @@ def test_instance_norm_rank_two_is_an_error_at_session_creation() -> None:
     x, scale, bias = _inputs((3, 6), 6, F32, 4)
     for via in VIAS:
         with pytest.raises(Exception) as e:
-            _session(_model("InstanceNormalization", x, scale, bias, 6), via, None, 1)
+            session(_model("InstanceNormalization", x, scale, bias, 6), via, None, 1)
         msg = str(e.value)
         assert "'norm'" in msg and "InstanceNormalization" in msg and "rank 3 or more" in msg, (via, msg)
