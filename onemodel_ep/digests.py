@@ -125,6 +125,12 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "BatchNormalization":
         return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
                 ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]
+    if op == "InstanceNormalization":
+        return [([t] * 3, {"epsilon": 1e-3}, [(2, 3, 7, 37), (3,), (3,)], 6),
+                ([t] * 3, {}, [(1, 5, 1037), (5,), (5,)], 22)]
+    if op == "GroupNormalization":  # scale and bias per group (18), per channel (21)
+        return [([t] * 3, {"num_groups": 2}, [(2, 6, 7, 9), (2,), (2,)], 18),
+                ([t] * 3, {"num_groups": 3, "epsilon": 1e-3}, [(2, 6, 37), (6,), (6,)], 21)]
     if op == "MatMulInteger":  # zero points: one, per column, per row; none; tails past every tile and panel
         u8, i8 = TensorProto.UINT8, TensorProto.INT8
         return [([t, u8, t, u8], {}, [(37, 67), (67, 41), (), ()], 10),

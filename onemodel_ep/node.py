@@ -163,6 +163,7 @@ _INT_ATTRS = {
     "upper": "upper",
     "blocksize": "blocksize",
     "batch_dims": "batch_dims",
+    "num_groups": "num_groups",
 }
 
 

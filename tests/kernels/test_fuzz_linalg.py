@@ -66,6 +66,8 @@ OWN_TESTS = {
     "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",
     "com.microsoft.DynamicQuantizeMatMul": "tests/nodes/test_quant_matmul_float.py",
     "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",
+    "InstanceNormalization": "tests/nodes/test_groupnorm.py",
+    "GroupNormalization": "tests/nodes/test_groupnorm.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -66,6 +66,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER_TO_FLOAT:
     case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
     case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
+    case OM_OP_INSTANCE_NORMALIZATION:
+    case OM_OP_GROUP_NORMALIZATION: return &om_family_groupnorm;
     default: return NULL;
   }
 }
@@ -109,6 +111,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 }
 
 int om_op_semantics_split(int op) {
+  if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 
