@@ -285,11 +285,11 @@ def test_zero_batch_and_zero_channels():
     ],
 )
 def test_bad_shapes(xs, ws, bs, attrs, msg):
-    ins = [np.zeros(xs, np.float32), np.zeros(ws, np.float32)] + ([np.zeros(bs, np.float32)] if bs else [])
-    n = Node("ConvTranspose", [F32] * len(ins), onnx_opset=11, attributes=attrs, name="ct")
+    shapes = [xs, ws] if bs is None else [xs, ws, bs]
+    node = Node("ConvTranspose", [F32] * len(shapes), onnx_opset=11, attributes=attrs, name="ct")
     with pytest.raises(NodeError, match=msg) as e:
-        n.run(*ins)
-    assert "'ct'" in str(e.value) and "ConvTranspose" in str(e.value)
+        node.run(*(np.zeros(s, np.float32) for s in shapes))
+    assert "node 'ct' (op ConvTranspose)" in str(e.value)
 
 
 @pytest.mark.parametrize(
@@ -334,6 +334,12 @@ def _stock(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
     return sess.run(None, {"x": x})[0]
 
 
+def _threads(n: int) -> ort.SessionOptions:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = n
+    return options
+
+
 ORT_CASES = [CASES[1], CASES[3], CASES[5], CASES[7], CASES[8], CASES[9], CASES[10], CASES[11], CASES[13]]
 
 
@@ -342,16 +348,17 @@ ORT_CASES = [CASES[1], CASES[3], CASES[5], CASES[7], CASES[8], CASES[9], CASES[1
 def test_through_ort_every_path_and_thread_count(xs, ws, attrs, via):
     x, w, b = _case_data(xs, ws, attrs, True, F32, seed=11)
     model = _model(list(xs), w, b, attrs)
-    direct = _run_node(x, w, b, attrs, opset=17)
-    for p, threads in itertools.product(PATHS, (1, 2)):
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        sess = onemodel_ep.InferenceSession(model, so, kernel_path=p, via=via)
-        assert [n.op for n in sess.report.moved] == ["ConvTranspose"]
-        assert sess.run(None, {"x": x})[0].tobytes() == direct.tobytes(), (p, threads)
+    ours = _run_node(x, w, b, attrs, opset=17)
+    direct = ours.tobytes()
+    for threads in (1, 2):
+        sessions = {p: onemodel_ep.InferenceSession(model, _threads(threads), kernel_path=p, via=via)
+                    for p in PATHS}
+        assert all([n.op for n in s.report.moved] == ["ConvTranspose"] for s in sessions.values())
+        assert {p: s.run(None, {"x": x})[0].tobytes() == direct for p, s in sessions.items()} == {
+            p: True for p in PATHS}, threads
     stock = _stock(model, x)
-    assert stock.shape == direct.shape
-    np.testing.assert_allclose(direct, stock, rtol=1e-5, atol=1e-5 * (np.max(np.abs(stock)) + 1))
+    assert stock.shape == ours.shape
+    np.testing.assert_allclose(ours, stock, rtol=1e-5, atol=1e-5 * (np.max(np.abs(stock)) + 1))
 
 
 @pytest.mark.parametrize("opset", [1, 11, 22])
@@ -378,11 +385,14 @@ def test_opsets_and_weights_as_inputs(opset):
 
 @pytest.mark.parametrize("via", onemodel_ep.session.VIAS)
 def test_bad_shapes_fail_at_session_creation(via):
-    w = np.zeros((2, 2, 3, 3), np.float32)  # W's C = 2, but X has 3 channels
-    model = _model([1, 3, 8, 8], w, None, {})
-    with pytest.raises(Exception, match="3 channels") as e:
-        onemodel_ep.InferenceSession(model, via=via)
-    assert "convt0" in str(e.value)
+    """W's C = 2 with X of 3 channels; an output_shape past the taps: errors naming node and op."""
+    bad = {"3 channels": _model([1, 3, 8, 8], np.zeros((2, 2, 3, 3), np.float32), None, {}),
+           "more than stride": _model([1, 2, 4, 4], np.zeros((2, 2, 3, 3), np.float32), None,
+                                      {"output_shape": [9, 12], "strides": [2, 2]})}
+    for msg, model in bad.items():
+        with pytest.raises(Exception, match=msg) as e:
+            onemodel_ep.InferenceSession(model, via=via)
+        assert "node 'convt0' (op ConvTranspose)" in str(e.value)
 
 
 @pytest.mark.parametrize("via", onemodel_ep.session.VIAS)

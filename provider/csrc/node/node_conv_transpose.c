@@ -171,15 +171,15 @@ static int om_convt_dims_of(const om_node* node, const om_node_io* io, om_convt_
     OM_FAIL_MSG("node '%s' (op ConvTranspose): X has rank %zu and W rank %zu; they must be equal", node->name, rank,
                 io->ranks[1]);
   if (om_convt_check_w(node, t, w, rank, err, errlen) != 0) return -1;
-  char sx[160], sw[160];
-  om_shape_text(x, rank, sx, sizeof sx);
-  om_shape_text(w, rank, sw, sizeof sw);
   memset(d, 0, sizeof *d);
   d->N = x[0];
   d->C = x[1];
   d->G = t->c.group;
   d->M = w[1] * d->G;
   d->axes = rank - 2;
+  char sx[160], sw[160];
+  om_shape_text(x, rank, sx, sizeof sx);
+  om_shape_text(w, rank, sw, sizeof sw);
   if (w[0] != d->C)
     OM_FAIL_MSG("node '%s' (op ConvTranspose): X %s has %lld channels, W %s has %lld (W is [C, M/group, kernel...])",
                 node->name, sx, (long long)d->C, sw, (long long)w[0]);
@@ -229,8 +229,8 @@ static void om_convt_task(void* ctx, size_t t) {
   om_convt_job* j = ctx;
   const om_convt_dims* d = j->d;
   const om_node* node = j->node;
-  size_t per_image = (size_t)d->G * j->blocks;
-  size_t n = t / per_image, rest = t % per_image, g = rest / j->blocks, m0 = rest % j->blocks * j->mb;
+  const size_t m0 = t % j->blocks * j->mb, image_group = t / j->blocks;
+  const size_t g = image_group % (size_t)d->G, n = image_group / (size_t)d->G;
   size_t mc = j->Mg - m0 < j->mb ? j->Mg - m0 : j->mb, rows = mc * j->K;
   unsigned char* col = malloc(rows * j->HW * j->esize + 1);
   if (!col) {
