@@ -109,6 +109,18 @@ def _struct_cases(op: str, t: int) -> list[Case]:
             ([t, t, t], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2), (3,)], 11),
             ([t, t], {}, [(1, 33, 37, 31), (6, 33, 1, 1)], 11),
         ]
+    if op == "ConvTranspose":  # Cg = 300 (the tree), k4 s2 p1, grouped and dilated, depthwise, 1-D, 3-D, SAME
+        return [
+            ([t, t, t], {"strides": [2, 2]}, [(1, 300, 3, 2), (300, 3, 2, 2), (3,)], 11),
+            ([t, t, t], {"strides": [2, 2], "pads": [1, 1, 1, 1]}, [(2, 5, 6, 7), (5, 3, 4, 4), (3,)], 22),
+            ([t, t], {"group": 2, "dilations": [2, 1], "strides": [3, 2], "output_padding": [1, 1]},
+             [(1, 4, 5, 4), (4, 3, 3, 2)], 11),
+            ([t, t, t], {"group": 6, "strides": [2, 2], "pads": [1, 1, 1, 1]},
+             [(1, 6, 7, 7), (6, 1, 3, 3), (6,)], 11),
+            ([t, t], {"strides": [2], "output_shape": [30]}, [(2, 7, 15), (7, 4, 3)], 1),
+            ([t, t, t], {"strides": [1, 2, 2], "auto_pad": "SAME_UPPER"},
+             [(1, 3, 3, 4, 3), (3, 2, 2, 3, 3), (2,)], 11),
+        ]
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
         return [([t], {}, [(2, 3, 7, 7)], 13), ([t], {}, [(1, 5, 1037)], 13)]
     if op == "MaxPool":  # the ResNet stem pool, 1-D ceil_mode column-major, 3-D dilated

@@ -113,7 +113,8 @@ _AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
 def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
-    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads) into the om_attrs `a`."""
+    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads; ConvTranspose's
+    output_padding, output_shape) into the om_attrs `a`."""
     if "group" in attributes:
         a.group = int(attributes["group"])
         a.has_group = 1
@@ -123,7 +124,7 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
         if pad not in _AUTO_PADS:
             raise NodeError(f"attribute 'auto_pad' must be one of {', '.join(_AUTO_PADS)}, got {pad!r}")
         a.auto_pad = _AUTO_PADS.index(pad)
-    for name in ("kernel_shape", "strides", "dilations", "pads"):
+    for name in ("kernel_shape", "strides", "dilations", "pads", "output_padding", "output_shape"):
         if name in attributes:
             values = [int(v) for v in attributes[name]]
             field = getattr(a, name)

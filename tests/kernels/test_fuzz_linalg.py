@@ -68,6 +68,7 @@ OWN_TESTS = {
     "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",
     "InstanceNormalization": "tests/nodes/test_groupnorm.py",
     "GroupNormalization": "tests/nodes/test_groupnorm.py",
+    "ConvTranspose": "tests/nodes/test_conv_transpose.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

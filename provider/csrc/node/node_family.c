@@ -68,6 +68,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
     case OM_OP_INSTANCE_NORMALIZATION:
     case OM_OP_GROUP_NORMALIZATION: return &om_family_groupnorm;
+    case OM_OP_CONV_TRANSPOSE: return &om_family_conv_transpose;
     default: return NULL;
   }
 }
