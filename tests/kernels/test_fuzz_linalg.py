@@ -59,6 +59,8 @@ OWN_TESTS = {
     "DynamicQuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.DequantizeLinear": "tests/nodes/test_quant_qdq.py",
+    "Resize": "tests/nodes/test_resize.py",
+    "Upsample": "tests/nodes/test_resize.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

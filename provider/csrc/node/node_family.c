@@ -59,6 +59,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_ARG_MIN: return &om_family_argminmax;
     case OM_OP_SPLIT: return &om_family_split;
     case OM_OP_TRILU: return &om_family_trilu;
+    case OM_OP_RESIZE:
+    case OM_OP_UPSAMPLE: return &om_family_resize;
     default: return NULL;
   }
 }
@@ -100,6 +102,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 }
 
 int om_op_semantics_split(int op) {
+  if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 
