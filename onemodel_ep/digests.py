@@ -225,11 +225,22 @@ def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
                                 arr(i8, (41,)), arr(f, (41,))])
             yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
                          given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
+def _resize_cases(t: int) -> list[Case]:
+    """Resize (docs/resize.md): nearest by scales and sizes, linear (float only) by sizes and over three axes,
+    opset 10's asymmetric and simple rounding."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    x = (2, 3, 5, 7)
+    return [([t, f, f], {"nearest_mode": "round_prefer_ceil"}, [x, [], [1, 1, 2.5, 0.6]], 19),
+            ([t, f, f, i64], {"coordinate_transformation_mode": "asymmetric"}, [x, [], [], [2, 3, 9, 4]], 19),
+            ([t, f, f, i64], {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+             [x, [], [], [2, 3, 9, 4]], 19),
+            ([t, f, f], {"mode": "linear"}, [(1, 2, 3, 5, 6), [], [1, 1, 2, 1.5, 0.7]], 19),
+            ([t, f], {"mode": "nearest"}, [(2, 3, 4, 5), [1, 1, 0.6, 1.7]], 10)]
 
 
 def _movement_cases(op: str, t: int) -> list[Case]:
     """The data-movement ops: copies, whose digests pin the element order of each op and opset form."""
-    i64 = TensorProto.INT64
+    i64, f = TensorProto.INT64, TensorProto.FLOAT
     cases: dict[str, list[Case]] = {
         "Reshape": [([t, i64], {}, [(3, 4, 5), [6, -1]], 14)],
         "Unsqueeze": [([t, i64], {}, [(3, 4), [0, -1]], 13), ([t], {"axes": [1]}, [(3, 4)], 11)],
@@ -261,6 +272,8 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "GatherElements": [([t, i64], {"axis": 1}, [(3, 5), [[0, -1, 4], [2, -5, 1]]], 13)],
         "GatherND": [([t, i64], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]]], 13),
                      ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
+        "Resize": _resize_cases(t),
+        "Upsample": [([t, f], {"mode": m}, [(2, 3, 4, 5), [1, 1, 2, 3]], 9) for m in ("nearest", "linear")],
     }
     return cases.get(op, [])
 
@@ -276,7 +289,7 @@ class OpCase:
         rng = np.random.default_rng(SEED + len(key) * 7919 + sum(map(ord, key)))
         arrays = given if given is not None else [_values(t, rng) for t in types]
         if shapes is not None:  # a structured op: inputs of these shapes; a list of ints: an int64 axes input
-            arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
+            arrays = [np.array(s, dtype=helper.tensor_dtype_to_np_dtype(t)) if isinstance(s, list)
                       else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
         if op == "Clip":
             arrays[1] = arrays[1][:1].copy()

@@ -72,6 +72,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
     _conv_attrs(a, attributes)
+    _resize_attrs(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
         axes = list(dict.fromkeys(listed))  # repeats name an axis once
@@ -136,6 +137,24 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
             setattr(a, "has_" + name, 1)
 
 
+# Resize's and Upsample's string attributes: ONNX name -> om_attrs field; the library gives each value's code.
+_RESIZE_ATTRS = {
+    "mode": "resize_mode",
+    "coordinate_transformation_mode": "resize_coord",
+    "nearest_mode": "resize_nearest",
+    "keep_aspect_ratio_policy": "resize_aspect",
+}
+
+
+def _resize_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """Resize's string attributes into the om_attrs `a`, coded by the library (om_resize_attr_code)."""
+    for onnx_name, field in _RESIZE_ATTRS.items():
+        if onnx_name in attributes:
+            value = attributes[onnx_name]
+            value = value.decode() if isinstance(value, bytes) else str(value)
+            setattr(a, field, lib.om_resize_attr_code(onnx_name.encode(), value.encode()))
+
+
 # List attributes of the data-movement ops (64 entries at most; Split's split 256), each with n_<name> and
 # has_<name>.
 _LIST_ATTRS = ("perm", "starts", "ends", "split")
@@ -165,6 +184,7 @@ _INT_ATTRS = {
     "blocksize": "blocksize",
     "batch_dims": "batch_dims",
     "num_groups": "num_groups",
+    "antialias": "antialias",
 }
 
 

@@ -69,6 +69,8 @@ OWN_TESTS = {
     "InstanceNormalization": "tests/nodes/test_groupnorm.py",
     "GroupNormalization": "tests/nodes/test_groupnorm.py",
     "ConvTranspose": "tests/nodes/test_conv_transpose.py",
+    "Resize": "tests/nodes/test_resize.py",
+    "Upsample": "tests/nodes/test_resize.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -69,6 +69,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_INSTANCE_NORMALIZATION:
     case OM_OP_GROUP_NORMALIZATION: return &om_family_groupnorm;
     case OM_OP_CONV_TRANSPOSE: return &om_family_conv_transpose;
+    case OM_OP_RESIZE:
+    case OM_OP_UPSAMPLE: return &om_family_resize;
     default: return NULL;
   }
 }
@@ -113,6 +115,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 
 int om_op_semantics_split(int op) {
   if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
+  if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 

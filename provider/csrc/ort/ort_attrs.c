@@ -160,6 +160,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       attrs->has_depth_mode = 1;
     }
   }
+  if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
+    r = om_attrs_read_resize(src, flags, attrs, err, errlen);
   if (r >= 0 && in_scope[OM_AS_CONV]) {
     r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,
                              err, errlen);
