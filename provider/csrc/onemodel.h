@@ -60,6 +60,8 @@ typedef struct om_attrs {
   int auto_pad;      /* Conv: 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
   int pad_mode;      /* Pad's `mode`: 0 constant, 1 reflect, 2 edge, 3 wrap, -1 another string */
   int has_pad_mode;
+  int rnn_direction;   /* LSTM, GRU: 0 forward, 1 reverse, 2 bidirectional */
+  int rnn_activations; /* LSTM, GRU: 1 when the node gives `activations` (not served), else 0 */
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
