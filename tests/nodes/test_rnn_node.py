@@ -230,3 +230,19 @@ def test_bad_shapes_and_attributes_are_named() -> None:
     x = np.zeros((3, 1, 2), np.float32)
     with pytest.raises(NodeError, match=r"R \(input 2\) is \[1, 8, 3\], expected \[1, 8, 2\]"):
         node.run_outputs(x, np.zeros((1, 8, 2), np.float32), np.zeros((1, 8, 3), np.float32), None, None)
+
+
+def test_rnn_stays_with_stock_ort() -> None:
+    """RNN is no row: ORT gives its nodes the default `activations`, which the EP cannot read."""
+    rng = np.random.default_rng(4)
+    feeds = {"x": rng.standard_normal((3, 2, 4)).astype(np.float32),
+             "w": rng.standard_normal((1, 5, 4)).astype(np.float32),
+             "r": rng.standard_normal((1, 5, 5)).astype(np.float32)}
+    node = helper.make_node("RNN", ["x", "w", "r"], ["y", "yh"], name="rec", hidden_size=5)
+    ins = [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in feeds.items()]
+    outs = [helper.make_tensor_value_info(k, TensorProto.FLOAT, None) for k in ("y", "yh")]
+    graph = helper.make_graph([node], "g", ins, outs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=10)
+    for via in S.VIAS:
+        sess = S.session(model, via, None, 1)
+        assert not sess.report.moved, (via, sess.report.summary())
