@@ -159,6 +159,14 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                  [(5, 1300), (3, 21, 64), (63,)], 1),
                 ([t, u8, t, t], {"K": 70, "N": 17, "bits": 4, "block_size": 16},
                  [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1)]
+    if op in ("LSTM", "GRU"):  # docs/recurrent.md: two directions, two K blocks; both GRU forms
+        return {"LSTM": [([t] * 4, {"hidden_size": 5, "direction": "bidirectional"},
+                          [(7, 3, 300), (2, 20, 300), (2, 20, 5), (2, 40)], 14)],
+                "GRU": [([t] * 4, {"hidden_size": 6, "linear_before_reset": 1},
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6), (1, 36)], 14),
+                        ([t] * 3, {"hidden_size": 6, "direction": "reverse"},
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6)], 14)],
+                }[op]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

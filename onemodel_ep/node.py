@@ -59,7 +59,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if name in attributes:
             setattr(a, name, int(attributes[name]))
             setattr(a, "has_" + name, 1)
-    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon"):
+    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)
@@ -73,6 +73,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, "has_" + field, 1)
     _conv_attrs(a, attributes)
     _resize_attrs(a, attributes)
+    _rnn_attrs(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
         axes = list(dict.fromkeys(listed))  # repeats name an axis once
@@ -107,6 +108,19 @@ _NBITS_ATTRS = {
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
 # DepthToSpace's mode values, in om_attrs.depth_mode's numbering.
 _DEPTH_MODES = ("DCR", "CRD")
+
+
+# LSTM's and GRU's direction values, in om_attrs.rnn_direction's numbering.
+_RNN_DIRECTIONS = ("forward", "reverse", "bidirectional")
+
+
+def _rnn_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """LSTM's and GRU's string attributes: direction, and whether activations is given (not served)."""
+    if "direction" in attributes:
+        d = attributes["direction"]
+        d = d.decode() if isinstance(d, bytes) else str(d)
+        a.rnn_direction = _RNN_DIRECTIONS.index(d) if d in _RNN_DIRECTIONS else -1
+    a.rnn_activations = 1 if "activations" in attributes else 0
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.
@@ -185,6 +199,10 @@ _INT_ATTRS = {
     "batch_dims": "batch_dims",
     "num_groups": "num_groups",
     "antialias": "antialias",
+    "hidden_size": "hidden_size",
+    "layout": "layout",
+    "input_forget": "input_forget",
+    "linear_before_reset": "linear_before_reset",
 }
 
 

@@ -68,6 +68,8 @@ typedef struct om_attrs {
   int resize_coord;     /* coordinate_transformation_mode: 1 half_pixel ... 7 tf_crop_and_resize */
   int resize_nearest;   /* nearest_mode: 1 round_prefer_floor, 2 round_prefer_ceil, 3 floor, 4 ceil */
   int resize_aspect;    /* keep_aspect_ratio_policy: 1 stretch, 2 not_larger, 3 not_smaller */
+  int rnn_direction;   /* LSTM, GRU: 0 forward, 1 reverse, 2 bidirectional */
+  int rnn_activations; /* LSTM, GRU: 1 when the node gives `activations` (not served), else 0 */
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;

@@ -71,6 +71,8 @@ OWN_TESTS = {
     "ConvTranspose": "tests/nodes/test_conv_transpose.py",
     "Resize": "tests/nodes/test_resize.py",
     "Upsample": "tests/nodes/test_resize.py",
+    "LSTM": "tests/nodes/test_rnn_node.py",
+    "GRU": "tests/nodes/test_rnn_node.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

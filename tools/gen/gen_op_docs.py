@@ -31,7 +31,8 @@ def _types(types: frozenset[int]) -> str:
 
 
 # Attributes without which a node of the op is refused (the windowed pools' kernel_shape).
-_REQUIRED_ATTRS: dict[str, dict[str, object]] = {"MaxPool": {"kernel_shape": [1]}}
+_REQUIRED_ATTRS: dict[str, dict[str, object]] = {"MaxPool": {"kernel_shape": [1]}, "LSTM": {"hidden_size": 1},
+                                                  "GRU": {"hidden_size": 1}}
 
 
 def _optional_outputs(key: str) -> str:

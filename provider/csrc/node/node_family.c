@@ -71,6 +71,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_CONV_TRANSPOSE: return &om_family_conv_transpose;
     case OM_OP_RESIZE:
     case OM_OP_UPSAMPLE: return &om_family_resize;
+    case OM_OP_LSTM:
+    case OM_OP_GRU: return &om_family_rnn;
     default: return NULL;
   }
 }

@@ -142,6 +142,7 @@ extern const om_family om_family_quant_matmul; /* node_quant_matmul.c: MatMulInt
 extern const om_family om_family_groupnorm; /* node_groupnorm.c: InstanceNormalization, GroupNormalization */
 extern const om_family om_family_conv_transpose; /* node_conv_transpose.c: ConvTranspose */
 extern const om_family om_family_resize;    /* node_resize.c: Resize, Upsample */
+extern const om_family om_family_rnn;       /* node_rnn.c: LSTM, GRU */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
