@@ -62,6 +62,7 @@ NUMERIC_OPTIMIZERS = (
     "ConvMulFusion",
     "ConvBNFusion",
     "GemmSumFusion",
+    "WeightBiasQuantization",
 )
 _DISABLE_KEY = "optimization.disable_specified_optimizers"
 _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
@@ -173,10 +174,10 @@ def ep_session_options(
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
-    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     disabled = [n.strip() for n in config_entry(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
     disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
     so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
+    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     if strict:
         so.add_session_config_entry(STRICT_KEY, "1")
