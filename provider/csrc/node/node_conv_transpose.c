@@ -35,6 +35,8 @@ typedef struct om_convt {
   unsigned char* wt; /* a constant W transposed, [G][M/G * K][C/G] row-major; NULL: transposed per run */
   int64_t wt_shape[OM_CONV_MAX_AXES + 2];
   size_t wt_rank;
+  char bad[320]; /* an attribute error found at create, reported when W (constant: at creation) or X comes:
+                  * the node stays ours, so that stock ORT never runs it (group 0 kills its process) */
 } om_convt;
 
 typedef struct om_convt_dims {
@@ -50,6 +52,12 @@ static const char* const om_convt_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_L
 static int om_convt_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_convt* t = node->impl;
   om_conv* c = &t->c;
+  node->out_types[0] = node->type;
+  if (a->has_group && a->group < 1) {
+    snprintf(t->bad, sizeof t->bad, "node '%s' (op ConvTranspose): attribute group is %lld; it must be 1 or more",
+             node->name, (long long)a->group);
+    return 0;
+  }
   if (om_conv_create(node, a, err, errlen) != 0) return -1;
   if ((t->has_out_pad = a->has_output_padding) &&
       om_conv_list(node, c, "output_padding", a->output_padding, a->n_output_padding, 1, 0, t->out_pad, err,
@@ -61,11 +69,11 @@ static int om_convt_create(om_node* node, const om_attrs* a, char* err, size_t e
     return -1;
   for (size_t i = 0; t->has_out_pad && i < c->axes; i++) {
     int64_t s = c->has_strides ? c->strides[i] : 1, d = c->has_dilations ? c->dilations[i] : 1;
-    if (t->out_pad[i] >= (s > d ? s : d))
-      OM_FAIL_MSG("node '%s' (op ConvTranspose): attribute output_padding entry %zu is %lld; it must be less than "
-                  "max(stride, dilation) = %lld", node->name, i, (long long)t->out_pad[i], (long long)(s > d ? s : d));
+    if (t->out_pad[i] >= (s > d ? s : d) && !t->bad[0])
+      snprintf(t->bad, sizeof t->bad, "node '%s' (op ConvTranspose): attribute output_padding entry %zu is %lld; "
+               "it must be less than max(stride, dilation) = %lld", node->name, i, (long long)t->out_pad[i],
+               (long long)(s > d ? s : d));
   }
-  node->out_types[0] = node->type;
   return 0;
 }
 
@@ -113,6 +121,7 @@ static size_t om_convt_esize(const om_node* node) { return node->type == OM_T_DO
 static int om_convt_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                  char* err, size_t errlen) {
   om_convt* t = node->impl;
+  if (t->bad[0]) OM_FAIL_MSG("%s", t->bad);
   if (k != 1) return 0;
   if (om_convt_check_w(node, t, shape, rank, err, errlen) != 0) return -1;
   size_t n = om_shape_count(shape, rank);
@@ -163,6 +172,7 @@ static int om_convt_dims_of(const om_node* node, const om_node_io* io, om_convt_
   size_t errlen = io->errlen;
   const int64_t* const* shapes = io->shapes;
   int has_b = io->n_inputs > 2 && shapes[2];
+  if (t->bad[0]) OM_FAIL_MSG("%s", t->bad);
   size_t rank_list[3] = {io->ranks[0], io->ranks[1], has_b ? io->ranks[2] : OM_RANK_UNKNOWN};
   if (om_conv_check_ranks(node, 3, rank_list, err, errlen) != 0) return -1;
   const int64_t *x = shapes[0], *w = shapes[1];

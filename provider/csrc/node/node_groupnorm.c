@@ -24,6 +24,7 @@ typedef struct om_groupnorm_node {
   float epsilon;
   int64_t groups;  /* GroupNormalization's num_groups; 0: InstanceNormalization (one group per channel) */
   int per_channel; /* scale and bias per channel (InstanceNormalization; GroupNormalization from opset 21) */
+  char bad[320];   /* num_groups below 1, reported when X comes: stock ORT's error would not name the node */
 } om_groupnorm_node;
 
 static const char* om_gn_op(const om_node* node) { return om_op_row(node->op)->name; }
@@ -33,12 +34,14 @@ static int om_gn_create(om_node* node, const om_attrs* a, char* err, size_t errl
   s->epsilon = a->has_epsilon ? a->epsilon : 1e-5f;
   s->per_channel = 1;
   if (node->op == OM_OP_GROUP_NORMALIZATION) {
-    if (!a->has_num_groups || a->num_groups < 1) {
-      snprintf(err, errlen, "node '%s' (op GroupNormalization): attribute num_groups is %s; it must be 1 or more",
-               node->name, a->has_num_groups ? "below 1" : "missing");
+    if (!a->has_num_groups) {
+      snprintf(err, errlen, "node '%s' (op GroupNormalization): attribute num_groups is missing", node->name);
       return -1;
     }
-    s->groups = a->num_groups;
+    if (a->num_groups < 1)
+      snprintf(s->bad, sizeof s->bad, "node '%s' (op GroupNormalization): attribute num_groups is %lld; it must be "
+               "1 or more", node->name, (long long)a->num_groups);
+    s->groups = a->num_groups < 1 ? 1 : a->num_groups;
     s->per_channel = node->opset == 0 || node->opset >= 21; /* an unknown opset reads as 21 on */
     if (s->per_channel && a->has_stash_type && a->stash_type != 1) {
       snprintf(err, errlen, "node '%s' (op GroupNormalization): attribute stash_type %lld is not served (only 1, "
@@ -79,6 +82,10 @@ static int om_gn_check_ranks(const om_node* node, size_t n_inputs, const size_t*
  * with a message. */
 static int om_gn_check(const om_node* node, const om_node_io* io, size_t* groups) {
   const om_groupnorm_node* s = node->impl;
+  if (s->bad[0]) {
+    snprintf(io->err, io->errlen, "%s", s->bad);
+    return -1;
+  }
   if (om_gn_rank_ok(node, io->ranks[0], io->err, io->errlen) != 0) return -1;
   int64_t c = io->shapes[0][1], g = s->groups ? s->groups : c;
   *groups = 0;
