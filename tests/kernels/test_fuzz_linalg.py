@@ -59,6 +59,7 @@ OWN_TESTS = {
     "DynamicQuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.DequantizeLinear": "tests/nodes/test_quant_qdq.py",
+    "com.microsoft.GroupQueryAttention": "tests/nodes/test_gqa_node.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -134,6 +134,7 @@ extern const om_family om_family_pad;       /* node_pad.c: Pad */
 extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin */
 extern const om_family om_family_split;     /* node_split.c: Split */
 extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
+extern const om_family om_family_gqa;       /* node_gqa.c: com.microsoft GroupQueryAttention */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
