@@ -8,34 +8,30 @@
 #define OM_ATTN_NAME(n) om_attn_##n##_base
 #include "attn_body.inc"
 
-void om_attn_scores(int path, const float* q, size_t G, const float* k, size_t n, size_t H, float* d, size_t ds) {
+typedef struct om_attn_impl {
+  void (*scores)(const float* q, size_t G, const float* k, size_t n, size_t H, float* d, size_t ds);
+  void (*values)(const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o);
+} om_attn_impl;
+
+/* The instantiation a path runs. */
+static const om_attn_impl* om_attn_impl_of(int path) {
+  static const om_attn_impl base = {om_attn_scores_base, om_attn_values_base};
 #if OM_ISA_X86
-  if (path == OM_PATH_512) {
-    om_attn_scores_512(q, G, k, n, H, d, ds);
-    return;
-  }
-  if (path == OM_PATH_256) {
-    om_attn_scores_256(q, G, k, n, H, d, ds);
-    return;
-  }
+  static const om_attn_impl w512 = {om_attn_scores_512, om_attn_values_512};
+  static const om_attn_impl w256 = {om_attn_scores_256, om_attn_values_256};
+  if (path == OM_PATH_512) return &w512;
+  if (path == OM_PATH_256) return &w256;
 #endif
   (void)path;
-  om_attn_scores_base(q, G, k, n, H, d, ds);
+  return &base;
+}
+
+void om_attn_scores(int path, const float* q, size_t G, const float* k, size_t n, size_t H, float* d, size_t ds) {
+  om_attn_impl_of(path)->scores(q, G, k, n, H, d, ds);
 }
 
 void om_attn_values(int path, const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o) {
-#if OM_ISA_X86
-  if (path == OM_PATH_512) {
-    om_attn_values_512(w, ws, G, v, n, H, o);
-    return;
-  }
-  if (path == OM_PATH_256) {
-    om_attn_values_256(w, ws, G, v, n, H, o);
-    return;
-  }
-#endif
-  (void)path;
-  om_attn_values_base(w, ws, G, v, n, H, o);
+  om_attn_impl_of(path)->values(w, ws, G, v, n, H, o);
 }
 
 void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleaved, const float* c, const float* z) {
