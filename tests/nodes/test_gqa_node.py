@@ -356,6 +356,10 @@ def test_bad_input_errors() -> None:
     dec = _feeds(at, 2, 1, 16, 4, [4, 9], 4, False, seed=5)
     with pytest.raises(NodeError, match=r"seqlens_k\[1\] = 8 does not leave room"):
         _node(at, dec).run_outputs(*dec)
+    rot = G.Attrs(4, 2, do_rotary=1)
+    far = _feeds(rot, 1, 1, 32, 20, [18], 12, True, seed=6, max_pos=16)  # cache of 20 rows, rotary of 16
+    with pytest.raises(NodeError, match=r"seqlens_k\[0\] = 17 puts a position past cos_cache's rows"):
+        _node(rot, far).run_outputs(*far)
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ typedef struct om_gqa_node {
 
 /* The shapes of one call. */
 typedef struct om_gqa_geom {
-  size_t B, S, H, L, P, R, G;
+  size_t B, S, H, L, P, R, G, M; /* M: rotary cache rows */
   int32_t total;
   int packed;
 } om_gqa_geom;
@@ -174,6 +174,7 @@ static int om_gqa_geometry(const om_node* node, const om_node_io* io, om_gqa_geo
       OM_GQA_FAIL("cos_cache's dimension 1 (%lld) must be a multiple of 8 and at most head size / 2, with head size "
                   "(%zu) a multiple of 16", (long long)cw[1], g->H);
     g->R = 2 * (size_t)cw[1];
+    g->M = (size_t)cw[0];
   }
   return 0;
 }
@@ -321,6 +322,8 @@ static int om_gqa_run(const om_node* node, const om_node_io* io) {
     else if (!first && ((size_t)t < S || (size_t)t > P)) why = "does not leave room for the new tokens in the cache";
     else if (!first && j.g.L > 0 && (size_t)t - S > j.g.L) why = "claims more past tokens than past_key holds";
     else if (!first && j.g.L == 0 && (size_t)t != S) why = "claims past tokens but past_key is absent";
+    else if (m->rotary && !first && (size_t)t > j.g.M) /* a first prompt's positions are below S <= M */
+      why = "puts a position past cos_cache's rows";
     if (why) {
       free(past_len);
       OM_GQA_FAIL("seqlens_k[%zu] = %d %s (sequence length %zu, total_sequence_length %d, past length %zu)", b,
