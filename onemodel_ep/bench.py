@@ -38,8 +38,9 @@ from onnx import TensorProto, helper
 from onemodel_ep import cli_args
 from onemodel_ep import strict as strict_mode
 from onemodel_ep._lib import op_table
-from onemodel_ep.ep import ep_session_options
+from onemodel_ep.ep import assignments, ep_session_options
 from onemodel_ep.errors import StrictModeError, UsageError
+from onemodel_ep.fold import fold as fold_constants
 from onemodel_ep.rewriter import RewriteReport, rewrite
 from onemodel_ep.session import VIAS, default_via, session_options
 
@@ -232,7 +233,13 @@ def _options(threads: int, global_pool: bool) -> ort.SessionOptions:
     else:
         so.intra_op_num_threads = threads
     so.log_severity_level = 3
+    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")  # graph_nodes() reads it
     return so
+
+
+def graph_nodes(sess: ort.InferenceSession) -> int:
+    """How many nodes the graph ORT runs has (after its optimisers), every execution provider together."""
+    return len(assignments(sess))
 
 
 def _session(
@@ -247,10 +254,19 @@ def _session(
 
 
 def _our_session(
-    model: onnx.ModelProto, threads: int, mode: str, via: str, global_pool: bool = False, strict: bool = False
+    model: onnx.ModelProto,
+    threads: int,
+    mode: str,
+    via: str,
+    global_pool: bool = False,
+    strict: bool = False,
+    fold: bool = True,
 ) -> ort.InferenceSession:
     """OneModel EP's session of the unmodified `model`: through the plugin EP, or rewritten to ai.onemodel
-    (strict: a StrictModeError where a computing node would run outside OneModel EP)."""
+    (strict: a StrictModeError where a computing node would run outside OneModel EP), its constant nodes
+    folded by OneModel's kernels first (fold, as onemodel_ep.InferenceSession does)."""
+    if fold:
+        model = fold_constants(model, mode=mode)
     if via == "ep":
         so = ep_session_options(_options(threads, global_pool), mode=mode)
         sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
@@ -537,12 +553,14 @@ def bench_model(
     dim: int,
     feeds: dict[str, np.ndarray] | None = None,
     strict: bool = False,
+    fold: bool = True,
 ) -> dict[str, Any]:
     """Stock ORT against OneModel EP exact mode on a whole model, interleaved run by run (one intra-op thread)
     or block by block: median latencies and the paired ratio of our time over stock's (strict: refused with
-    a StrictModeError where a computing node would run outside OneModel EP)."""
+    a StrictModeError where a computing node would run outside OneModel EP; fold=False: without OneModel's
+    constant folding), and the nodes of the graph each runs."""
     model = cli_args.load_model(path)
-    ours = _our_session(model, threads, "exact", via, strict=strict)
+    ours = _our_session(model, threads, "exact", via, strict=strict, fold=fold)
     stock = _session(model, threads, False)
     if feeds is None:
         feeds = model_feeds(stock, dim)
@@ -555,6 +573,9 @@ def bench_model(
         "stock_s": 1.0 / eps[0],
         "ours_s": 1.0 / eps[1],
         "ours_over_stock_time": 1.0 / paired[1],
+        "stock_nodes": graph_nodes(stock),
+        "ours_nodes": graph_nodes(ours),
+        "fold": fold,
         "runs": runs,
         "onnxruntime": ort.__version__,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -570,6 +591,8 @@ def format_model(r: dict[str, Any]) -> str:
         f"{r['ours_s'] * 1e3:.3f} ms a run"
         f" (medians of {r['runs']} runs each); ours / stock time {r['ours_over_stock_time']:.3f}"
         " (median over rounds of adjacent runs)"
+        + (f"\n  graph nodes: stock {r['stock_nodes']}, ours {r['ours_nodes']}"
+           f" ({'constants folded' if r.get('fold', True) else 'no folding'})" if "ours_nodes" in r else "")
     )
 
 
@@ -642,6 +665,8 @@ def add_subparser(sub: Any) -> None:
     b.add_argument("--model", default=None, help="time this whole model (stock ORT against exact mode)")
     b.add_argument("--dim", type=cli_args.number(int), default=16, help="--model: size of dynamic dimensions")
     b.add_argument("--inputs", default=None, help="--model: .npz of inputs (names as keys) instead")
+    b.add_argument("--no-fold", action="store_true",
+                   help="--model: OneModel without its constant folding (docs/constant-folding.md)")
     b.add_argument("--json", default=None)
     b.add_argument("--plot", default=None, help="a PNG of the ratios (needs matplotlib)")
     b.add_argument(
@@ -722,7 +747,7 @@ def _main_model(args: argparse.Namespace, via: str) -> int:
     results = []
     for th in threads:
         try:
-            r = bench_model(args.model, via, th, args.budget, args.dim, feeds, args.strict)
+            r = bench_model(args.model, via, th, args.budget, args.dim, feeds, args.strict, not args.no_fold)
         except UsageError:
             raise
         except Exception as e:  # ORT's errors: a model or inputs it cannot run

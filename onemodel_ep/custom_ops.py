@@ -13,6 +13,10 @@ from onemodel_ep._lib import library_path
 _REGISTERED_KEY = "onemodel.registered"
 
 
+_DISABLE_KEY = "optimization.disable_specified_optimizers"
+_STOCK_QUANTIZER = "WeightBiasQuantization"
+
+
 def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOptions:
     """SessionOptions with the OneModel EP library registered.
 
@@ -27,4 +31,13 @@ def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOption
     if not registered:
         so.register_custom_ops_library(library_path())
         so.add_session_config_entry(_REGISTERED_KEY, "1")
+        # ORT's level-1 WeightBiasQuantization quantizes a float weight (a DequantizeLinear folded into an
+        # initializer: fold.py) with stock code and its own scale; it must not rewrite our graphs either
+        try:
+            disabled = so.get_session_config_entry(_DISABLE_KEY)
+        except Exception:  # ORT raises when the key was never set
+            disabled = ""
+        names = [n.strip() for n in disabled.split(";") if n.strip()]
+        if _STOCK_QUANTIZER not in names:
+            so.add_session_config_entry(_DISABLE_KEY, ";".join([*names, _STOCK_QUANTIZER]))
     return so

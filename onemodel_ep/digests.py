@@ -109,6 +109,18 @@ def _struct_cases(op: str, t: int) -> list[Case]:
             ([t, t, t], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2), (3,)], 11),
             ([t, t], {}, [(1, 33, 37, 31), (6, 33, 1, 1)], 11),
         ]
+    if op == "ConvTranspose":  # Cg = 300 (the tree), k4 s2 p1, grouped and dilated, depthwise, 1-D, 3-D, SAME
+        return [
+            ([t, t, t], {"strides": [2, 2]}, [(1, 300, 3, 2), (300, 3, 2, 2), (3,)], 11),
+            ([t, t, t], {"strides": [2, 2], "pads": [1, 1, 1, 1]}, [(2, 5, 6, 7), (5, 3, 4, 4), (3,)], 22),
+            ([t, t], {"group": 2, "dilations": [2, 1], "strides": [3, 2], "output_padding": [1, 1]},
+             [(1, 4, 5, 4), (4, 3, 3, 2)], 11),
+            ([t, t, t], {"group": 6, "strides": [2, 2], "pads": [1, 1, 1, 1]},
+             [(1, 6, 7, 7), (6, 1, 3, 3), (6,)], 11),
+            ([t, t], {"strides": [2], "output_shape": [30]}, [(2, 7, 15), (7, 4, 3)], 1),
+            ([t, t, t], {"strides": [1, 2, 2], "auto_pad": "SAME_UPPER"},
+             [(1, 3, 3, 4, 3), (3, 2, 2, 3, 3), (2,)], 11),
+        ]
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
         return [([t], {}, [(2, 3, 7, 7)], 13), ([t], {}, [(1, 5, 1037)], 13)]
     if op == "MaxPool":  # the ResNet stem pool, 1-D ceil_mode column-major, 3-D dilated
@@ -125,6 +137,12 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "BatchNormalization":
         return [([t] * 5, {"epsilon": 1e-3}, [(2, 3, 7, 7), (3,), (3,), (3,), (3,)], 15),
                 ([t] * 5, {}, [(3, 5, 37), (5,), (5,), (5,), (5,)], 9)]
+    if op == "InstanceNormalization":
+        return [([t] * 3, {"epsilon": 1e-3}, [(2, 3, 7, 37), (3,), (3,)], 6),
+                ([t] * 3, {}, [(1, 5, 1037), (5,), (5,)], 22)]
+    if op == "GroupNormalization":  # scale and bias per group (18), per channel (21)
+        return [([t] * 3, {"num_groups": 2}, [(2, 6, 7, 9), (2,), (2,)], 18),
+                ([t] * 3, {"num_groups": 3, "epsilon": 1e-3}, [(2, 6, 37), (6,), (6,)], 21)]
     if op == "MatMulInteger":  # zero points: one, per column, per row; none; tails past every tile and panel
         u8, i8 = TensorProto.UINT8, TensorProto.INT8
         return [([t, u8, t, u8], {}, [(37, 67), (67, 41), (), ()], 10),
@@ -141,6 +159,14 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                  [(5, 1300), (3, 21, 64), (63,)], 1),
                 ([t, u8, t, t], {"K": 70, "N": 17, "bits": 4, "block_size": 16},
                  [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1)]
+    if op in ("LSTM", "GRU"):  # docs/recurrent.md: two directions, two K blocks; both GRU forms
+        return {"LSTM": [([t] * 4, {"hidden_size": 5, "direction": "bidirectional"},
+                          [(7, 3, 300), (2, 20, 300), (2, 20, 5), (2, 40)], 14)],
+                "GRU": [([t] * 4, {"hidden_size": 6, "linear_before_reset": 1},
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6), (1, 36)], 14),
+                        ([t] * 3, {"hidden_size": 6, "direction": "reverse"},
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6)], 14)],
+                }[op]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
@@ -169,9 +195,60 @@ def _qdq_cases(op: str, t: int) -> list[Case]:
     return cases
 
 
+QUANT_MATMUL_OPS = ("com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul",
+                    "QLinearMatMul")
+
+
+def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
+    """The quantized products with a float step (docs/quantized-matmul.md), on given inputs: integer operands
+    with their edges, scales of ordinary magnitude (the seeded bit patterns of the other cases would mostly
+    give 0 or NaN): per-tensor and per-column parameters, bias, batches, tails past every tile."""
+    f, u8, i8 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8
+    for t in input0_types:
+        rng = np.random.default_rng(SEED + sum(map(ord, op)) + t)
+
+        def arr(tt: int, shape: tuple[int, ...], lo: float = -2.0, hi: float = 2.0,
+                rng: np.random.Generator = rng) -> np.ndarray:
+            if tt == f:
+                return rng.uniform(lo, hi, shape).astype(np.float32)
+            return np.resize(_values(tt, rng), shape)
+
+        if op == "QLinearMatMul":
+            for tb, n, opset in ((u8, 41, 21), (i8, 3, 10)):
+                k = 67 if n == 41 else 1300
+                ins = [arr(t, (37, k)), arr(f, (), 0.01, 0.05), arr(t, ()), arr(tb, (k, n)),
+                       arr(f, (n,) if n == 41 else (), 0.01, 0.05), arr(tb, (n,) if n == 41 else ()),
+                       arr(f, (), 2.0, 9.0), arr(tb, ())]
+                yield OpCase(op, [t, f, t, tb, f, tb, f, tb], {}, opset=opset, given=ins, tag=f"/{n}@{opset}")
+        elif op.endswith("MatMulIntegerToFloat"):
+            yield OpCase(op, [t, u8, f, f, t, u8, f], {}, opset=1, tag="/column",
+                         given=[arr(t, (37, 67)), arr(u8, (67, 41)), arr(f, (), 0.01, 0.05),
+                                arr(f, (41,), -0.05, 0.05), arr(t, ()), arr(u8, (41,)), arr(f, (41,))])
+            yield OpCase(op, [t, i8, f, f], {}, opset=1, tag="/batch",
+                         given=[arr(t, (3, 1, 19, 33)), arr(i8, (2, 33, 17)), arr(f, (), 0.01, 0.05),
+                                arr(f, (), 0.01, 0.05)])
+        else:  # DynamicQuantizeMatMul: A float
+            yield OpCase(op, [f, i8, f, i8, f], {}, opset=1, tag="/column",
+                         given=[arr(f, (37, 67), -9.0, 5.0), arr(i8, (67, 41)), arr(f, (41,), 0.01, 0.05),
+                                arr(i8, (41,)), arr(f, (41,))])
+            yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
+                         given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
+def _resize_cases(t: int) -> list[Case]:
+    """Resize (docs/resize.md): nearest by scales and sizes, linear (float only) by sizes and over three axes,
+    opset 10's asymmetric and simple rounding."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    x = (2, 3, 5, 7)
+    return [([t, f, f], {"nearest_mode": "round_prefer_ceil"}, [x, [], [1, 1, 2.5, 0.6]], 19),
+            ([t, f, f, i64], {"coordinate_transformation_mode": "asymmetric"}, [x, [], [], [2, 3, 9, 4]], 19),
+            ([t, f, f, i64], {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+             [x, [], [], [2, 3, 9, 4]], 19),
+            ([t, f, f], {"mode": "linear"}, [(1, 2, 3, 5, 6), [], [1, 1, 2, 1.5, 0.7]], 19),
+            ([t, f], {"mode": "nearest"}, [(2, 3, 4, 5), [1, 1, 0.6, 1.7]], 10)]
+
+
 def _movement_cases(op: str, t: int) -> list[Case]:
     """The data-movement ops: copies, whose digests pin the element order of each op and opset form."""
-    i64 = TensorProto.INT64
+    i64, f = TensorProto.INT64, TensorProto.FLOAT
     cases: dict[str, list[Case]] = {
         "Reshape": [([t, i64], {}, [(3, 4, 5), [6, -1]], 14)],
         "Unsqueeze": [([t, i64], {}, [(3, 4), [0, -1]], 13), ([t], {"axes": [1]}, [(3, 4)], 11)],
@@ -197,6 +274,14 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Split": [([t], {"axis": 1, "split": [2, 5, 3]}, [(3, 10, 4)], 11),
                   ([t], {"axis": -1, "num_outputs": 3}, [(4, 7)], 18)],
         "Trilu": [([t, i64], {}, [(2, 5, 7), [1]], 14), ([t, i64], {"upper": 0}, [(3, 6, 4), [-2]], 14)],
+        "DepthToSpace": [([t], {"blocksize": 2}, [(2, 8, 3, 5)], 1),
+                         ([t], {"blocksize": 3, "mode": "CRD"}, [(1, 18, 2, 3)], 13)],
+        "SpaceToDepth": [([t], {"blocksize": 2}, [(2, 3, 4, 6)], 13)],
+        "GatherElements": [([t, i64], {"axis": 1}, [(3, 5), [[0, -1, 4], [2, -5, 1]]], 13)],
+        "GatherND": [([t, i64], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]]], 13),
+                     ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
+        "Resize": _resize_cases(t),
+        "Upsample": [([t, f], {"mode": m}, [(2, 3, 4, 5), [1, 1, 2, 3]], 9) for m in ("nearest", "linear")],
     }
     return cases.get(op, [])
 
@@ -212,7 +297,7 @@ class OpCase:
         rng = np.random.default_rng(SEED + len(key) * 7919 + sum(map(ord, key)))
         arrays = given if given is not None else [_values(t, rng) for t in types]
         if shapes is not None:  # a structured op: inputs of these shapes; a list of ints: an int64 axes input
-            arrays = [np.array(s, dtype=np.int64) if isinstance(s, list)
+            arrays = [np.array(s, dtype=helper.tensor_dtype_to_np_dtype(t)) if isinstance(s, list)
                       else np.resize(_values(t, rng), s) for t, s in zip(types, shapes)]
         if op == "Clip":
             arrays[1] = arrays[1][:1].copy()
@@ -266,6 +351,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.GroupQueryAttention":
             yield from _gqa_cases()
+            continue
+        if row.key in QUANT_MATMUL_OPS:
+            yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
             continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):

@@ -10,7 +10,8 @@ ORT runs its level-1 graph optimisations before it partitions the graph, with st
 folding would compute a node we would claim (an Exp of an initializer) with stock ORT's kernel, and a few
 fusions rewrite element-wise arithmetic (1/x*y into y/x, x+0 into x). `ep_session_options` disables those
 transformers (`optimization.disable_specified_optimizers`, NUMERIC_OPTIMIZERS), so the EP path gives the
-rewrite path's bits.
+rewrite path's bits. onemodel_ep.InferenceSession folds constant nodes itself, with OneModel's kernels
+(fold.py), before ORT sees the model; a plain ORT session over ep_session_options runs them every call.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ NUMERIC_OPTIMIZERS = (
     "ConvMulFusion",
     "ConvBNFusion",
     "GemmSumFusion",
+    "WeightBiasQuantization",
 )
 _DISABLE_KEY = "optimization.disable_specified_optimizers"
 _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
@@ -172,10 +174,10 @@ def ep_session_options(
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
-    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     disabled = [n.strip() for n in config_entry(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
     disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
     so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
+    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     if strict:
         so.add_session_config_entry(STRICT_KEY, "1")

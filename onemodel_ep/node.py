@@ -50,6 +50,8 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         pad_mode = pad_mode.decode() if isinstance(pad_mode, bytes) else str(pad_mode)
         a.pad_mode = _PAD_MODES.index(pad_mode) if pad_mode in _PAD_MODES else -1
         a.has_pad_mode = 1
+        a.depth_mode = _DEPTH_MODES.index(pad_mode) if pad_mode in _DEPTH_MODES else -1  # DepthToSpace's
+        a.has_depth_mode = 1
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
@@ -57,7 +59,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if name in attributes:
             setattr(a, name, int(attributes[name]))
             setattr(a, "has_" + name, 1)
-    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon"):
+    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)
@@ -75,6 +77,8 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
             setattr(a, name, float(value) if name in _GQA_FLOAT_ATTRS else int(value))
             setattr(a, "has_" + name, 1)
     _conv_attrs(a, attributes)
+    _resize_attrs(a, attributes)
+    _rnn_attrs(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
         axes = list(dict.fromkeys(listed))  # repeats name an axis once
@@ -112,6 +116,21 @@ _GQA_ATTRS = ("num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interle
 _GQA_FLOAT_ATTRS = ("scale", "softcap")
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
+# DepthToSpace's mode values, in om_attrs.depth_mode's numbering.
+_DEPTH_MODES = ("DCR", "CRD")
+
+
+# LSTM's and GRU's direction values, in om_attrs.rnn_direction's numbering.
+_RNN_DIRECTIONS = ("forward", "reverse", "bidirectional")
+
+
+def _rnn_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """LSTM's and GRU's string attributes: direction, and whether activations is given (not served)."""
+    if "direction" in attributes:
+        d = attributes["direction"]
+        d = d.decode() if isinstance(d, bytes) else str(d)
+        a.rnn_direction = _RNN_DIRECTIONS.index(d) if d in _RNN_DIRECTIONS else -1
+    a.rnn_activations = 1 if "activations" in attributes else 0
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.
@@ -119,7 +138,8 @@ _AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
 def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
-    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads) into the om_attrs `a`."""
+    """Conv's group, auto_pad and lists (kernel_shape, strides, dilations, pads; ConvTranspose's
+    output_padding, output_shape) into the om_attrs `a`."""
     if "group" in attributes:
         a.group = int(attributes["group"])
         a.has_group = 1
@@ -129,7 +149,7 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
         if pad not in _AUTO_PADS:
             raise NodeError(f"attribute 'auto_pad' must be one of {', '.join(_AUTO_PADS)}, got {pad!r}")
         a.auto_pad = _AUTO_PADS.index(pad)
-    for name in ("kernel_shape", "strides", "dilations", "pads"):
+    for name in ("kernel_shape", "strides", "dilations", "pads", "output_padding", "output_shape"):
         if name in attributes:
             values = [int(v) for v in attributes[name]]
             field = getattr(a, name)
@@ -139,6 +159,24 @@ def _conv_attrs(a: Any, attributes: dict[str, Any]) -> None:
                 field[i] = v
             setattr(a, "n_" + name, len(values))
             setattr(a, "has_" + name, 1)
+
+
+# Resize's and Upsample's string attributes: ONNX name -> om_attrs field; the library gives each value's code.
+_RESIZE_ATTRS = {
+    "mode": "resize_mode",
+    "coordinate_transformation_mode": "resize_coord",
+    "nearest_mode": "resize_nearest",
+    "keep_aspect_ratio_policy": "resize_aspect",
+}
+
+
+def _resize_attrs(a: Any, attributes: dict[str, Any]) -> None:
+    """Resize's string attributes into the om_attrs `a`, coded by the library (om_resize_attr_code)."""
+    for onnx_name, field in _RESIZE_ATTRS.items():
+        if onnx_name in attributes:
+            value = attributes[onnx_name]
+            value = value.decode() if isinstance(value, bytes) else str(value)
+            setattr(a, field, lib.om_resize_attr_code(onnx_name.encode(), value.encode()))
 
 
 # List attributes of the data-movement ops (64 entries at most; Split's split 256), each with n_<name> and
@@ -167,6 +205,14 @@ _INT_ATTRS = {
     "precision": "precision",
     "num_outputs": "num_outputs",
     "upper": "upper",
+    "blocksize": "blocksize",
+    "batch_dims": "batch_dims",
+    "num_groups": "num_groups",
+    "antialias": "antialias",
+    "hidden_size": "hidden_size",
+    "layout": "layout",
+    "input_forget": "input_forget",
+    "linear_before_reset": "linear_before_reset",
 }
 
 
@@ -266,19 +312,38 @@ class Node:
         _checked(lib.om_node_run, self._ptr, n, data, shapes, ranks, out_ptr, out_shape, rank, *_NO_POOL)
         return out
 
+    def _output_shapes(
+        self, count: int, n: int, data: Any, shapes: Any, ranks: Any
+    ) -> tuple[Any, Any, list[tuple[tuple[int, ...], np.dtype[Any]]]]:
+        """om_node_output_shapes' arrays for the first `count` outputs, and each one's shape and dtype."""
+        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
+        out_ranks = ffi.new("size_t[]", max(count, 1))
+        _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
+        found = []
+        for k in range(count):
+            shape = tuple(int(out_shapes[lib.OM_NODE_MAX_RANK * k + d]) for d in range(out_ranks[k]))
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
+            found.append((shape, dtype))
+        return out_shapes, out_ranks, found
+
+    def output_shapes(
+        self, *inputs: np.ndarray | None, n_outputs: int | None = None
+    ) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
+        """The shape and dtype of each of the first `n_outputs` outputs (by default all the node can have)
+        for `inputs`, computing nothing (om_node_output_shapes)."""
+        count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
+        n, data, shapes, ranks, _keep = self._marshal(inputs)
+        return self._output_shapes(count, n, data, shapes, ranks)[2]
+
     def run_outputs(self, *inputs: np.ndarray | None, n_outputs: int | None = None) -> list[np.ndarray]:
         """Every output of the node (the first `n_outputs`, by default all it can have) for `inputs`, through
         om_node_output_shapes / om_node_run_outputs (multi-output and structured nodes)."""
         count = int(lib.om_node_output_count(self._ptr)) if n_outputs is None else n_outputs
         n, data, shapes, ranks, _keep = self._marshal(inputs)
-        out_shapes = ffi.new("int64_t[]", lib.OM_NODE_MAX_RANK * max(count, 1))
-        out_ranks = ffi.new("size_t[]", max(count, 1))
-        _checked(lib.om_node_output_shapes, self._ptr, n, data, shapes, ranks, count, out_shapes, out_ranks)
+        out_shapes, out_ranks, found = self._output_shapes(count, n, data, shapes, ranks)
         outs: list[np.ndarray] = []
         ptrs = ffi.new("void*[]", max(count, 1))
-        for k in range(count):
-            shape = tuple(out_shapes[lib.OM_NODE_MAX_RANK * k + d] for d in range(out_ranks[k]))
-            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(int(lib.om_node_output_type_at(self._ptr, k))))
+        for k, (shape, dtype) in enumerate(found):
             o = np.empty(shape, dtype=dtype)
             outs.append(o)
             ptrs[k] = ffi.cast("void*", o.ctypes.data) if o.size else ffi.cast("void*", 1)

@@ -14,6 +14,7 @@ from onemodel_ep import external_data
 from onemodel_ep import strict as strict_mode
 from onemodel_ep.custom_ops import session_options
 from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported
+from onemodel_ep.fold import fold as fold_constants
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
 
@@ -70,6 +71,9 @@ class InferenceSession(ort.InferenceSession):
     With via="ep", `sess_options` (if given) gets the EP added and `providers` must be left out.
     strict=True (or `sess_options` with onemodel_ep.ep.STRICT_KEY set): a model with a computing node that
     would run outside OneModel EP is refused with one StrictModeError naming each (onemodel_ep.strict).
+    fold=True (the default): every node of the main graph OneModel serves whose inputs are all constant is
+    computed once, here, by OneModel's kernels (onemodel_ep.fold, docs/constant-folding.md) and reported
+    with category "folded"; either path, the same bits as unfolded.
     """
 
     def __init__(
@@ -81,6 +85,7 @@ class InferenceSession(ort.InferenceSession):
         kernel_path: str | None = None,
         via: str | None = None,
         strict: bool = False,
+        fold: bool = True,
         **kwargs: Any,
     ) -> None:
         strict = strict or strict_mode.strict_requested(sess_options)
@@ -89,13 +94,24 @@ class InferenceSession(ort.InferenceSession):
             raise ValueError(f"via must be one of {VIAS}, got {via!r}")
         self.via = via
         proto, data_folder = _read(model)
+        owned = not isinstance(model, onnx.ModelProto)  # loaded here: changed in place, no copy
+        folded = RewriteReport(mode, kernel_path)
+        if fold:
+            before = proto
+            proto = fold_constants(proto, mode=mode, kernel_path=kernel_path, report=folded, in_place=owned)
+            owned = owned or proto is not before
+            del before
         self.rewritten_model: onnx.ModelProto | None = None
         if via == "ep":
             if providers is not None:
                 raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path)
             source: str | bytes
-            if isinstance(model, (str, os.PathLike)):
+            if folded.nodes:  # ORT gets the folded model; its external data stays in the model's folder
+                source = proto.SerializeToString()
+                if data_folder is not None:
+                    so.add_session_config_entry(_EXTERNAL_FOLDER_KEY, data_folder)
+            elif isinstance(model, (str, os.PathLike)):
                 source = os.fspath(model)
             elif isinstance(model, (bytes, bytearray)):
                 source = bytes(model)
@@ -109,11 +125,11 @@ class InferenceSession(ort.InferenceSession):
             super().__init__(source, sess_options=so, **kwargs)
             del source
             self.report: RewriteReport = ep_report(graph_only, self, mode, kernel_path)
+            self.report.nodes[:0] = folded.nodes
             if strict:
                 strict_mode.check(strict_mode.outside_ep(self.report, assignments(self)))
         else:
-            self.report = RewriteReport(mode, kernel_path)
-            owned = not isinstance(model, onnx.ModelProto)  # loaded here: rewritten in place, no copy
+            self.report = folded
             rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report, in_place=owned)
             if strict:
                 strict_mode.check(strict_mode.outside_rewrite(self.report, rewritten))

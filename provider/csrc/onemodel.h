@@ -60,6 +60,16 @@ typedef struct om_attrs {
   int auto_pad;      /* Conv: 0 NOTSET, 1 SAME_UPPER, 2 SAME_LOWER, 3 VALID */
   int pad_mode;      /* Pad's `mode`: 0 constant, 1 reflect, 2 edge, 3 wrap, -1 another string */
   int has_pad_mode;
+  int depth_mode;    /* DepthToSpace's `mode`: 0 "DCR", 1 "CRD", -1 another string */
+  int has_depth_mode;
+  /* Resize's and Upsample's string attributes (docs/resize.md), each 0 when absent, else the code
+   * om_resize_attr_code gives its value (-1: a value not among its names) */
+  int resize_mode;      /* mode: 1 nearest, 2 linear, 3 cubic */
+  int resize_coord;     /* coordinate_transformation_mode: 1 half_pixel ... 7 tf_crop_and_resize */
+  int resize_nearest;   /* nearest_mode: 1 round_prefer_floor, 2 round_prefer_ceil, 3 floor, 4 ceil */
+  int resize_aspect;    /* keep_aspect_ratio_policy: 1 stretch, 2 not_larger, 3 not_smaller */
+  int rnn_direction;   /* LSTM, GRU: 0 forward, 1 reverse, 2 bidirectional */
+  int rnn_activations; /* LSTM, GRU: 1 when the node gives `activations` (not served), else 0 */
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
@@ -116,6 +126,11 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
  * (MatMul packs a constant B once). The data need not outlive the call. Returns 0, or -1 with a message. */
 int om_node_set_constant_input(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                char* err, size_t errlen);
+
+/* Resize's string attribute `attr` (mode, coordinate_transformation_mode, nearest_mode, keep_aspect_ratio_policy)
+ * of value `value`: its code in om_attrs (1, 2, ...), -1 for a value not among the attribute's names, 0 for
+ * another attribute (resize/resize.c). */
+int om_resize_attr_code(const char* attr, const char* value);
 
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the

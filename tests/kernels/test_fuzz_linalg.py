@@ -49,6 +49,10 @@ OWN_TESTS = {
     "com.microsoft.MatMulNBits": "tests/nodes/test_matmul_nbits.py",
     "Split": "tests/nodes/test_movement_split.py",
     "Trilu": "tests/nodes/test_movement_trilu.py",
+    "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
+    "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
+    "GatherElements": "tests/nodes/test_movement_gather_nd.py",
+    "GatherND": "tests/nodes/test_movement_gather_nd.py",
     "MaxPool": "tests/nodes/test_window_pool_exact.py",
     "AveragePool": "tests/nodes/test_window_pool_exact.py",
     "Pad": "tests/nodes/test_pad.py",
@@ -60,6 +64,16 @@ OWN_TESTS = {
     "com.microsoft.QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.DequantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.GroupQueryAttention": "tests/nodes/test_gqa_node.py",
+    "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",
+    "com.microsoft.DynamicQuantizeMatMul": "tests/nodes/test_quant_matmul_float.py",
+    "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",
+    "InstanceNormalization": "tests/nodes/test_groupnorm.py",
+    "GroupNormalization": "tests/nodes/test_groupnorm.py",
+    "ConvTranspose": "tests/nodes/test_conv_transpose.py",
+    "Resize": "tests/nodes/test_resize.py",
+    "Upsample": "tests/nodes/test_resize.py",
+    "LSTM": "tests/nodes/test_rnn_node.py",
+    "GRU": "tests/nodes/test_rnn_node.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.reference.quant_matmul_reference import int_operand
 
 PATHS = onemodel_ep.kernel_paths()
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
@@ -35,11 +36,7 @@ def reference(a: np.ndarray, b: np.ndarray, za: np.ndarray | None, zb: np.ndarra
 
 
 def _operand(rng: np.random.Generator, t: int, shape: tuple[int, ...]) -> np.ndarray:
-    info = np.iinfo(NP[t])
-    x = rng.integers(info.min, info.max, shape, dtype=NP[t], endpoint=True)
-    if x.size >= 2:
-        x.flat[:2] = [info.min, info.max]
-    return x
+    return int_operand(rng, NP[t], shape)
 
 
 def model(ta: int, tb: int, sa: tuple[int, ...], sb: tuple[int, ...], za: np.ndarray | None,

@@ -7,7 +7,8 @@ stock time / our time, so > 1 means we are faster. GFLOP/s counts 2 * N * M * O 
     python tools/bench/conv_bench.py [--threads 1] [--budget 3] [--via ep] [--shapes NAME ...]
 
 Shapes (N=1, f32): ResNet-18's 3x3 convolutions at stride 1 and 2, its 1x1 projections, its 7x7 stem, and
-MobileNet's depthwise 3x3 and pointwise 1x1.
+MobileNet's depthwise 3x3 and pointwise 1x1; ConvTranspose ("ct-" shapes) at U-Net and OCR-head upsamplings
+(GFLOP/s: 2 * N * C * (M/G) * H * W * prod(kernel), every term of the scatter).
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ SHAPES = {
     "mb-dw-144x28-3x3s2": (144, 56, 56, 144, 3, 2, 1, 144),
 }
 
+# ConvTranspose: name: (C, H, W, M, kernel, stride, pad, output_padding)
+TRANSPOSE_SHAPES = {
+    "ct-64x40-k2s2": (64, 40, 40, 32, 2, 2, 0, 0),
+    "ct-64x40-k4s2p1": (64, 40, 40, 32, 4, 2, 1, 0),
+    "ct-256x20-k3s2p1": (256, 20, 20, 128, 3, 2, 1, 1),
+}
+
 
 def model_for(shape: tuple[int, ...], rng: np.random.Generator) -> tuple[onnx.ModelProto, dict, float]:
     c, h, w, m, k, s, p, g = shape
@@ -56,9 +64,25 @@ def model_for(shape: tuple[int, ...], rng: np.random.Generator) -> tuple[onnx.Mo
     return model, {"x": rng.standard_normal((1, c, h, w)).astype(np.float32)}, flops
 
 
+def transpose_model_for(shape: tuple[int, ...], rng: np.random.Generator
+                        ) -> tuple[onnx.ModelProto, dict, float]:
+    c, h, w, m, k, s, p, op = shape
+    f = TensorProto.FLOAT
+    wt = rng.standard_normal((c, m, k, k)).astype(np.float32) * 0.1
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], pads=[p] * 4, strides=[s, s],
+                            output_padding=[op, op])
+    b = rng.standard_normal(m).astype(np.float32)
+    inits = [numpy_helper.from_array(wt, "w"), numpy_helper.from_array(b, "b")]
+    graph = helper.make_graph([node], "convt", [helper.make_tensor_value_info("x", f, [1, c, h, w])],
+                              [helper.make_tensor_value_info("y", f, None)], initializer=inits)
+    model = helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 17)])
+    return model, {"x": rng.standard_normal((1, c, h, w)).astype(np.float32)}, 2.0 * c * m * h * w * k * k
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=list(SHAPES))
+    names = list(SHAPES) + list(TRANSPOSE_SHAPES)
+    ap.add_argument("--shapes", nargs="+", choices=names, default=list(SHAPES))
     ap.add_argument("--threads", nargs="+", type=int, default=[1])
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per shape and thread count")
     ap.add_argument("--via", default="ep", choices=["ep", "rewrite"])
@@ -67,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     cols = ["stock GF/s", "ours GF/s", "stock us", "ours us", "ours/stock"]
     print(f"{'shape':>20} {'thr':>3} " + " ".join(f"{c:>10}" for c in cols))
     for name in args.shapes:
-        model, feeds, flops = model_for(SHAPES[name], rng)
+        if name in TRANSPOSE_SHAPES:
+            model, feeds, flops = transpose_model_for(TRANSPOSE_SHAPES[name], rng)
+        else:
+            model, feeds, flops = model_for(SHAPES[name], rng)
         for th in args.threads:
             sessions = [_session(model, th, False), _our_session(model, th, "exact", args.via)]
             if not timed_row(name, sessions, feeds, flops, th, args.budget, width=20):

@@ -1,5 +1,5 @@
-"""Write the one-node Split and Trilu models whose timings docs/data-movement.md gives, for `onemodel bench
---model`.
+"""Write the one-node Split, Trilu, DepthToSpace, SpaceToDepth, GatherElements and GatherND models whose
+timings docs/data-movement.md gives, for `onemodel bench --model`.
 
     python tools/bench/movement_models.py OUT_DIR
     onemodel bench --model OUT_DIR/split_qkv_128.onnx --threads 1 --via ep
@@ -7,6 +7,8 @@
 Split in shapes as LLM and silero-vad exporters write them: a fused QKV projection split into Q, K and V on
 the last axis (prefill of 128 and 2048 tokens, one decode step), and a 24-way split of attention heads. Trilu
 as an LLM's causal mask is built: the upper triangle of a square float matrix above the diagonal (k = 1).
+DepthToSpace (both modes) and SpaceToDepth on a 64-channel 80x80 map, block 2, as super-resolution heads use
+them; GatherElements and GatherND on an LLM's 1x128x768 activations (indices random, initializers).
 """
 
 from __future__ import annotations
@@ -58,6 +60,47 @@ def trilu_model(side: int, k: int) -> onnx.ModelProto:
     return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
 
 
+# name: (op, input shape, attributes)
+BLOCK_MODELS = {
+    "depth_to_space_dcr": ("DepthToSpace", (1, 64, 80, 80), {"blocksize": 2}),
+    "depth_to_space_crd": ("DepthToSpace", (1, 64, 80, 80), {"blocksize": 2, "mode": "CRD"}),
+    "space_to_depth": ("SpaceToDepth", (1, 16, 160, 160), {"blocksize": 2}),
+}
+# name: (op, data shape, indices shape, attributes); each index uniform over its dimension
+GATHER_MODELS = {
+    "gather_elements_last": ("GatherElements", (1, 128, 768), (1, 128, 768), {"axis": -1}),
+    "gather_elements_tokens": ("GatherElements", (1, 128, 768), (1, 128, 768), {"axis": 1}),
+    "gather_nd_rows": ("GatherND", (1, 128, 768), (1, 128, 1), {"batch_dims": 1}),
+    "gather_nd_pairs": ("GatherND", (1, 128, 768), (1, 4096, 2), {"batch_dims": 1}),
+}
+
+
+def one_node_model(op: str, shape: tuple[int, ...], attrs: dict[str, object],
+                   index_shape: tuple[int, ...] | None = None) -> onnx.ModelProto:
+    """One node of `op` on a float input of `shape`; indices of index_shape (an initializer) when given."""
+    inputs, inits = ["x"], []
+    if index_shape is not None:
+        axis = int(attrs.get("axis", 0)) % len(shape)
+        rng = np.random.default_rng(0)
+        if op == "GatherElements":
+            idx = rng.integers(0, shape[axis], index_shape)
+        else:  # GatherND: column m indexes data dimension batch_dims + m
+            b = int(attrs.get("batch_dims", 0))
+            cols = [rng.integers(0, shape[b + m], index_shape[:-1] + (1,)) for m in range(index_shape[-1])]
+            idx = np.concatenate(cols, axis=-1)
+        inputs.append("i")
+        inits.append(numpy_helper.from_array(idx.astype(np.int64), "i"))
+    node = helper.make_node(op, inputs, ["y"], name=op.lower(), **attrs)
+    graph = helper.make_graph(
+        [node],
+        op.lower(),
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out_dir")
@@ -70,6 +113,14 @@ def main() -> None:
     for name, (side, k) in TRILU_MODELS.items():
         path = os.path.join(args.out_dir, name + ".onnx")
         onnx.save(trilu_model(side, k), path)
+        print(path)
+    for name, (op, shape, attrs) in BLOCK_MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(one_node_model(op, shape, attrs), path)
+        print(path)
+    for name, (op, shape, ishape, attrs) in GATHER_MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(one_node_model(op, shape, attrs, ishape), path)
         print(path)
 
 

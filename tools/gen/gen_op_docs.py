@@ -33,6 +33,8 @@ def _types(types: frozenset[int]) -> str:
 # Attributes without which a node of the op is refused (the windowed pools' kernel_shape).
 _REQUIRED_ATTRS: dict[str, dict[str, object]] = {
     "MaxPool": {"kernel_shape": [1]},
+    "LSTM": {"hidden_size": 1},
+    "GRU": {"hidden_size": 1},
     "com.microsoft.GroupQueryAttention": {"num_heads": 1, "kv_num_heads": 1},
 }
 # Input types a node needs after its min_inputs (0: absent): GroupQueryAttention's seqlens_k and

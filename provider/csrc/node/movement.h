@@ -10,6 +10,18 @@
 
 #include "node_family.h"
 
+/* M(T) with T the unsigned integer type of esz bytes (1, 2, 4, else 8): the element-by-element copies of the
+ * data-movement families (DepthToSpace, SpaceToDepth, GatherElements), one loop per element size. */
+#define OM_BY_ELEMENT_SIZE(esz, M) \
+  do {                             \
+    switch (esz) {                 \
+      case 1: M(uint8_t); break;   \
+      case 2: M(uint16_t); break;  \
+      case 4: M(uint32_t); break;  \
+      default: M(uint64_t); break; \
+    }                              \
+  } while (0)
+
 /* The row-major element strides of dims[0 .. rank) into stride. */
 void om_row_major_strides(const int64_t* dims, size_t rank, int64_t* stride);
 

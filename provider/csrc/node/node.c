@@ -46,7 +46,10 @@ static int om_type_since(int id, int t) {
     case OM_OP_TRANSPOSE: case OM_OP_CONCAT: case OM_OP_GATHER: case OM_OP_SLICE: case OM_OP_EXPAND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_PAD: return t == OM_T_BFLOAT16 || t == OM_T_BOOL ? 13 : 0;
+    case OM_OP_DEPTH_TO_SPACE: case OM_OP_SPACE_TO_DEPTH: case OM_OP_GATHER_ELEMENTS: case OM_OP_GATHER_ND:
+      return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_ARG_MAX: case OM_OP_ARG_MIN: return t == OM_T_BFLOAT16 ? 13 : 0;
+    case OM_OP_RESIZE: return t == OM_T_BFLOAT16 ? 13 : 0;
     default: return 0;
   }
 }

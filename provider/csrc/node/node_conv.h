@@ -38,6 +38,10 @@ int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen);
  * first run (W itself needs no preparing: the GEMM reads it in place). */
 int om_conv_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
                          size_t errlen);
+/* One list attribute `name` (n values, `per` per spatial axis) into dst: its length agrees with the lists read
+ * before (c->axes, which it sets), its values are >= lo; 0, or -1 with a message naming node, op and list. */
+int om_conv_list(const om_node* node, om_conv* c, const char* name, const int64_t* v, size_t n, size_t per,
+                 int64_t lo, int64_t* dst, char* err, size_t errlen);
 /* check_ranks: X and W of rank 3 to 5 and equal, agreeing with the attributes' lists. */
 int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 /* One spatial axis i of the attributes c (Conv's, or a windowed pool's: node_window_pool.c) over an input of D

@@ -11,7 +11,7 @@ static const char* const om_conv_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LO
 static const char* om_conv_op(const om_node* node) { return om_op_row(node->op)->name; }
 
 /* One list attribute: its length agrees with the others' (c->axes), its values >= lo. */
-static int om_conv_list(const om_node* node, om_conv* c, const char* name, const int64_t* v, size_t n, size_t per,
+int om_conv_list(const om_node* node, om_conv* c, const char* name, const int64_t* v, size_t n, size_t per,
                         int64_t lo, int64_t* dst, char* err, size_t errlen) {
   if (n % per != 0 || n / per < 1 || n / per > OM_CONV_MAX_AXES) {
     snprintf(err, errlen, "node '%s' (op %s): attribute %s has %zu entries; %s over 1 to %d spatial axes takes "
@@ -45,8 +45,8 @@ int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_conv* c = node->impl;
   c->group = a->has_group ? a->group : 1;
   if (c->group < 1) {
-    snprintf(err, errlen, "node '%s' (op Conv): attribute group must be >= 1, got %lld", node->name,
-             (long long)c->group);
+    snprintf(err, errlen, "node '%s' (op %s): attribute group must be >= 1, got %lld", node->name,
+             om_conv_op(node), (long long)c->group);
     return -1;
   }
   c->auto_pad = a->auto_pad;
@@ -116,15 +116,16 @@ int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
     size_t r = ranks[k];
     if (r == OM_RANK_UNKNOWN) continue;
     if (r < 3 || r > OM_CONV_MAX_AXES + 2 || (want && r != want)) {
-      snprintf(err, errlen, "node '%s' (op Conv): %s has rank %zu; Conv takes rank %s (N, C, then 1 to 3 spatial "
-               "axes, as many as the attributes give)", node->name, k ? "W" : "X", r,
+      snprintf(err, errlen, "node '%s' (op %s): %s has rank %zu; %s takes rank %s (N, C, then 1 to 3 spatial "
+               "axes, as many as the attributes give)", node->name, om_conv_op(node), k ? "W" : "X", r, om_conv_op(node),
                want == 3 ? "3" : want == 4 ? "4" : want == 5 ? "5" : "3 to 5");
       return -1;
     }
     want = r;
   }
   if (n_inputs > 2 && ranks[2] != OM_RANK_UNKNOWN && ranks[2] != 1) {
-    snprintf(err, errlen, "node '%s' (op Conv): B has rank %zu, must be 1 ([M])", node->name, ranks[2]);
+    snprintf(err, errlen, "node '%s' (op %s): B has rank %zu, must be 1 ([M])", node->name, om_conv_op(node),
+             ranks[2]);
     return -1;
   }
   return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/om_ops.h"
+#include "dynamic_quantize.h"
 #include "node_family.h"
 #include "parallel.h"
 #include "quant/qdq.h"
@@ -76,22 +77,32 @@ static void om_dql_quantize_chunk(void* ctx, size_t c) {
   t->k->quantize(t->x + i, end - i, &t->scale, &t->zp, 0, OM_T_UINT8, t->y + i);
 }
 
-static int om_dql_run(const om_node* node, const om_node_io* io) {
-  const size_t n = om_shape_count(io->shapes[0], io->ranks[0]);
+int om_dynamic_quantize_u8(int path, const float* x, size_t n, om_parallel_for_fn pf, void* host_ctx, uint8_t* y,
+                           float* scale, int32_t* zp) {
   const size_t chunks = (n + OM_DQL_CHUNK - 1) / OM_DQL_CHUNK;
   float one_range[2];
-  om_dql_task t = {io->data[0], n, om_qdq_kern_of(node->path), chunks > 1 ? malloc(2 * chunks * sizeof(float))
-                                                                           : one_range, 0.0f, 0, io->outs[0]};
-  if (!t.range) {
+  om_dql_task t = {x, n, om_qdq_kern_of(path), chunks > 1 ? malloc(2 * chunks * sizeof(float)) : one_range, 0.0f,
+                   0, y};
+  if (!t.range) return -1;
+  om_parallel_ieee(pf, host_ctx, chunks, om_dql_range_chunk, &t);
+  om_parallel_ieee(NULL, NULL, 1, om_dql_params, &t);
+  if (t.y) om_parallel_ieee(pf, host_ctx, chunks, om_dql_quantize_chunk, &t);
+  if (t.range != one_range) free(t.range);
+  *scale = t.scale;
+  *zp = t.zp;
+  return 0;
+}
+
+static int om_dql_run(const om_node* node, const om_node_io* io) {
+  const size_t n = om_shape_count(io->shapes[0], io->ranks[0]);
+  float scale;
+  int32_t zp;
+  if (om_dynamic_quantize_u8(node->path, io->data[0], n, io->parallel_for, io->host_ctx, io->outs[0], &scale, &zp)) {
     snprintf(io->err, io->errlen, "node '%s' (op DynamicQuantizeLinear): out of memory", node->name);
     return -1;
   }
-  om_parallel_ieee(io->parallel_for, io->host_ctx, chunks, om_dql_range_chunk, &t);
-  om_parallel_ieee(NULL, NULL, 1, om_dql_params, &t);
-  if (t.y) om_parallel_ieee(io->parallel_for, io->host_ctx, chunks, om_dql_quantize_chunk, &t);
-  if (io->n_outputs > 1 && io->outs[1]) memcpy(io->outs[1], &t.scale, sizeof t.scale);
-  if (io->n_outputs > 2 && io->outs[2]) *(uint8_t*)io->outs[2] = (uint8_t)t.zp;
-  if (t.range != one_range) free(t.range);
+  if (io->n_outputs > 1 && io->outs[1]) memcpy(io->outs[1], &scale, sizeof scale);
+  if (io->n_outputs > 2 && io->outs[2]) *(uint8_t*)io->outs[2] = (uint8_t)zp;
   return 0;
 }
 

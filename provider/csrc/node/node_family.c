@@ -60,6 +60,20 @@ const om_family* om_family_of(int op) {
     case OM_OP_SPLIT: return &om_family_split;
     case OM_OP_TRILU: return &om_family_trilu;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
+    case OM_OP_DEPTH_TO_SPACE:
+    case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
+    case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
+    case OM_OP_GATHER_ND: return &om_family_gather_nd;
+    case OM_OP_MATMUL_INTEGER_TO_FLOAT:
+    case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
+    case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
+    case OM_OP_INSTANCE_NORMALIZATION:
+    case OM_OP_GROUP_NORMALIZATION: return &om_family_groupnorm;
+    case OM_OP_CONV_TRANSPOSE: return &om_family_conv_transpose;
+    case OM_OP_RESIZE:
+    case OM_OP_UPSAMPLE: return &om_family_resize;
+    case OM_OP_LSTM:
+    case OM_OP_GRU: return &om_family_rnn;
     default: return NULL;
   }
 }
@@ -77,6 +91,8 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
+    case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
+    case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }
@@ -101,6 +117,8 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 }
 
 int om_op_semantics_split(int op) {
+  if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
+  if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
 }
 

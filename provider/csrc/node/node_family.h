@@ -135,6 +135,15 @@ extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin 
 extern const om_family om_family_split;     /* node_split.c: Split */
 extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 extern const om_family om_family_gqa;       /* node_gqa.c: com.microsoft GroupQueryAttention */
+extern const om_family om_family_depth_space; /* node_depth_space.c: DepthToSpace, SpaceToDepth */
+extern const om_family om_family_gather_elements; /* node_gather_elements.c: GatherElements */
+extern const om_family om_family_gather_nd; /* node_gather_nd.c: GatherND */
+extern const om_family om_family_quant_matmul; /* node_quant_matmul.c: MatMulIntegerToFloat, DynamicQuantizeMatMul,
+                                                * QLinearMatMul */
+extern const om_family om_family_groupnorm; /* node_groupnorm.c: InstanceNormalization, GroupNormalization */
+extern const om_family om_family_conv_transpose; /* node_conv_transpose.c: ConvTranspose */
+extern const om_family om_family_resize;    /* node_resize.c: Resize, Upsample */
+extern const om_family om_family_rnn;       /* node_rnn.c: LSTM, GRU */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

@@ -97,7 +97,8 @@ static int om_attrs_read_choice(const om_attr_source* src, const char* name, con
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen) {
   const char* op = row->name;
-  const int windowed = strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0;
+  const int windowed = strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 ||
+                         strcmp(op, "ConvTranspose") == 0;
   const int in_scope[] = {1, (row->flags & OM_F_STRUCT) != 0, windowed}; /* by OM_AS_* */
   char sval[64];
   int64_t ival;
@@ -151,6 +152,25 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
         if (strcmp(sval, pad_fill_modes[q]) == 0) attrs->pad_mode = q;
       attrs->has_pad_mode = 1;
     }
+  }
+  if (r >= 0 && strcmp(op, "DepthToSpace") == 0) { /* its `mode`, renamed by the rewriter as Pad's */
+    r = src->get_string(src->ctx, (flags & OM_ATTRS_ONEMODEL) ? "onnx_mode" : "mode", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      attrs->depth_mode = strcmp(sval, "DCR") == 0 ? 0 : strcmp(sval, "CRD") == 0 ? 1 : -1;
+      attrs->has_depth_mode = 1;
+    }
+  }
+  if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
+    r = om_attrs_read_resize(src, flags, attrs, err, errlen);
+  if (r >= 0 && (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0)) {
+    static const char* const directions[] = {"forward", "reverse", "bidirectional"};
+    r = om_attrs_read_choice(src, "direction", directions, 3, "forward, reverse or bidirectional",
+                             &attrs->rnn_direction, err, errlen);
+    /* `activations` is a list of strings, which OrtKernelInfo cannot read: the node's source (OrtNode: "must be
+     * a string") sees it, so that the node is not claimed; the rewriter tells it from the model */
+    char probe[64];
+    char why[8];
+    if (r >= 0) attrs->rnn_activations = src->get_string(src->ctx, "activations", probe, sizeof probe, why, sizeof why) <= 0;
   }
   if (r >= 0 && in_scope[OM_AS_CONV]) {
     r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,

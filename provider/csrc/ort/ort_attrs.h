@@ -36,6 +36,10 @@ void om_attrs_defaults(om_attrs* attrs);
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen);
 
+/* Resize's and Upsample's string attributes into attrs' resize_* fields (its `mode` is `onnx_mode` after the
+ * rewrite, flags OM_ATTRS_ONEMODEL): 0, or -1 with a message (ort_attrs_resize.c). */
+int om_attrs_read_resize(const om_attr_source* src, unsigned flags, om_attrs* attrs, char* err, size_t errlen);
+
 /* The attributes of an OrtKernelInfo (custom-op and execution-provider kernels). ctx must outlive the source. */
 typedef struct om_kernel_info_ctx {
   const OrtApi* api;

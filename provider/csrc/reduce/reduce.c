@@ -422,6 +422,29 @@ int om_layernorm(int path, int type, int mode, int rms, size_t n, size_t begin, 
   return 0;
 }
 
+int om_moments(int path, int type, size_t n, size_t begin, size_t end, const void* x, void* mean, void* var) {
+  if (!om_layernorm_supported(type) || path < 0 || path >= OM_PATH_COUNT) return -1;
+  if (begin >= end) return 0;
+  const om_red_path* k = om_red_path_get(path);
+  size_t esz = om_type_size(type);
+  if (type == OM_T_DOUBLE) {
+    k->moments_f64(end - begin, n, (const double*)x + begin * n, (double*)mean + begin, (double*)var + begin);
+    return 0;
+  }
+  if (type == OM_T_FLOAT) {
+    k->moments_f32(end - begin, n, (const float*)x + begin * n, (float*)mean + begin, (float*)var + begin);
+    return 0;
+  }
+  float* buf = malloc((n ? n : 1) * sizeof(float));
+  if (!buf) return -1;
+  for (size_t r = begin; r < end; r++) { /* a 16-bit row widened exactly, then the f32 kernel */
+    om_red_to_f32(path, type, (const char*)x + r * n * esz, buf, n);
+    k->moments_f32(1, n, buf, (float*)mean + r, (float*)var + r);
+  }
+  free(buf);
+  return 0;
+}
+
 int om_skip_add(int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* skip,
                 size_t skip_rows, const void* bias, void* s) {
   if (type != OM_T_FLOAT || skip_rows == 0) return -1;

@@ -89,6 +89,11 @@ int om_softmax(int path, int type, int mode, int log, size_t outer, size_t n, si
  * is x_i, bit for bit), so the variance step sums x_i * x_i; mean is then written as +0. */
 int om_layernorm(int path, int type, int mode, int rms, size_t n, size_t begin, size_t end, const void* x,
                  const void* scale, const void* bias, double epsilon, void* y, void* mean, void* inv_std);
+/* LayerNormalization's statistics of rows [begin, end) of x[rows, n], without the normalisation
+ * (InstanceNormalization, GroupNormalization; docs/pooling-norm.md): mean[r] = sum16(x_r) / n and
+ * var[r] = sum16((x_ri - mean[r])^2) / n, in the stash type (f32 for f32/f16/bf16 input, f64 for f64), written
+ * at mean[r], var[r]. */
+int om_moments(int path, int type, size_t n, size_t begin, size_t end, const void* x, void* mean, void* var);
 /* The residual sum of SkipLayerNormalization and SkipSimplifiedLayerNormalization, f32 rows [begin, end) of
  * n elements: s[r][i] = (x[r][i] + skip[r mod skip_rows][i]) + bias[i], each add rounded (bias NULL: the
  * second add is skipped; exact mode: a NaN sum becomes the canonical quiet NaN). Returns 0, or -1 for another
@@ -115,6 +120,9 @@ typedef struct om_red_path {
   void (*rexp_f32)(float* p, size_t n);
   void (*layernorm_f64)(int exact, int rms, size_t rows, size_t n, const double* x, const double* scale,
                         const double* bias, double eps, double* y, double* mean, double* inv);
+  /* rows of n contiguous elements: LayerNormalization's mean and var (before + eps) per row */
+  void (*moments_f32)(size_t rows, size_t n, const float* x, float* mean, float* var);
+  void (*moments_f64)(size_t rows, size_t n, const double* x, double* mean, double* var);
 } om_red_path;
 
 const om_red_path* om_red_path_get(int path);

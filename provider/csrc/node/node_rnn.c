@@ -1,0 +1,395 @@
+/* node_rnn.c - LSTM and GRU nodes (f32): attributes, shapes, the time loop; docs/recurrent.md.
+ *
+ * Per direction: the input products of every step at once (one om_gemm over the T*N rows of X, the bias sum
+ * as its C), then per step the state products (one om_gemm over the batch's rows) and the rest of the step
+ * per row (rnn/rnn_step.c). Every element is its own dot product, so a row's bits depend on that row alone.
+ * A constant W or R (an initializer) is packed once at creation. Not served (refused at creation, so the node
+ * stays with stock ORT): `activations`, input_forget = 1, other element types.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/om_ops.h"
+#include "gemm/gemm.h"
+#include "node_family.h"
+#include "rnn/rnn_step.h"
+
+enum { OM_RNN_LSTM, OM_RNN_GRU };
+enum { OM_RNN_IN_B = 3, OM_RNN_IN_SEQ = 4, OM_RNN_IN_H0 = 5, OM_RNN_IN_C0 = 6, OM_RNN_IN_P = 7 };
+
+typedef struct om_rnn {
+  int kind, gates, dirs, direction, layout, lbr, has_clip;
+  float clip;
+  int64_t hidden;
+  om_gemm_packed* w[2];  /* W[d]^T: K = input_size, N = gates * hidden */
+  om_gemm_packed* r[2];  /* R[d]^T: K = hidden, N = the state-product columns (om_rnn_state_cols) */
+  om_gemm_packed* rh[2]; /* GRU, linear_before_reset = 0: R_h[d]^T, N = hidden */
+  int64_t w_k;           /* the packed W's input_size */
+} om_rnn;
+
+typedef struct om_rnn_dims {
+  int64_t T, N, I, H;
+} om_rnn_dims;
+
+static const char* om_rnn_op(const om_node* node) { return om_op_row(node->op)->name; }
+
+/* The columns of the per-step state product: GRU with linear_before_reset = 0 takes gates z and r only (its
+ * h gate multiplies the reset state, a second product). */
+static int64_t om_rnn_state_cols(const om_rnn* r) {
+  return (r->kind == OM_RNN_GRU && !r->lbr ? 2 : r->gates) * r->hidden;
+}
+
+static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_rnn* r = node->impl;
+  const char *nn = node->name, *op = om_rnn_op(node);
+  r->kind = node->op == OM_OP_LSTM ? OM_RNN_LSTM : OM_RNN_GRU;
+  r->gates = r->kind == OM_RNN_LSTM ? 4 : 3;
+  for (size_t k = 1; k < node->n_inputs; k++) {
+    int t = node->input_types[k], want = k == OM_RNN_IN_SEQ ? OM_T_INT32 : OM_T_FLOAT;
+    if (t && t != want)
+      OM_FAIL_MSG("node '%s' (op %s): input %zu must be %s, got %s", nn, op, k, om_type_name(want), om_type_name(t));
+  }
+  if (!a->has_hidden_size || a->hidden_size <= 0 || a->hidden_size > ((int64_t)1 << 24))
+    OM_FAIL_MSG("node '%s' (op %s): attribute hidden_size must be given, between 1 and 2^24", nn, op);
+  if (a->rnn_direction < 0 || a->rnn_direction > 2)
+    OM_FAIL_MSG("node '%s' (op %s): attribute direction must be forward, reverse or bidirectional", nn, op);
+  if (a->rnn_activations)
+    OM_FAIL_MSG("node '%s' (op %s): attribute activations is not served (only the default activations are)", nn, op);
+  if (a->has_layout && a->layout != 0 && a->layout != 1)
+    OM_FAIL_MSG("node '%s' (op %s): attribute layout must be 0 or 1, got %lld", nn, op, (long long)a->layout);
+  if (r->kind == OM_RNN_LSTM && a->has_input_forget && a->input_forget != 0)
+    OM_FAIL_MSG("node '%s' (op %s): input_forget = %lld is not served (only 0)", nn, op, (long long)a->input_forget);
+  if (r->kind == OM_RNN_GRU && a->has_linear_before_reset && a->linear_before_reset != 0 &&
+      a->linear_before_reset != 1)
+    OM_FAIL_MSG("node '%s' (op %s): attribute linear_before_reset must be 0 or 1, got %lld", nn, op,
+                (long long)a->linear_before_reset);
+  if (a->has_clip && !(a->clip > 0.0f))
+    OM_FAIL_MSG("node '%s' (op %s): attribute clip must be positive, got %g", nn, op, (double)a->clip);
+  r->hidden = a->hidden_size;
+  r->direction = a->rnn_direction;
+  r->dirs = r->direction == 2 ? 2 : 1;
+  r->layout = a->has_layout ? (int)a->layout : 0;
+  r->lbr = r->kind == OM_RNN_GRU && a->has_linear_before_reset ? (int)a->linear_before_reset : 0;
+  r->has_clip = a->has_clip;
+  r->clip = a->clip;
+  for (size_t k = 0; k < node->n_outputs; k++) node->out_types[k] = OM_T_FLOAT;
+  return 0;
+}
+
+static void om_rnn_destroy(om_node* node) {
+  om_rnn* r = node->impl;
+  if (r)
+    for (int d = 0; d < 2; d++) {
+      om_gemm_packed_free(r->w[d]);
+      om_gemm_packed_free(r->r[d]);
+      om_gemm_packed_free(r->rh[d]);
+    }
+  free(r);
+}
+
+/* 1 when input k is shape[0 .. rank), else 0 with a message naming node, op, input and both shapes. */
+static int om_rnn_shape_is(const om_node* node, const om_node_io* io, size_t k, const char* what, const int64_t* want,
+                           size_t rank) {
+  int ok = io->ranks[k] == rank;
+  for (size_t q = 0; ok && q < rank; q++) ok = io->shapes[k][q] == want[q];
+  if (ok) return 1;
+  char got[200], exp[200];
+  om_shape_text(io->shapes[k], io->ranks[k], got, sizeof got);
+  om_shape_text(want, rank, exp, sizeof exp);
+  snprintf(io->err, io->errlen, "node '%s' (op %s): %s (input %zu) is %s, expected %s", node->name, om_rnn_op(node),
+           what, k, got, exp);
+  return 0;
+}
+
+static int om_rnn_present(const om_node_io* io, size_t k) { return k < io->n_inputs && io->shapes[k] != NULL; }
+
+/* The dimensions from X and R, every input's shape checked against them: 0, or -1 with a message in io->err. */
+static int om_rnn_dims_of(const om_node* node, const om_node_io* io, om_rnn_dims* dm) {
+  const om_rnn* r = node->impl;
+  const char* op = om_rnn_op(node);
+  if (io->ranks[0] != 3) {
+    char sx[200];
+    om_shape_text(io->shapes[0], io->ranks[0], sx, sizeof sx);
+    snprintf(io->err, io->errlen, "node '%s' (op %s): X must be 3-D, got %s", node->name, op, sx);
+    return -1;
+  }
+  const int64_t* x = io->shapes[0];
+  dm->T = r->layout ? x[1] : x[0];
+  dm->N = r->layout ? x[0] : x[1];
+  dm->I = x[2];
+  dm->H = r->hidden;
+  int64_t D = r->dirs, GH = r->gates * dm->H;
+  int64_t w[3] = {D, GH, dm->I}, rr[3] = {D, GH, dm->H}, b[2] = {D, 2 * GH}, seq[1] = {dm->N};
+  int64_t state[3] = {D, dm->N, dm->H}, p[2] = {D, 3 * dm->H};
+  if (r->layout) {
+    state[0] = dm->N;
+    state[1] = D;
+  }
+  if (!om_rnn_shape_is(node, io, 1, "W", w, 3) || !om_rnn_shape_is(node, io, 2, "R", rr, 3)) return -1;
+  if (om_rnn_present(io, OM_RNN_IN_B) && !om_rnn_shape_is(node, io, OM_RNN_IN_B, "B", b, 2)) return -1;
+  if (om_rnn_present(io, OM_RNN_IN_SEQ) && !om_rnn_shape_is(node, io, OM_RNN_IN_SEQ, "sequence_lens", seq, 1)) return -1;
+  if (om_rnn_present(io, OM_RNN_IN_H0) && !om_rnn_shape_is(node, io, OM_RNN_IN_H0, "initial_h", state, 3)) return -1;
+  if (r->kind == OM_RNN_LSTM && om_rnn_present(io, OM_RNN_IN_C0) &&
+      !om_rnn_shape_is(node, io, OM_RNN_IN_C0, "initial_c", state, 3))
+    return -1;
+  if (r->kind == OM_RNN_LSTM && om_rnn_present(io, OM_RNN_IN_P) && !om_rnn_shape_is(node, io, OM_RNN_IN_P, "P", p, 2))
+    return -1;
+  return 0;
+}
+
+static int om_rnn_shapes(const om_node* node, const om_node_io* io) {
+  const om_rnn* r = node->impl;
+  om_rnn_dims dm;
+  if (om_rnn_dims_of(node, io, &dm) != 0) return -1;
+  int64_t* y = io->out_shapes;
+  if (r->layout) { /* Y [N, T, D, H], Y_h and Y_c [N, D, H] */
+    int64_t yv[4] = {dm.N, dm.T, r->dirs, dm.H};
+    memcpy(y, yv, sizeof yv);
+  } else { /* Y [T, D, N, H], Y_h and Y_c [D, N, H] */
+    int64_t yv[4] = {dm.T, r->dirs, dm.N, dm.H};
+    memcpy(y, yv, sizeof yv);
+  }
+  io->out_ranks[0] = 4;
+  for (size_t k = 1; k < io->n_outputs; k++) {
+    int64_t* s = y + k * OM_NODE_MAX_RANK;
+    s[0] = r->layout ? dm.N : r->dirs;
+    s[1] = r->layout ? r->dirs : dm.N;
+    s[2] = dm.H;
+    io->out_ranks[k] = 3;
+  }
+  return 0;
+}
+
+static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
+                               char* err, size_t errlen) {
+  om_rnn* r = node->impl;
+  int64_t H = r->hidden, GH = r->gates * H;
+  if ((k != 1 && k != 2) || rank != 3 || shape[0] != r->dirs || shape[1] != GH || shape[2] <= 0) return 0;
+  if (k == 2 && shape[2] != H) return 0; /* the run reports the shape */
+  const float* base = data;
+  for (int d = 0; d < r->dirs; d++) {
+    int64_t K = shape[2];
+    const float* m = base + (size_t)d * (size_t)(GH * K);
+    if (k == 1) {
+      r->w[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)K, (size_t)GH, m, 1, (ptrdiff_t)K);
+      r->w_k = K;
+      if (!r->w[d]) break;
+      continue;
+    }
+    r->r[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)H, (size_t)om_rnn_state_cols(r), m, 1, (ptrdiff_t)H);
+    if (r->r[d] && r->kind == OM_RNN_GRU && !r->lbr) {
+      r->rh[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)H, (size_t)H, m + 2 * H * H, 1, (ptrdiff_t)H);
+      if (!r->rh[d]) break;
+    }
+    if (!r->r[d]) break;
+  }
+  for (int d = 0; d < r->dirs; d++)
+    if ((k == 1 && !r->w[d]) || (k == 2 && (!r->r[d] || (r->kind == OM_RNN_GRU && !r->lbr && !r->rh[d]))))
+      OM_FAIL_MSG("node '%s' (op %s): out of memory packing the constant %s", node->name, om_rnn_op(node),
+                  k == 1 ? "W" : "R");
+  return 0;
+}
+
+/* C[M, N] = A[M, K] . B^T, B stored [N, K] (row stride ldb) or packed; with bias: + bias[j] (one rounding). */
+static int om_rnn_gemm(const om_node* node, const om_node_io* io, size_t M, size_t N, size_t K, const float* A,
+                       const float* B, const om_gemm_packed* packed, const float* bias, float* C) {
+  om_gemm_args g;
+  memset(&g, 0, sizeof g);
+  g.path = node->path;
+  g.type = OM_T_FLOAT;
+  g.mode = OM_MODE_EXACT;
+  g.batch = 1;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.A = A;
+  g.rsa = (ptrdiff_t)K;
+  g.csa = 1;
+  g.B = B;
+  g.rsb = 1;
+  g.csb = (ptrdiff_t)K;
+  g.packed_b = packed;
+  g.alpha = 1.0;
+  g.beta = 1.0;
+  if (bias) {
+    g.Cin = bias;
+    g.rsc_in = 0;
+    g.csc_in = 1;
+  }
+  g.C = C;
+  g.ldc = (ptrdiff_t)N;
+  g.c_batch_stride = M * N;
+  if (M == 0 || N == 0) return 0;
+  int rc = om_gemm(&g, io->parallel_for, io->host_ctx);
+  if (rc == 0) return 0;
+  snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_gemm refused its arguments"
+                                         : "node '%s' (op %s): out of memory",
+           node->name, om_rnn_op(node));
+  return -1;
+}
+
+/* One run's buffers and views. */
+typedef struct om_rnn_run_ctx {
+  const om_node* node;
+  const om_node_io* io;
+  om_rnn_dims dm;
+  om_rnn_acts acts;
+  const float *X, *W, *R, *B, *h0, *c0, *P;
+  const int32_t* seq;
+  float *Y, *Yh, *Yc;
+  float *xw, *hr, *h, *c, *tmp, *hh, *bias, *rb_h;
+} om_rnn_run_ctx;
+
+/* Offsets (in floats) of Y's row (t, d, n) and of a state row (d, n) (initial_h, Y_h), by layout. */
+static size_t om_rnn_y_at(const om_rnn* r, const om_rnn_dims* dm, int64_t t, int d, int64_t n) {
+  int64_t row = r->layout ? (n * dm->T + t) * r->dirs + d : (t * r->dirs + d) * dm->N + n;
+  return (size_t)(row * dm->H);
+}
+static size_t om_rnn_state_at(const om_rnn* r, const om_rnn_dims* dm, int d, int64_t n) {
+  return (size_t)((r->layout ? n * r->dirs + d : d * dm->N + n) * dm->H);
+}
+
+static int64_t om_rnn_len(const om_rnn_run_ctx* x, int64_t n) { return x->seq ? x->seq[n] : x->dm.T; }
+
+/* Direction d of the run: its input products, its steps, its Y, Y_h and Y_c rows. */
+static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
+  const om_node* node = x->node;
+  const om_rnn* r = node->impl;
+  const om_rnn_dims* dm = &x->dm;
+  size_t H = (size_t)dm->H, N = (size_t)dm->N, T = (size_t)dm->T, I = (size_t)dm->I;
+  size_t GH = (size_t)r->gates * H, SC = (size_t)om_rnn_state_cols(r);
+  int reverse = r->direction == 1 || d == 1;
+  const float* Bd = x->B ? x->B + (size_t)d * 2 * GH : NULL;
+  if (r->kind == OM_RNN_GRU && r->lbr) { /* gate h: Wb_h on the input side, Rb_h on the state side */
+    om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, 2 * H);
+    om_rnn_bias_sum(Bd ? Bd + 2 * H : NULL, NULL, x->bias + 2 * H, H);
+    om_rnn_bias_sum(Bd ? Bd + GH + 2 * H : NULL, NULL, x->rb_h, H);
+  } else {
+    om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, GH);
+  }
+  const om_gemm_packed* wp = r->w[d] && r->w_k == dm->I ? r->w[d] : NULL;
+  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, x->W + (size_t)d * GH * I, wp, x->bias, x->xw) != 0) return -1;
+  for (size_t n = 0; n < N; n++) {
+    size_t s = om_rnn_state_at(r, dm, d, (int64_t)n);
+    if (x->h0) memcpy(x->h + n * H, x->h0 + s, H * sizeof(float));
+    else memset(x->h + n * H, 0, H * sizeof(float));
+    if (x->c) {
+      if (x->c0) memcpy(x->c + n * H, x->c0 + s, H * sizeof(float));
+      else memset(x->c + n * H, 0, H * sizeof(float));
+    }
+  }
+  const float* Rd = x->R + (size_t)d * GH * H;
+  const float* p = x->P ? x->P + (size_t)d * 3 * H : NULL;
+  const float* clip = r->has_clip ? &r->clip : NULL;
+  for (size_t s = 0; s < T; s++) {
+    int any = 0;
+    for (size_t n = 0; n < N && !any; n++) any = (int64_t)s < om_rnn_len(x, (int64_t)n);
+    if (!any) break;
+    if (om_rnn_gemm(node, x->io, N, SC, H, x->h, Rd, r->r[d], NULL, x->hr) != 0) return -1;
+    for (size_t n = 0; n < N; n++) {
+      int64_t L = om_rnn_len(x, (int64_t)n);
+      if ((int64_t)s >= L) continue;
+      size_t t = reverse ? (size_t)L - 1 - s : s;
+      const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
+      float *a = x->hr + n * SC, *h = x->h + n * H;
+      if (r->kind == OM_RNN_LSTM) om_lstm_step(&x->acts, H, a, xrow, p, clip, x->c + n * H, h, x->tmp + n * H);
+      else {
+        om_gru_gates(&x->acts, H, a, xrow, clip);
+        if (!r->lbr) om_gru_reset(H, a + H, h, x->tmp + n * H);
+      }
+    }
+    if (r->kind == OM_RNN_GRU) {
+      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rd + 2 * H * H, r->rh[d], NULL, x->hh) != 0) return -1;
+      for (size_t n = 0; n < N; n++) {
+        int64_t L = om_rnn_len(x, (int64_t)n);
+        if ((int64_t)s >= L) continue;
+        size_t t = reverse ? (size_t)L - 1 - s : s;
+        const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
+        float* a = x->hr + n * SC;
+        float* hh = r->lbr ? a + 2 * H : x->hh + n * H;
+        om_gru_finish(&x->acts, H, hh, xrow + 2 * H, r->lbr ? x->rb_h : NULL, a, a + H, clip, x->h + n * H);
+      }
+    }
+    if (x->Y)
+      for (size_t n = 0; n < N; n++) {
+        int64_t L = om_rnn_len(x, (int64_t)n);
+        if ((int64_t)s >= L) continue;
+        size_t t = reverse ? (size_t)L - 1 - s : s;
+        memcpy(x->Y + om_rnn_y_at(r, dm, (int64_t)t, d, (int64_t)n), x->h + n * H, H * sizeof(float));
+      }
+  }
+  for (size_t n = 0; n < N; n++) {
+    size_t at = om_rnn_state_at(r, dm, d, (int64_t)n);
+    int none = om_rnn_len(x, (int64_t)n) == 0; /* no step: +0, as ORT's CPU kernel */
+    if (x->Yh) {
+      if (none) memset(x->Yh + at, 0, H * sizeof(float));
+      else memcpy(x->Yh + at, x->h + n * H, H * sizeof(float));
+    }
+    if (x->Yc) {
+      if (none) memset(x->Yc + at, 0, H * sizeof(float));
+      else memcpy(x->Yc + at, x->c + n * H, H * sizeof(float));
+    }
+  }
+  return 0;
+}
+
+static int om_rnn_run(const om_node* node, const om_node_io* io) {
+  const om_rnn* r = node->impl;
+  om_rnn_run_ctx x;
+  memset(&x, 0, sizeof x);
+  x.node = node;
+  x.io = io;
+  if (om_rnn_dims_of(node, io, &x.dm) != 0) return -1;
+  const om_rnn_dims* dm = &x.dm;
+  x.X = io->data[0];
+  x.W = io->data[1];
+  x.R = io->data[2];
+  x.B = om_rnn_present(io, OM_RNN_IN_B) ? io->data[OM_RNN_IN_B] : NULL;
+  x.seq = om_rnn_present(io, OM_RNN_IN_SEQ) ? io->data[OM_RNN_IN_SEQ] : NULL;
+  x.h0 = om_rnn_present(io, OM_RNN_IN_H0) ? io->data[OM_RNN_IN_H0] : NULL;
+  int lstm = r->kind == OM_RNN_LSTM;
+  x.c0 = lstm && om_rnn_present(io, OM_RNN_IN_C0) ? io->data[OM_RNN_IN_C0] : NULL;
+  x.P = lstm && om_rnn_present(io, OM_RNN_IN_P) ? io->data[OM_RNN_IN_P] : NULL;
+  x.Y = io->n_outputs > 0 ? io->outs[0] : NULL;
+  x.Yh = io->n_outputs > 1 ? io->outs[1] : NULL;
+  x.Yc = lstm && io->n_outputs > 2 ? io->outs[2] : NULL;
+  for (int64_t n = 0; x.seq && n < dm->N; n++)
+    if (x.seq[n] < 0 || x.seq[n] > dm->T) {
+      snprintf(io->err, io->errlen, "node '%s' (op %s): sequence_lens[%lld] = %d is outside [0, %lld]", node->name,
+               om_rnn_op(node), (long long)n, (int)x.seq[n], (long long)dm->T);
+      return -1;
+    }
+  size_t H = (size_t)dm->H, N = (size_t)dm->N, T = (size_t)dm->T;
+  size_t GH = (size_t)r->gates * H;
+  if (x.Y) memset(x.Y, 0, T * (size_t)r->dirs * N * H * sizeof(float));
+  if (N == 0) return 0;
+  om_rnn_acts_of(node->path, &x.acts);
+  /* xw [T*N, GH], hr [N, SC], h, c, tmp, hh [N, H], bias [GH], rb_h [H] */
+  size_t SC = (size_t)om_rnn_state_cols(r);
+  size_t total = T * N * GH + N * SC + 4 * N * H + GH + H;
+  float* buf = calloc(total ? total : 1, sizeof(float));
+  if (!buf) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_rnn_op(node));
+    return -1;
+  }
+  x.xw = buf;
+  x.hr = x.xw + T * N * GH;
+  x.h = x.hr + N * SC;
+  x.c = lstm ? x.h + N * H : NULL;
+  x.tmp = x.h + 2 * N * H;
+  x.hh = x.h + 3 * N * H;
+  x.bias = x.h + 4 * N * H;
+  x.rb_h = x.bias + GH;
+  int rc = 0;
+  for (int d = 0; rc == 0 && d < r->dirs; d++) rc = om_rnn_direction(&x, d);
+  free(buf);
+  return rc;
+}
+
+const om_family om_family_rnn = {.state_size = sizeof(om_rnn),
+                                 .create = om_rnn_create,
+                                 .shapes = om_rnn_shapes,
+                                 .run = om_rnn_run,
+                                 .set_constant = om_rnn_set_constant,
+                                 .destroy = om_rnn_destroy};

@@ -1,0 +1,42 @@
+/* rnn_step.h - one time step of LSTM and GRU for one batch row, after the products (docs/recurrent.md).
+ *
+ * The gate products (the input's, with the bias sum, and the state's) come from om_gemm; these functions do the
+ * rest of a step in the order docs/recurrent.md states: each `+` and `*` one rounded f32 operation (the build
+ * has -ffp-contract=off), the activations the exact Sigmoid and Tanh kernels of the node's path. A NaN they
+ * store is the canonical 0x7FC00000. `clip` NULL: no clip. Knows nothing of shapes or ORT.
+ */
+#ifndef OM_RNN_STEP_H
+#define OM_RNN_STEP_H
+
+#include <stddef.h>
+
+#include "kernels/kernels.h"
+
+/* The activations: [0] the path's kernel (whole vectors), [1] the one-lane kernel that finishes the tail. */
+typedef struct om_rnn_acts {
+  om_un_fn sigmoid[2];
+  om_un_fn tanh[2];
+} om_rnn_acts;
+
+/* The exact f32 Sigmoid and Tanh of kernel path `path`. */
+void om_rnn_acts_of(int path, om_rnn_acts* acts);
+
+/* bias[k] = wb[k] + rb[k] for k < n (wb, rb NULL: +0); rb NULL alone: bias = wb. */
+void om_rnn_bias_sum(const float* wb, const float* rb, float* bias, size_t n);
+
+/* LSTM. a: the 4H state products (gates i, o, f, c), overwritten; xw: the row's input products with the bias
+ * sum; p: the 3H peepholes (i, o, f) or NULL; c: the cell, updated; h: the new state; tmp: H floats. */
+void om_lstm_step(const om_rnn_acts* acts, size_t H, float* a, const float* xw, const float* p, const float* clip,
+                  float* c, float* h, float* tmp);
+
+/* GRU, first half: a[0, 2H) holds the state products of gates z and r; becomes z, r (xw: the row's 3H input
+ * products). */
+void om_gru_gates(const om_rnn_acts* acts, size_t H, float* a, const float* xw, const float* clip);
+/* GRU, linear_before_reset = 0: rh = r * h, the reset state whose product with R_h is the h gate's. */
+void om_gru_reset(size_t H, const float* r, const float* h, float* rh);
+/* GRU, second half: hh the h gate's state product (H), overwritten; xw_h the h gate's input products;
+ * rb_h: R's h-gate bias for linear_before_reset = 1, NULL for 0; z, r from om_gru_gates; h updated. */
+void om_gru_finish(const om_rnn_acts* acts, size_t H, float* hh, const float* xw_h, const float* rb_h, const float* z,
+                   const float* r, const float* clip, float* h);
+
+#endif
