@@ -290,7 +290,7 @@ class OpCase:
     """One op-table case: a node's op, input types, attributes, opset and its inputs."""
 
     def __init__(self, op: str, types: list[int], attrs: dict[str, Any], shapes: list[Any] | None = None,
-                 opset: int = 0, given: list[np.ndarray] | None = None, tag: str = "") -> None:
+                 opset: int = 0, given: list[np.ndarray | None] | None = None, tag: str = "") -> None:
         key = f"{op}({','.join(str(t) for t in types)}){json.dumps(attrs, sort_keys=True) if attrs else ''}"
         if shapes is not None:
             key += f"{shapes}@{opset}"
@@ -315,6 +315,31 @@ class OpCase:
         return node.run_outputs(*self.inputs)
 
 
+def _gqa_cases() -> Iterator[OpCase]:
+    """GroupQueryAttention (docs/attention.md): a right-padded packed prefill with rotary halves, a batched
+    decode over separate Q/K/V and a longer past, rotary pairs with a window and softcap; ordinary values."""
+    f, i32 = TensorProto.FLOAT, TensorProto.INT32
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    ang = rng.uniform(0, 6.3, (40, 8))
+    cos, sin = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    rot = {"num_heads": 4, "kv_num_heads": 2, "do_rotary": 1}
+    yield OpCase("com.microsoft.GroupQueryAttention", [f, 0, 0, 0, 0, i32, i32, f, f], rot, opset=1,
+                 given=[r(2, 9, 8 * 32), None, None, None, None, np.array([8, 4], np.int32),
+                        np.array(9, np.int32), cos, sin], tag="prefill")
+    yield OpCase("com.microsoft.GroupQueryAttention", [f, f, f, f, f, i32, i32],
+                 {"num_heads": 6, "kv_num_heads": 3, "scale": 0.2}, opset=1,
+                 given=[r(2, 1, 6 * 40), r(2, 1, 3 * 40), r(2, 1, 3 * 40), r(2, 3, 37, 40), r(2, 3, 37, 40),
+                        np.array([36, 20], np.int32), np.array(37, np.int32)], tag="decode")
+    yield OpCase("com.microsoft.GroupQueryAttention", [f, 0, 0, f, f, i32, i32, f, f],
+                 {**rot, "rotary_interleaved": 1, "local_window_size": 5, "softcap": 2.5}, opset=1,
+                 given=[r(1, 3, 8 * 32), None, None, r(1, 2, 12, 32), r(1, 2, 12, 32),
+                        np.array([11], np.int32), np.array(12, np.int32), cos, sin], tag="chunk")
+
+
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
@@ -323,6 +348,9 @@ def op_cases() -> Iterator[OpCase]:
                 dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
                 values = (-7.25, 101.5, 0.1) if dt.kind == "f" else (-1000, 2111, 3)
                 yield OpCase(row.name, [t, t, t], {}, opset=11, given=[np.array(v, dt) for v in values])
+            continue
+        if row.key == "com.microsoft.GroupQueryAttention":
+            yield from _gqa_cases()
             continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))

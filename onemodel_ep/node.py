@@ -71,6 +71,11 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if onnx_name in attributes:
             setattr(a, field, int(attributes[onnx_name]))
             setattr(a, "has_" + field, 1)
+    for name in _GQA_ATTRS:
+        if name in attributes:
+            value = attributes[name]
+            setattr(a, name, float(value) if name in _GQA_FLOAT_ATTRS else int(value))
+            setattr(a, "has_" + name, 1)
     _conv_attrs(a, attributes)
     _resize_attrs(a, attributes)
     _rnn_attrs(a, attributes)
@@ -104,6 +109,11 @@ _NBITS_ATTRS = {
     "bits": "nbits_bits",
     "accuracy_level": "nbits_accuracy_level",
 }
+# com.microsoft GroupQueryAttention's attributes (the om_attrs field has the ONNX name; docs/attention.md).
+_GQA_ATTRS = ("num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interleaved", "local_window_size",
+              "softcap", "smooth_softmax", "qk_output", "kv_cache_bit_width", "sliding_window_cache",
+              "causal")
+_GQA_FLOAT_ATTRS = ("scale", "softcap")
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
 # DepthToSpace's mode values, in om_attrs.depth_mode's numbering.

@@ -63,6 +63,7 @@ OWN_TESTS = {
     "DynamicQuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "com.microsoft.DequantizeLinear": "tests/nodes/test_quant_qdq.py",
+    "com.microsoft.GroupQueryAttention": "tests/nodes/test_gqa_node.py",
     "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",
     "com.microsoft.DynamicQuantizeMatMul": "tests/nodes/test_quant_matmul_float.py",
     "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",

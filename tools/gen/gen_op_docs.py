@@ -31,8 +31,15 @@ def _types(types: frozenset[int]) -> str:
 
 
 # Attributes without which a node of the op is refused (the windowed pools' kernel_shape).
-_REQUIRED_ATTRS: dict[str, dict[str, object]] = {"MaxPool": {"kernel_shape": [1]}, "LSTM": {"hidden_size": 1},
-                                                  "GRU": {"hidden_size": 1}}
+_REQUIRED_ATTRS: dict[str, dict[str, object]] = {
+    "MaxPool": {"kernel_shape": [1]},
+    "LSTM": {"hidden_size": 1},
+    "GRU": {"hidden_size": 1},
+    "com.microsoft.GroupQueryAttention": {"num_heads": 1, "kv_num_heads": 1},
+}
+# Input types a node needs after its min_inputs (0: absent): GroupQueryAttention's seqlens_k and
+# total_sequence_length.
+_REQUIRED_INPUTS: dict[str, list[int]] = {"com.microsoft.GroupQueryAttention": [0, 0, 0, 0, 6, 6]}
 
 
 def _optional_outputs(key: str) -> str:
@@ -43,7 +50,8 @@ def _optional_outputs(key: str) -> str:
 
     row = op_table()[key]
     attrs = _REQUIRED_ATTRS.get(key, {})
-    per_type = {t: Node(key, [t] * row.min_inputs, attributes=attrs).output_types[1:]
+    more = _REQUIRED_INPUTS.get(key, [])
+    per_type = {t: Node(key, [t] * row.min_inputs + more, attributes=attrs).output_types[1:]
                 for t in sorted(row.input0_types)}
     labels = []
     for k in range(row.max_outputs - 1):
