@@ -1,5 +1,6 @@
 """The test models (testdata/models: tools/gen/make_test_models.py writes the transformers,
-tools/gen/make_cnn_models.py the CNNs, tools/gen/make_quant_models.py their quantized forms) run end to end
+tools/gen/make_cnn_models.py the CNNs, tools/gen/make_quant_models.py their quantized forms,
+tools/gen/make_seq_models.py the U-Net, CRNN and GRU audio models) run end to end
 on OneModel EP.
 
 Both ways in (the model rewritten to ai.onemodel, and OneModel as an execution provider where ORT supports
@@ -21,8 +22,8 @@ import pytest
 import onemodel_ep
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
-NAMES = ("bert_tiny", "bert_tiny_dynq", "llama_tiny", "mobilenet_v3_small_half", "resnet18_small",
-         "resnet18_small_qdq")
+NAMES = ("audio_gru_small", "bert_tiny", "bert_tiny_dynq", "crnn_small", "llama_tiny",
+         "mobilenet_v3_small_half", "resnet18_small", "resnet18_small_qdq", "unet_small")
 THREADS = (1, 2, 4)
 LEVELS = {
     "disable_all": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
