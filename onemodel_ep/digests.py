@@ -401,21 +401,29 @@ def op_digests(kernel_path: str | None = None, mode: str = "exact") -> dict[str,
     return out
 
 
+def float_input(model_file: Path) -> tuple[str, tuple[int, ...]] | None:
+    """The one float input of a vision or audio test model and its shape (0 for a symbolic dimension, the
+    batch); None for a model with other inputs (the transformers)."""
+    import onnx
+
+    graph = onnx.load(str(model_file), load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if len(inputs) != 1 or inputs[0].type.tensor_type.elem_type != onnx.TensorProto.FLOAT:
+        return None
+    return inputs[0].name, tuple(d.dim_value for d in inputs[0].type.tensor_type.shape.dim)
+
+
 def model_feeds(model_file: Path) -> dict[str, np.ndarray]:
     """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9 and a padding mask for
     the transformers (an `input_ids` input); for a model with one float input (the CNNs, unet_small,
     crnn_small, audio_gru_small) standard normal values of its shape with the batch (its one symbolic
     dimension) 2."""
-    import onnx
-
     rng = np.random.default_rng(7)
-    graph = onnx.load(str(model_file), load_external_data=False).graph
-    initializers = {t.name for t in graph.initializer}
-    inputs = [i for i in graph.input if i.name not in initializers]
-    if len(inputs) == 1 and inputs[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
-        dims = inputs[0].type.tensor_type.shape.dim
-        shape = tuple(d.dim_value if d.HasField("dim_value") else 2 for d in dims)
-        return {inputs[0].name: rng.standard_normal(shape).astype(np.float32)}
+    single = float_input(model_file)
+    if single is not None:
+        name, shape = single
+        return {name: rng.standard_normal(tuple(d or 2 for d in shape)).astype(np.float32)}
     feeds = {"input_ids": rng.integers(0, 256, size=(2, 9), dtype=np.int64)}
     if "bert" in model_file.name:
         feeds["attention_mask"] = np.ones((2, 9), dtype=np.int64)

@@ -25,7 +25,7 @@ import onnxruntime as ort
 
 from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_path, served_domains
-from onemodel_ep.custom_ops import session_options
+from onemodel_ep.custom_ops import config_entry, disable_optimizers, session_options
 from onemodel_ep.fused import fused_into
 from onemodel_ep.inference import domain_opset, infer, value_ranks, value_types, walk
 from onemodel_ep.report import EpReport, NodeReport
@@ -64,7 +64,6 @@ NUMERIC_OPTIMIZERS = (
     "GemmSumFusion",
     "WeightBiasQuantization",
 )
-_DISABLE_KEY = "optimization.disable_specified_optimizers"
 _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
 # Our own session config entry (ORT keeps entries it does not know): "1" asks for strict mode (strict.py).
 STRICT_KEY = "onemodel.strict"
@@ -126,14 +125,6 @@ def ep_devices() -> list[ort.OrtEpDevice]:
     return devices[:1]
 
 
-def config_entry(so: ort.SessionOptions, key: str) -> str:
-    """The session config entry `key` of `so` ("" when it was never set)."""
-    try:
-        return so.get_session_config_entry(key)
-    except Exception:  # ORT raises when the key was never set
-        return ""
-
-
 DISPATCHES = ("registry", "compile")
 
 
@@ -174,9 +165,7 @@ def ep_session_options(
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
-    disabled = [n.strip() for n in config_entry(so, _DISABLE_KEY).split(";") if n.strip()]  # ORT's separator
-    disabled += [n for n in NUMERIC_OPTIMIZERS if n not in disabled]
-    so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled))
+    disable_optimizers(so, NUMERIC_OPTIMIZERS)
     session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     if strict:

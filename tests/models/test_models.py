@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 
 import onemodel_ep
+from onemodel_ep.digests import float_input
 
 MODELS = Path(__file__).resolve().parents[2] / "testdata" / "models"
 NAMES = ("audio_gru_small", "bert_tiny", "bert_tiny_dynq", "crnn_small", "llama_tiny",
@@ -40,19 +40,9 @@ DATA_MOVEMENT = frozenset({
     "Tile", "Pad",
 })
 
-def _float_input(name: str) -> tuple[str, tuple[int, ...]] | None:
-    """The one float input of a vision or audio model and its shape (the batch 0); None for a transformer."""
-    graph = onnx.load(str(MODELS / f"{name}.onnx"), load_external_data=False).graph
-    initializers = {t.name for t in graph.initializer}
-    inputs = [i for i in graph.input if i.name not in initializers]
-    if len(inputs) != 1 or inputs[0].type.tensor_type.elem_type != onnx.TensorProto.FLOAT:
-        return None
-    return inputs[0].name, tuple(d.dim_value for d in inputs[0].type.tensor_type.shape.dim)
-
-
 def _feeds(name: str, batch: int, seq: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seq * 100 + batch)
-    single = _float_input(name)
+    single = float_input(MODELS / f"{name}.onnx")
     if single is not None:  # seq only varies the seed
         in_name, shape = single
         return {in_name: rng.standard_normal((batch, *shape[1:])).astype(np.float32)}
