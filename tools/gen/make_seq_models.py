@@ -24,13 +24,10 @@ ONNX LSTM and GRU nodes), checked with onnx.checker and run in onnxruntime again
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import torch
-from make_test_models import OUT, SEED, export_checked
+from make_test_models import OUT, SEED, check_one_input, export_checked
 from torch import nn
 from torch.nn import functional as F  # noqa: N812
 
@@ -120,20 +117,6 @@ SPECS: dict[str, Spec] = {
 }
 
 
-def check_in_ort(net: nn.Module, path: Path, in_name: str, shapes: tuple[tuple[int, ...], ...]) -> None:
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(1)
-    for shape in shapes:
-        x = rng.standard_normal(shape).astype(np.float32)
-        (got,) = sess.run(None, {in_name: x})
-        with torch.no_grad():
-            want = net(torch.from_numpy(x)).numpy()
-        err = float(np.max(np.abs(got - want)))
-        scale = max(1.0, float(np.max(np.abs(want))))
-        assert got.shape == want.shape and err <= 1e-4 * scale, (path.name, err)
-        print(f"  {path.name}: onnxruntime vs torch at {shape}: max |diff| {err:.3g}")
-
-
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, (make, in_name, out_name, shape, axes, checks) in SPECS.items():
@@ -144,7 +127,7 @@ def main() -> None:
         dims = {i: torch.export.Dim(n, min=1, max=64) for i, n in axes.items()}
         x = torch.randn(*shape)
         path = export_checked(net, (x,), name, [in_name], [out_name], (dims,), "tools/gen/make_seq_models.py")
-        check_in_ort(net, path, in_name, checks)
+        check_one_input(net, path, in_name, checks)
         m = onnx.load(str(path))
         ops = sorted({n.op_type for n in m.graph.node})
         print(f"wrote {path} ({path.stat().st_size} bytes): {', '.join(ops)}")

@@ -254,6 +254,22 @@ def _check_in_ort(model: nn.Module, path: Path, input_names: list[str]) -> None:
         print(f"  {path.name}: onnxruntime vs torch at batch={b} seq={s}: max |diff| per output {errs}")
 
 
+def check_one_input(net: nn.Module, path: Path, in_name: str, shapes: tuple[tuple[int, ...], ...]) -> None:
+    """Run the exported model of one float input `in_name` in onnxruntime at each of `shapes` (standard normal
+    values, seed 1) against torch: within 1e-4 of max(1, max |torch|)."""
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    for shape in shapes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        (got,) = sess.run(None, {in_name: x})
+        with torch.no_grad():
+            want = net(torch.from_numpy(x)).numpy()
+        err = float(np.max(np.abs(got - want)))
+        scale = max(1.0, float(np.max(np.abs(want))))
+        assert got.shape == want.shape and err <= 1e-4 * scale, (path.name, err)
+        print(f"  {path.name}: onnxruntime vs torch at {shape}: max |diff| {err:.3g}")
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(SEED)
