@@ -75,28 +75,53 @@ def _stock(name: str, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     return sess.run(None, feeds)
 
 
+def _pairwise_settings() -> list[tuple[str, str, int, str]]:
+    """(via, kernel path, threads, level) rows in which every pair of values of two of the four factors occurs
+    at least once: row (p, j) for path p and level j takes threads THREADS[(p + j) % 3] and via
+    VIAS[(p + j) % 2]. With 4 paths and 4 levels that is 16 sessions instead of the 96 of the full
+    product; the full product of via x path x 1 and 2 threads is tests/models/test_golden.py's (every model
+    against its golden digest), so what this adds is 4 threads and the optimisation levels, each met with
+    every path."""
+    rows = []
+    for p, path in enumerate(onemodel_ep.kernel_paths()):
+        for j, level_name in enumerate(LEVELS):
+            rows.append((VIAS[(p + j) % len(VIAS)], path, THREADS[(p + j) % len(THREADS)], level_name))
+    return rows
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_same_bits_on_every_path_thread_count_and_level(name: str) -> None:
-    """One set of bits for every (via, kernel path, intra-op threads, optimisation level)."""
+    """One set of bits for every (via, kernel path, intra-op threads, optimisation level), met pairwise."""
     feeds = _feeds(name, 2, 7)
     want: list[np.ndarray] | None = None
     first = ""
-    for via in VIAS:
-        for path in onemodel_ep.kernel_paths():
-            for threads in THREADS:
-                for level_name, level in LEVELS.items():
-                    got = _ours(name, via, path, threads, level).run(None, feeds)
-                    where = f"via {via}, path {path}, {threads} thread(s), level {level_name}"
-                    if want is None:
-                        want, first = got, where
-                        continue
-                    for i, (g, w) in enumerate(zip(got, want)):
-                        assert g.dtype == w.dtype and g.shape == w.shape, (name, where, i)
-                        diff = np.flatnonzero(g.view(np.uint32).ravel() != w.view(np.uint32).ravel())
-                        assert diff.size == 0, (
-                            f"{name} output {i}: {diff.size} element(s) differ between {first} and {where}, "
-                            f"max |diff| {float(np.max(np.abs(g - w)))}"
-                        )
+    for via, path, threads, level_name in _pairwise_settings():
+        got = _ours(name, via, path, threads, LEVELS[level_name]).run(None, feeds)
+        where = f"via {via}, path {path}, {threads} thread(s), level {level_name}"
+        if want is None:
+            want, first = got, where
+            continue
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert g.dtype == w.dtype and g.shape == w.shape, (name, where, i)
+            diff = np.flatnonzero(g.view(np.uint32).ravel() != w.view(np.uint32).ravel())
+            assert diff.size == 0, (
+                f"{name} output {i}: {diff.size} element(s) differ between {first} and {where}, "
+                f"max |diff| {float(np.max(np.abs(g - w)))}"
+            )
+
+
+def test_pairwise_settings_meet_every_pair() -> None:
+    rows = _pairwise_settings()
+    paths = onemodel_ep.kernel_paths()
+    assert {(r[1], r[3]) for r in rows} == {(p, lv) for p in paths for lv in LEVELS}
+    assert {(r[2], r[3]) for r in rows} == {(t, lv) for t in THREADS for lv in LEVELS}
+    if len(paths) >= 3:
+        assert {(r[1], r[2]) for r in rows} == {(p, t) for p in paths for t in THREADS}
+    assert {(r[0], r[3]) for r in rows} == {(v, lv) for v in VIAS for lv in LEVELS}
+    if len(paths) >= 2:
+        assert {(r[0], r[1]) for r in rows} == {(v, p) for v in VIAS for p in paths}
+    if len(paths) + len(LEVELS) >= 7:
+        assert {(r[0], r[2]) for r in rows} == {(v, t) for v in VIAS for t in THREADS}
 
 
 @pytest.mark.parametrize("name", NAMES)
