@@ -28,6 +28,7 @@ from onemodel_ep._lib import DOMAIN, EP_NAME, MODES, check_kernel_path, library_
 from onemodel_ep.custom_ops import config_entry, disable_optimizers, session_options
 from onemodel_ep.fused import fused_into
 from onemodel_ep.inference import domain_opset, infer, value_ranks, value_types, walk
+from onemodel_ep.ort_transformers import disabled_names
 from onemodel_ep.report import EpReport, NodeReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -53,17 +54,9 @@ __all__ = [
 REGISTRATION_NAME = "onemodel_ep"
 # The oldest ONNX Runtime whose plugin EPs can register per-operator kernels (OrtEpApi::CreateKernelRegistry).
 MIN_ORT = (1, 24)
-# Level-1 transformers that compute or rewrite element-wise values with stock kernels before partitioning.
-NUMERIC_OPTIMIZERS = (
-    "ConstantFolding",
-    "DivMulFusion",
-    "NoopElimination",
-    "ConvAddFusion",
-    "ConvMulFusion",
-    "ConvBNFusion",
-    "GemmSumFusion",
-    "WeightBiasQuantization",
-)
+# Level-1 transformers that compute a value with stock kernels or replace served ops by others of other
+# arithmetic before partitioning (ort_transformers.py says why for each of ORT's level-1 transformers).
+NUMERIC_OPTIMIZERS = disabled_names()
 _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
 # Our own session config entry (ORT keeps entries it does not know): "1" asks for strict mode (strict.py).
 STRICT_KEY = "onemodel.strict"
