@@ -13,11 +13,11 @@ void om_shape_str(const int64_t* s, size_t r, char* buf, size_t len) {
 
 int om_matmul_dims(const char* node, const char* opn, const int64_t* const* shapes, const size_t* ranks,
                    om_mm_dims* d, char* err, size_t errlen) {
-  char sa[160], sb[160];
-  om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
-  om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
+  char sa[160], sb[160]; /* the operands' shapes, formatted only for a message (this runs on every call) */
   memset(d, 0, sizeof *d);
   if (ranks[0] == 0 || ranks[1] == 0) {
+    om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
+    om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
     snprintf(err, errlen, "node '%s' (op %s): operands must have rank 1 or more, got A %s and B %s", node, opn,
              sa, sb);
     return -1;
@@ -29,6 +29,8 @@ int om_matmul_dims(const char* node, const char* opn, const int64_t* const* shap
   int64_t kb = d->b_vec ? shapes[1][0] : shapes[1][ranks[1] - 2];
   d->N = d->b_vec ? 1 : shapes[1][ranks[1] - 1];
   if (kb != d->K) {
+    om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
+    om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
     snprintf(err, errlen, "node '%s' (op %s): inner dimensions do not match: A %s has K = %lld, B %s has K = %lld",
              node, opn, sa, (long long)d->K, sb, (long long)kb);
     return -1;
@@ -38,6 +40,8 @@ int om_matmul_dims(const char* node, const char* opn, const int64_t* const* shap
   size_t br[2] = {bra, brb};
   char why[256];
   if (om_broadcast_shape(2, bs, br, d->batch, &d->batch_rank, why, sizeof why) != 0) {
+    om_shape_str(shapes[0], ranks[0], sa, sizeof sa);
+    om_shape_str(shapes[1], ranks[1], sb, sizeof sb);
     snprintf(err, errlen, "node '%s' (op %s): batch dimensions of A %s and B %s do not broadcast: %s", node, opn,
              sa, sb, why);
     return -1;

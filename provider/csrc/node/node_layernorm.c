@@ -121,13 +121,12 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
   if (om_ln_axis_of(node, ranks[0], axis, err, errlen) != 0) return -1;
   size_t m = ranks[0] - *axis;
   const int64_t* nd = shapes[0] + *axis;
-  char sx[200], sn[200];
+  char sx[200], sn[200]; /* shapes, formatted only for a message (this runs on every call) */
   for (size_t k = 1; k < n_inputs; k++) {
     if (!shapes[k]) continue; /* absent */
-    om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
-    om_shape_text(nd, m, sn, sizeof sn);
     if ((int)k == f->in_skip) {
       if (om_ln_skip_fits(shapes[k], ranks[k], shapes[0], ranks[0], skip_rows)) continue;
+      om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
       om_shape_text(shapes[0], ranks[0], sn, sizeof sn);
       snprintf(err, errlen, "node '%s' (op %s): skip %s does not fit input %s (it must be input's shape, or its last "
                "dimensions after leading 1s)", node->name, om_ln_op(node), sx, sn);
@@ -135,6 +134,8 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
     }
     if (f->in_skip >= 0) {
       if (ranks[k] == 1 && shapes[k][0] == nd[0]) continue;
+      om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
+      om_shape_text(nd, m, sn, sizeof sn);
       snprintf(err, errlen, "node '%s' (op %s): %s %s must have shape %s (the hidden size: input's last dimension)",
                node->name, om_ln_op(node), om_ln_input(f, k), sx, sn);
       return -1;
@@ -145,6 +146,8 @@ static int om_ln_axis(const om_node* node, size_t n_inputs, const int64_t* const
       ok = s == w || s == 1;
     }
     if (!ok) {
+      om_shape_text(shapes[k], ranks[k], sx, sizeof sx);
+      om_shape_text(nd, m, sn, sizeof sn);
       snprintf(err, errlen, "node '%s' (op %s): %s %s does not broadcast to the normalised shape %s (X's dimensions "
                "from axis %zu)", node->name, om_ln_op(node), om_ln_input(f, k), sx, sn, *axis);
       return -1;

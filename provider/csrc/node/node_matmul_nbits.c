@@ -100,30 +100,30 @@ static int om_mnb_check_input(const om_node* node, size_t k, const int64_t* s, s
   const om_nbits_layout* l = &m->layout;
   const int64_t kb = (int64_t)l->k_blocks, blob = (int64_t)l->blob_size, N = m->N;
   int ok = 1;
-  char want[96] = "";
+  char want[96] = ""; /* formatted only for a message: this runs on every call */
   switch (k) {
     case OM_MNB_A:
       ok = rank >= 1 && s[rank - 1] == m->K;
-      snprintf(want, sizeof want, "[..., K] with K = %lld", (long long)m->K);
+      if (!ok) snprintf(want, sizeof want, "[..., K] with K = %lld", (long long)m->K);
       break;
     case OM_MNB_B:
       ok = rank == 3 && s[0] == N && s[1] == kb && s[2] == blob;
-      snprintf(want, sizeof want, "[N, k_blocks, blob_size] = [%lld, %lld, %lld]", (long long)N, (long long)kb,
+      if (!ok) snprintf(want, sizeof want, "[N, k_blocks, blob_size] = [%lld, %lld, %lld]", (long long)N, (long long)kb,
                (long long)blob);
       break;
     case OM_MNB_SCALES:
       ok = om_mnb_is_per_column(s, rank, N, kb);
-      snprintf(want, sizeof want, "[%lld] or [%lld, %lld]", (long long)(N * kb), (long long)N, (long long)kb);
+      if (!ok) snprintf(want, sizeof want, "[%lld] or [%lld, %lld]", (long long)(N * kb), (long long)N, (long long)kb);
       break;
     case OM_MNB_ZP: {
       int64_t per = l->zp_kind == OM_NBITS_ZP_UINT8 ? (int64_t)l->zp_bytes : kb;
       ok = om_mnb_is_per_column(s, rank, N, per);
-      snprintf(want, sizeof want, "[%lld] or [%lld, %lld]", (long long)(N * per), (long long)N, (long long)per);
+      if (!ok) snprintf(want, sizeof want, "[%lld] or [%lld, %lld]", (long long)(N * per), (long long)N, (long long)per);
       break;
     }
     case OM_MNB_BIAS:
       ok = rank == 1 && s[0] == N;
-      snprintf(want, sizeof want, "[N] = [%lld]", (long long)N);
+      if (!ok) snprintf(want, sizeof want, "[N] = [%lld]", (long long)N);
       break;
     default: break;
   }
