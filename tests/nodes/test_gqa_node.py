@@ -181,7 +181,10 @@ def _model(at: G.Attrs, ins: list[np.ndarray | None], dynamic: bool = False) -> 
 
 
 SESSION_CASES = [
-    c for c in CASES if c[0] in ("prefill-padded-batch", "decode-batch", "interleaved", "chunk", "softcap")
+    c
+    for c in CASES
+    if c[0] in ("prefill-padded-batch", "decode-batch", "interleaved", "chunk", "softcap", "window-prefill",
+                "window-decode", "softcap-window-prefill")
 ]
 
 

@@ -99,7 +99,7 @@ def gqa(
                 pv[b, g, past + s] = vh[b, s, g]
         for s in range(S):
             pos = past + s
-            lo = max(0, pos - at.local_window_size) if at.local_window_size > 0 else 0
+            lo = max(0, pos - at.local_window_size + 1) if at.local_window_size > 0 else 0
             for h in range(N):
                 g = h // G
                 q = rot(qh[b, s, h], pos)

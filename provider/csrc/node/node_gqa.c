@@ -275,7 +275,8 @@ static int om_gqa_attend(const void* args, size_t u0, size_t u1) {
   for (size_t u = u0; u < u1 && rc == 0; u++) {
     size_t kvh = u % m->KH, row = u / m->KH, b = row / S, s = row % S;
     size_t pos = j->past_len[b] + s;
-    size_t lo = m->window > 0 && pos > (size_t)m->window ? pos - (size_t)m->window : 0, n = pos - lo + 1;
+    /* local_window_size W: the W most recent keys, pos - W + 1 .. pos (as ORT and HF; docs/attention.md) */
+    size_t lo = m->window > 0 && pos >= (size_t)m->window ? pos - (size_t)m->window + 1 : 0, n = pos - lo + 1;
     for (size_t t = 0; t < G; t++) {
       size_t h = kvh * G + t;
       const float* src = j->q + (j->g.packed ? row * (m->N + 2 * m->KH) + h : row * m->N + h) * H;
