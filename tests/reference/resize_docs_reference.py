@@ -2,8 +2,9 @@
 page (tests/reference/resize_reference.py is the kernel author's): the output shape and per-axis scale, the
 binary32 source coordinate of each coordinate mode, the nearest index, and linear's one 1-D interpolation per
 resized axis, the last resized axis first, each step `a*w0 + b*w1` in binary32 with a t == 0 axis taking its
-i0 tap alone. Every `+ - * /` below is one binary32 operation (np.float32), except half_pixel_symmetric's
-documented binary64 tail."""
+i0 tap alone (a bit copy of that element, as nearest's). A NaN an interpolation step makes is the canonical
+quiet NaN (docs/exact-mode.md; docs/resize.md itself does not say). Every `+ - * /` below is one binary32
+operation (np.float32), except half_pixel_symmetric's documented binary64 tail."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 F = np.float32
+CANON_NAN = np.array(0x7FC00000, np.uint32).view(np.float32)
 
 
 @dataclass(frozen=True)
@@ -116,5 +118,6 @@ def _linear_axis(y: np.ndarray, a: int, coord: str, ax: Axis) -> np.ndarray:
             continue
         w0, w1 = F(F(1) - t), t
         a1 = np.take(y, i1, axis=a)
-        cols.append(((a0 * w0).astype(F) + (a1 * w1).astype(F)).astype(F))
+        v = ((a0 * w0).astype(F) + (a1 * w1).astype(F)).astype(F)
+        cols.append(np.where(np.isnan(v), CANON_NAN, v))  # exact-mode.md: a NaN result is canonical
     return np.stack(cols, axis=a).astype(F)
