@@ -73,7 +73,13 @@ def run(op: str, ins: Inputs, direction: str = "forward", clip: float | None = N
                 y[t, d, n] = h
             if L > 0:
                 yh[d, n], yc[d, n] = h, c
-    return y, yh, (yc if op == "LSTM" else None)
+    return _canon(y), _canon(yh), (_canon(yc) if op == "LSTM" else None)
+
+
+def _canon(v: np.ndarray) -> np.ndarray:
+    """The page: a NaN result is the canonical quiet NaN (a NaN anywhere stays NaN through every later step,
+    so rewriting at the end gives the same bits as after each step)."""
+    return np.where(np.isnan(v), D.CANON_NAN, v).astype(F)
 
 
 def _gate_pre(h: np.ndarray, xw: np.ndarray, r: np.ndarray, g: int, Hd: int) -> np.ndarray:
