@@ -185,3 +185,19 @@ def test_nan_and_infinity_rows() -> None:
     for where, got in S.runs(model, feeds, "GroupQueryAttention").items():
         for what, g, w in zip(OUTS, got, want):
             S.assert_exact_bits(f"{what} {where}", g, w)
+
+
+@pytest.mark.parametrize("S_, L, total", [(1, 4, 5), (3, 0, 3)], ids=["decode", "prefill"])
+def test_zero_batch(S_: int, L: int, total: int) -> None:
+    """B = 0: empty outputs of the page's shapes (present P = max(total, L) rows) on every way in. Not run
+    through stock ORT: its CPU kernel aborts the process on B = 0 (1.31.1)."""
+    at = G.Attrs(2, 1)
+    ins = _inputs(at, 0, S_, 8, L, [], total, False, 0, seed=1)
+    q, k, v, pk, pv, sl, _, _, _ = ins
+    assert q is not None and sl is not None
+    want = G.gqa(at, q, k, v, pk, pv, sl, total, None, None)
+    assert want[1].shape == (0, 1, max(total, L), 8)
+    feeds = {n: x for n, x in zip(NAMES, ins) if x is not None}
+    for where, got in S.runs(_model(at, ins), feeds, "GroupQueryAttention").items():
+        for what, g, w in zip(OUTS, got, want):
+            S.assert_exact_bits(f"{what} {where}", g, w)
