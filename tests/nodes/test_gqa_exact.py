@@ -87,6 +87,7 @@ CASES: list[Any] = [
     ("decode-grow-past-shorter", G.Attrs(4, 4), 2, 1, 16, 6, [7, 3], 7, False, 0),
     ("chunk-partial-rotary", G.Attrs(4, 2, do_rotary=1), 1, 4, 32, 16, [10], 16, True, 8),
     ("chunk-pairs", G.Attrs(2, 1, do_rotary=1, rotary_interleaved=1), 1, 3, 16, 5, [8], 8, False, 8),
+    ("decode-h64-40-keys", G.Attrs(8, 2, do_rotary=1), 2, 1, 64, 40, [40, 23], 40, True, 32),
     ("softcap-decode", G.Attrs(4, 2, do_rotary=1, softcap=1.5), 2, 1, 32, 10, [10, 6], 10, True, 16),
     ("softcap-scale-prefill", G.Attrs(2, 2, scale=0.9, softcap=2.0), 1, 6, 8, 0, [6], 6, False, 0),
     pytest.param("window-prefill", G.Attrs(4, 2, do_rotary=1, local_window_size=3), 1, 9, 16, 0, [9], 9,

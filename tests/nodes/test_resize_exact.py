@@ -185,6 +185,18 @@ def test_opset10_and_upsample_simple_rounding(op: str, opset: int, scales: list[
             S.assert_exact_bits(f"stock {op} {opset}", stock, want)
 
 
+@pytest.mark.parametrize("opset", [13, 18])
+def test_other_opsets(opset: int) -> None:
+    """Resize 13 and 18 read the same attributes (18: axes, keep_aspect_ratio_policy "stretch", antialias 0
+    given explicitly) and give the same bits."""
+    x = _x((1, 2, 5, 4))
+    extra = {"antialias": 0, "keep_aspect_ratio_policy": "stretch"} if opset == 18 else {}
+    for mode, coord in (("nearest", "pytorch_half_pixel"), ("linear", "align_corners")):
+        want = R.resize(x, mode, coord, "ceil", [1, 1, 1.6, 0.75], None)
+        attrs = {"mode": mode, "coordinate_transformation_mode": coord, "nearest_mode": "ceil", **extra}
+        _check(x, attrs, [1, 1, 1.6, 0.75], None, want, opset=opset)
+
+
 def test_runtime_scales_and_sizes() -> None:
     x = _x((1, 2, 4, 6))
     want = R.resize(x, "linear", "half_pixel", "", [1, 1, 1.75, 0.5], None)
