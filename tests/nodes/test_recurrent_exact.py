@@ -203,3 +203,21 @@ def test_nan_and_infinity_inputs(op: str) -> None:
     for where, got in S.runs(model, feeds, op).items():
         for name, g, w in zip(OUTPUTS[op], got, want):
             S.assert_exact_bits(f"{op} {name} {where}", g, w)
+
+
+@pytest.mark.parametrize("with_p", [True, False], ids=["P=0", "P absent"])
+def test_peephole_zero_is_not_absent(with_p: bool) -> None:
+    """The page: P absent skips the peephole steps, which is not P = 0 when the cell holds an infinity
+    (0 * inf is NaN): the row with c0 = inf is NaN with P = 0 and keeps its infinite cell without P."""
+    attrs = {"hidden_size": 3}
+    feeds = _feeds("LSTM", 2, 2, 2, 3, 1, {"b", "h0", "c0", "p"} if with_p else {"b", "h0", "c0"}, seed=4,
+                   seq=None)
+    if with_p:
+        feeds["p"][:] = 0
+    feeds["c0"][0, 0, 1] = np.inf
+    want = _want("LSTM", feeds, attrs)
+    assert np.isnan(want[2][0, 0]).all() == with_p and np.isfinite(want[2][0, 1]).all()
+    model = _model("LSTM", feeds, attrs, OUTPUTS["LSTM"])
+    for where, got in S.runs(model, feeds, "LSTM").items():
+        for name, g, w in zip(OUTPUTS["LSTM"], got, want):
+            S.assert_exact_bits(f"{name} {where}", g, w)
