@@ -171,11 +171,11 @@ def test_linear_integer_source_takes_one_tap() -> None:
     _check(x, {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 2, 2], None, want)
 
 
-@pytest.mark.parametrize("op, opset", [("Resize", 10), ("Upsample", 9)])
-@pytest.mark.parametrize("scales", [[1, 1, 2.5, 1.5], [1, 1, 3, 1], [1, 2, 0.7, 0.4]])
+@pytest.mark.parametrize("op, opset, scales", [
+    ("Resize", 10, [1, 1, 2.5, 1.5]), ("Resize", 10, [1, 1, 3, 1]), ("Resize", 10, [1, 2, 0.7, 0.4]),
+    ("Upsample", 9, [1, 1, 2.5, 1.5]), ("Upsample", 9, [1, 1, 3, 1]),  # Upsample refuses s < 1 (below)
+])
 def test_opset10_and_upsample_simple_rounding(op: str, opset: int, scales: list[float]) -> None:
-    if op == "Upsample" and min(scales) < 1:
-        pytest.skip("Upsample refuses a scale below 1 (tested below)")
     x = _x((1, 2, 5, 6))
     for mode in ("nearest", "linear"):
         want = R.resize(x, mode, "asymmetric", "simple", scales, None)
@@ -264,9 +264,8 @@ def test_upsample_scale_below_one_is_an_error() -> None:
     feeds["x"] = x
     for via in S.VIAS:
         sess = _session(model, via)
-        if not sess.report.moved:
-            continue  # left to stock: acceptable
-        with pytest.raises(Exception, match=r"(?s)rs.*Upsample.*scale"):
+        assert [n.op for n in sess.report.moved] == ["Upsample"], sess.report.summary()
+        with pytest.raises(Exception, match=r"(?s)rs.*Upsample.*scale 0.5 of axis 2 is below 1"):
             sess.run(None, feeds)
 
 
