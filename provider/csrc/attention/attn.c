@@ -41,7 +41,13 @@ void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleave
     size_t ia = interleaved ? 2 * i : i, ie = interleaved ? 2 * i + 1 : i + half;
     float a = x[ia], e = x[ie];
     float ac = a * c[i], ez = e * z[i], ec = e * c[i], az = a * z[i];
-    y[ia] = ac - ez;
-    y[ie] = ec + az;
+    float ya = ac - ez, ye = ec + az;
+    y[ia] = ya != ya ? __builtin_nanf("") : ya; /* a NaN result: the canonical NaN (docs/attention.md) */
+    y[ie] = ye != ye ? __builtin_nanf("") : ye;
   }
+}
+
+void om_attn_canon(float* x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (x[i] != x[i]) x[i] = __builtin_nanf("");
 }

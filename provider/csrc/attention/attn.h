@@ -20,4 +20,7 @@ void om_attn_values(int path, const float* w, size_t ws, size_t G, const float* 
  * (docs/attention.md, "Rotary"); elements R .. H-1 copied. */
 void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleaved, const float* c, const float* z);
 
+/* x[0 .. n-1]: every NaN made the canonical NaN 0x7fc00000 (exact mode's rule for a NaN result). */
+void om_attn_canon(float* x, size_t n);
+
 #endif

@@ -292,7 +292,9 @@ static int om_gqa_attend(const void* args, size_t u0, size_t u1) {
     if (m->softcap > 0.0f) om_gqa_softcap(node, m->softcap, d, G * n);
     for (size_t t = 0; t < G && rc == 0; t++)
       rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, n, 1, 0, 1, d + t * n, w + t * n);
-    om_attn_values(node->path, w, n, G, j->present[1] + cache + lo * H, n, H, j->out + (row * m->N + kvh * G) * H);
+    float* o = j->out + (row * m->N + kvh * G) * H;
+    om_attn_values(node->path, w, n, G, j->present[1] + cache + lo * H, n, H, o);
+    om_attn_canon(o, G * H);
   }
   free(buf);
   return rc;

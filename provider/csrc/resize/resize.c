@@ -111,10 +111,18 @@ void om_resize_linear_row_f32(float* dst, const float* src, const om_resize_tap*
   for (size_t j = 0; j < n; j++) {
     const om_resize_tap* t = &taps[j];
     float a = src[t->i0];
-    dst[j] = t->one ? a : a * t->w0 + src[t->i1] * t->w1;
+    if (t->one) {
+      dst[j] = a;
+      continue;
+    }
+    float v = a * t->w0 + src[t->i1] * t->w1;
+    dst[j] = v != v ? __builtin_nanf("") : v; /* a NaN result: the canonical NaN (docs/resize.md) */
   }
 }
 
 void om_resize_blend_f32(float* dst, const float* a, float w0, const float* b, float w1, size_t n) {
-  for (size_t j = 0; j < n; j++) dst[j] = a[j] * w0 + b[j] * w1;
+  for (size_t j = 0; j < n; j++) {
+    float v = a[j] * w0 + b[j] * w1;
+    dst[j] = v != v ? __builtin_nanf("") : v; /* a NaN result: the canonical NaN (docs/resize.md) */
+  }
 }
