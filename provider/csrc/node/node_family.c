@@ -73,7 +73,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_RESIZE:
     case OM_OP_UPSAMPLE: return &om_family_resize;
     case OM_OP_LSTM:
-    case OM_OP_GRU: return &om_family_rnn;
+    case OM_OP_GRU:
+    case OM_OP_RNN: return &om_family_rnn;
     default: return NULL;
   }
 }
