@@ -46,6 +46,16 @@ void om_lstm_step(const om_rnn_acts* acts, size_t H, float* a, const float* xw, 
     for (size_t j = 0; j < H; j++) ai[j] = ai[j] + pi[j] * c[j];
     for (size_t j = 0; j < H && !coupled; j++) af[j] = af[j] + pf[j] * c[j];
   }
+  if (!p && !coupled) { /* i, o, f in one call (element-wise: the same bits as one call each) */
+    om_rnn_clip(a, 4 * H, clip);
+    om_rnn_apply(acts, &acts->f, a, 3 * H);
+    om_rnn_apply(acts, &acts->g, ac, H);
+    for (size_t j = 0; j < H; j++) c[j] = om_rnn_canon(af[j] * c[j] + ai[j] * ac[j]);
+    memcpy(tmp, c, H * sizeof *c);
+    om_rnn_apply(acts, &acts->h, tmp, H);
+    for (size_t j = 0; j < H; j++) h[j] = om_rnn_canon(ao[j] * tmp[j]);
+    return;
+  }
   om_rnn_clip(ai, H, clip);
   om_rnn_clip(ac, H, clip);
   om_rnn_apply(acts, &acts->f, ai, H);
