@@ -22,6 +22,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_REDUCE_LOG_SUM_EXP: return &om_family_reduce;
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
+    case OM_OP_HARDMAX: return &om_family_hardmax;
     case OM_OP_LAYER_NORMALIZATION:
     case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION:
     case OM_OP_RMS_NORMALIZATION:
@@ -120,7 +121,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 int om_op_semantics_split(int op) {
   if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
   if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
-  return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
+  return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX || op == OM_OP_HARDMAX ? 13 : 0;
 }
 
 int om_family_no_kernel(const om_node* node, char* err, size_t errlen) {
