@@ -83,6 +83,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
         gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
         return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
                 ([t, t], {}, [(37, 67), (67, 41)], 13)]
+    if op == "Dropout":  # inference: the input's bits (NaN payloads included)
+        return [([t], {}, [(5, 33, 19)], 13)]
     if op == "Hardmax":  # both readings of axis; ties (few distinct values)
         return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
                 ([t], {"axis": 1}, [(5, 33, 19)], 11)]

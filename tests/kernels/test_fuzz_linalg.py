@@ -76,6 +76,7 @@ OWN_TESTS = {
     "GRU": "tests/nodes/test_rnn_node.py",
     "RNN": "tests/nodes/test_rnn_activations.py",
     "Hardmax": "tests/nodes/test_hardmax.py",
+    "Dropout": "tests/nodes/test_dropout.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

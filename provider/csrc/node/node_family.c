@@ -23,6 +23,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
     case OM_OP_HARDMAX: return &om_family_hardmax;
+    case OM_OP_DROPOUT: return &om_family_dropout;
     case OM_OP_LAYER_NORMALIZATION:
     case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION:
     case OM_OP_RMS_NORMALIZATION:
@@ -93,6 +94,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
+    case OM_OP_DROPOUT: return k == 1 ? OM_T_BOOL : type0; /* mask */
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */

@@ -118,6 +118,7 @@ extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_hardmax;   /* node_hardmax.c: Hardmax */
+extern const om_family om_family_dropout;   /* node_dropout.c: Dropout (inference) */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
