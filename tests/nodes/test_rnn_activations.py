@@ -171,3 +171,15 @@ def test_an_unknown_activation_fails_at_session_creation() -> None:
     for via in S.VIAS:
         with pytest.raises(Exception, match=r"(?i)swish|activation"):
             S.session(model, via, None, 1)
+
+
+def test_a_runtime_without_member_417_leaves_the_node_to_stock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before ORT 1.30 a kernel cannot read a list of strings (C API member 417): the rewriter then refuses
+    the node, as the execution provider's GetCapability does, so it stays with stock ORT."""
+    import onemodel_ep.node as node_module
+
+    monkeypatch.setattr(node_module, "_ORT_READS_STRING_LISTS", False)
+    attrs = {"hidden_size": 2, "activations": ["Relu"]}
+    with pytest.raises(NodeError, match=r"'n'.*RNN.*activations cannot be read on this ONNX Runtime"):
+        Node("RNN", [F32] * 3, onnx_opset=14, attributes=attrs, name="n")
+    Node("RNN", [F32] * 3, onnx_opset=14, attributes={"hidden_size": 2}, name="n")  # no list: served
