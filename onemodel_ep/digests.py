@@ -83,6 +83,11 @@ def _struct_cases(op: str, t: int) -> list[Case]:
         gemm_attrs = {"transA": 1, "transB": 1, "alpha": 0.5, "beta": -2.0}
         return [([t, t, t], gemm_attrs, [(67, 37), (41, 67), (41,)], 13),
                 ([t, t], {}, [(37, 67), (67, 41)], 13)]
+    if op == "Dropout":  # inference: the input's bits (NaN payloads included)
+        return [([t], {}, [(5, 33, 19)], 13)]
+    if op == "Hardmax":  # both readings of axis; ties (few distinct values)
+        return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
+                ([t], {"axis": 1}, [(5, 33, 19)], 11)]
     if op in ("Softmax", "LogSoftmax"):
         return [([t], {"axis": -1}, [(7, 1037)], 13), ([t], {"axis": 1}, [(5, 33, 19)], 13),
                 ([t], {"axis": 1}, [(5, 33, 19)], 11)]
@@ -159,13 +164,28 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                  [(5, 1300), (3, 21, 64), (63,)], 1),
                 ([t, u8, t, t], {"K": 70, "N": 17, "bits": 4, "block_size": 16},
                  [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1)]
-    if op in ("LSTM", "GRU"):  # docs/recurrent.md: two directions, two K blocks; both GRU forms
+    if op in ("LSTM", "GRU", "RNN"):  # docs/recurrent.md: two directions, two K blocks; both GRU forms;
+        # activation lists (every activation once), LSTM's input_forget
+        lstm_acts = {"hidden_size": 5, "direction": "bidirectional", "input_forget": 1,
+                     "activations": ["HardSigmoid", "Softsign", "Elu", "Sigmoid", "ScaledTanh", "Affine"],
+                     "activation_alpha": [0.3, 0.9, 0.8, 0.5], "activation_beta": [0.45, 1.1, 0.125]}
         return {"LSTM": [([t] * 4, {"hidden_size": 5, "direction": "bidirectional"},
-                          [(7, 3, 300), (2, 20, 300), (2, 20, 5), (2, 40)], 14)],
+                          [(7, 3, 300), (2, 20, 300), (2, 20, 5), (2, 40)], 14),
+                         ([t] * 4, lstm_acts, [(6, 3, 4), (2, 20, 4), (2, 20, 5), (2, 40)], 14)],
                 "GRU": [([t] * 4, {"hidden_size": 6, "linear_before_reset": 1},
                          [(5, 2, 4), (1, 18, 4), (1, 18, 6), (1, 36)], 14),
                         ([t] * 3, {"hidden_size": 6, "direction": "reverse"},
-                         [(5, 2, 4), (1, 18, 4), (1, 18, 6)], 14)],
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6)], 14),
+                        ([t] * 4, {"hidden_size": 6, "activations": ["LeakyRelu", "Softplus"],
+                                   "activation_alpha": [0.2]},
+                         [(5, 2, 4), (1, 18, 4), (1, 18, 6), (1, 36)], 14)],
+                "RNN": [([t] * 4, {"hidden_size": 7, "direction": "bidirectional"},
+                         [(6, 3, 300), (2, 7, 300), (2, 7, 7), (2, 14)], 14),
+                        ([t] * 4, {"hidden_size": 7, "activations": ["ThresholdedRelu"],
+                                   "activation_alpha": [0.1], "clip": 2.5},
+                         [(6, 3, 5), (1, 7, 5), (1, 7, 7), (1, 14)], 7),
+                        ([t] * 3, {"hidden_size": 7, "activations": ["Relu"], "direction": "reverse"},
+                         [(6, 3, 5), (1, 7, 5), (1, 7, 7)], 14)],
                 }[op]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)

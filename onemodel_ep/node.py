@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 from onnx import helper
 
 from onemodel_ep._lib import MODES, ffi, lib, path_index
@@ -120,17 +121,34 @@ _PAD_MODES = ("constant", "reflect", "edge", "wrap")
 _DEPTH_MODES = ("DCR", "CRD")
 
 
+# Whether the installed ONNX Runtime's kernels read a list of strings (C API member 417, ORT 1.30+): else a
+# node with `activations` is left to stock ORT, as the execution provider leaves it (ort/ort_attrs_lists.c).
+_ORT_READS_STRING_LISTS = tuple(int(v) for v in ort.__version__.split(".")[:2]) >= (1, 30)
+
 # LSTM's and GRU's direction values, in om_attrs.rnn_direction's numbering.
 _RNN_DIRECTIONS = ("forward", "reverse", "bidirectional")
 
 
 def _rnn_attrs(a: Any, attributes: dict[str, Any]) -> None:
-    """LSTM's and GRU's string attributes: direction, and whether activations is given (not served)."""
+    """RNN's, LSTM's and GRU's string and list attributes: direction, activations (coded by the library,
+    om_rnn_activation_code), activation_alpha and activation_beta."""
     if "direction" in attributes:
         d = attributes["direction"]
         d = d.decode() if isinstance(d, bytes) else str(d)
         a.rnn_direction = _RNN_DIRECTIONS.index(d) if d in _RNN_DIRECTIONS else -1
-    a.rnn_activations = 1 if "activations" in attributes else 0
+    if "activations" in attributes and not _ORT_READS_STRING_LISTS:
+        a.n_rnn_acts = int(ffi.cast("size_t", -1))  # its kernel could not read the list: not served
+    elif "activations" in attributes:
+        names = [v.decode() if isinstance(v, bytes) else str(v) for v in attributes["activations"]]
+        for i, name in enumerate(names[: len(a.rnn_acts)]):
+            a.rnn_acts[i] = lib.om_rnn_activation_code(name.encode())
+        a.n_rnn_acts = len(names)
+    for onnx_name, field in (("activation_alpha", "rnn_act_alpha"), ("activation_beta", "rnn_act_beta")):
+        if onnx_name in attributes:
+            values = [float(v) for v in attributes[onnx_name]]
+            for i, v in enumerate(values[: len(getattr(a, field))]):
+                getattr(a, field)[i] = v
+            setattr(a, "n_" + field, len(values))
 
 
 # Conv's auto_pad values, in om_attrs.auto_pad's numbering.

@@ -69,7 +69,15 @@ typedef struct om_attrs {
   int resize_nearest;   /* nearest_mode: 1 round_prefer_floor, 2 round_prefer_ceil, 3 floor, 4 ceil */
   int resize_aspect;    /* keep_aspect_ratio_policy: 1 stretch, 2 not_larger, 3 not_smaller */
   int rnn_direction;   /* LSTM, GRU: 0 forward, 1 reverse, 2 bidirectional */
-  int rnn_activations; /* LSTM, GRU: 1 when the node gives `activations` (not served), else 0 */
+  /* RNN, LSTM, GRU: `activations` as om_rnn_activation_code's codes (-1: a name not among them), n_rnn_acts the
+   * entries listed (0: absent; entries past the 8th are counted, not kept; (size_t)-1: given, but this ONNX
+   * Runtime cannot read it, so the node is not served); `activation_alpha` and `activation_beta` likewise */
+  int rnn_acts[8];
+  size_t n_rnn_acts;
+  float rnn_act_alpha[8];
+  size_t n_rnn_act_alpha;
+  float rnn_act_beta[8];
+  size_t n_rnn_act_beta;
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
@@ -131,6 +139,8 @@ int om_node_set_constant_input(om_node* node, size_t k, const void* data, const 
  * of value `value`: its code in om_attrs (1, 2, ...), -1 for a value not among the attribute's names, 0 for
  * another attribute (resize/resize.c). */
 int om_resize_attr_code(const char* attr, const char* value);
+/* An activation name of RNN, LSTM and GRU (any case) as its code (rnn/rnn_act.h), -1 when it is none. */
+int om_rnn_activation_code(const char* name);
 
 /* How the ORT glue reads input shapes in kernels created from now on: 1 through the runtime's own dims
  * (GetTensorElementTypeAndShapeDataReference, ORT API 24+), 0 through a copy (older runtimes, or the

@@ -74,6 +74,9 @@ OWN_TESTS = {
     "Upsample": "tests/nodes/test_resize.py",
     "LSTM": "tests/nodes/test_rnn_node.py",
     "GRU": "tests/nodes/test_rnn_node.py",
+    "RNN": "tests/nodes/test_rnn_activations.py",
+    "Hardmax": "tests/nodes/test_hardmax.py",
+    "Dropout": "tests/nodes/test_dropout.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

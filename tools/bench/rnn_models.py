@@ -1,8 +1,10 @@
-"""Write one-node LSTM models with inputs, for `onemodel bench --model` (docs/recurrent.md's speed table).
+"""Write one-node LSTM and RNN models with inputs, for `onemodel bench --model` (docs/recurrent.md's speed
+table).
 
 silero-vad's LSTM (input 128, hidden 128, forward, batch 1) at 1, 16 and 64 steps, and a CRNN text
-recogniser's (PP-OCR: input 512, bidirectional, hidden 48 and 96, batch 1) at 40 and 80 steps. W, R and B are
-initializers, as exporters write them; X, initial_h and initial_c are inputs. Usage:
+recogniser's (PP-OCR: input 512, bidirectional, hidden 48 and 96, batch 1) at 40 and 80 steps; RNN at
+silero-vad's shapes (Tanh, and Relu through `activations`), and an LSTM there with a non-default activation
+list. W, R and B are initializers, as exporters write them; X, initial_h and initial_c are inputs. Usage:
 
     python tools/bench/rnn_models.py [OUT_DIR]        (default build/)
     onemodel bench --model build/lstm_T64_I128_H128_fwd.onnx --inputs build/lstm_T64_I128_H128_fwd.npz \
@@ -50,11 +52,45 @@ def lstm_model(t: int, i: int, h: int, direction: str) -> tuple[onnx.ModelProto,
     return model, feeds
 
 
+# RNN and LSTM with activation lists at silero-vad's shapes: (op, seq_length, activations)
+ACT_SHAPES = (
+    ("RNN", 16, ["Tanh"]),
+    ("RNN", 64, ["Tanh"]),
+    ("RNN", 64, ["Relu"]),
+    ("LSTM", 64, ["HardSigmoid", "Tanh", "Softsign"]),
+)
+
+
+def act_model(op: str, t: int, acts: list[str], i: int = 128, h: int = 128) -> tuple[onnx.ModelProto,
+                                                                                      dict[str, np.ndarray]]:
+    """A forward RNN or LSTM of batch 1 with the `activations` list acts."""
+    rng = np.random.default_rng(t * i + h + len(acts))
+    g = 4 if op == "LSTM" else 1
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.1).astype(np.float32), nm)
+             for nm, s in (("w", (1, g * h, i)), ("r", (1, g * h, h)), ("b", (1, 2 * g * h)))]
+    states = ["h0", "c0"] if op == "LSTM" else ["h0"]
+    outs = ["y", "yh", "yc"] if op == "LSTM" else ["y", "yh"]
+    node = helper.make_node(op, ["x", "w", "r", "b", "", *states], outs, name=op.lower(), hidden_size=h,
+                            activations=acts)
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [t, 1, i])]
+    ins += [helper.make_tensor_value_info(nm, TensorProto.FLOAT, [1, 1, h]) for nm in states]
+    graph = helper.make_graph([node], op.lower(), ins,
+                              [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in outs],
+                              initializer=inits)
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 14)])
+    feeds = {"x": rng.standard_normal((t, 1, i)).astype(np.float32)}
+    feeds.update({nm: (rng.standard_normal((1, 1, h)) * 0.5).astype(np.float32) for nm in states})
+    return model, feeds
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "build")
     out.mkdir(parents=True, exist_ok=True)
     for t, i, h, direction in SHAPES:
         _save(out / f"lstm_T{t}_I{i}_H{h}_{direction[:3]}", *lstm_model(t, i, h, direction))
+    for op, t, acts in ACT_SHAPES:
+        name = f"{op.lower()}_T{t}_I128_H128_{'_'.join(a.lower() for a in acts)}"
+        _save(out / name, *act_model(op, t, acts))
     return 0
 
 

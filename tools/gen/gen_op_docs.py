@@ -35,6 +35,7 @@ _REQUIRED_ATTRS: dict[str, dict[str, object]] = {
     "MaxPool": {"kernel_shape": [1]},
     "LSTM": {"hidden_size": 1},
     "GRU": {"hidden_size": 1},
+    "RNN": {"hidden_size": 1},
     "com.microsoft.GroupQueryAttention": {"num_heads": 1, "kv_num_heads": 1},
 }
 # Input types a node needs after its min_inputs (0: absent): GroupQueryAttention's seqlens_k and

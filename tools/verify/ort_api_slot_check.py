@@ -14,7 +14,11 @@ answer each graph query with a NOT_IMPLEMENTED status of their own wording: 326
 (ValueInfo_GetInitializerValue) must name the initializer value, 331 (ValueInfo_IsConstantInitializer) the
 constant initializer, 356 (Node_GetOutputs) the output value infos; OrtEpApi member 2
 (EpGraphSupportInfo_AddNodesToFuse) must refuse a NULL support info with INVALID_ARGUMENT before it reads the
-node list. Prints each result; exits 1 if one does not match, or if the runtime's C API is older than 24.
+node list. Member 78 (GetAllocatorWithDefaultOptions) gives an allocator whose Alloc and Free (the head of
+OrtAllocator as ort_api.h declares it) allocate and release a block; member 417
+(KernelInfoGetAttributeArray_string), which reads a kernel's list with it, needs a kernel's info, so
+tests/nodes/test_rnn_activations.py checks it end to end (a list it misread would not give the reference's
+bits). Prints each result; exits 1 if one does not match, or if the runtime's C API is older than 24.
 """
 
 from __future__ import annotations
@@ -59,7 +63,36 @@ def main() -> int:
           + ("GetTensorElementTypeAndShapeDataReference" if ok else "MISMATCH"))
     ctypes.CFUNCTYPE(None, vp)(api[96])(value)  # ReleaseValue
     ctypes.CFUNCTYPE(None, vp)(api[94])(mem)  # ReleaseMemoryInfo
-    return 0 if ok and _session_config(api) and _ep_api(api) and _graph_api(api) else 1
+    return 0 if ok and _session_config(api) and _allocator(api) and _ep_api(api) and _graph_api(api) else 1
+
+
+class _AllocatorHead(ctypes.Structure):
+    """OrtAllocator's first members as ort_api.h declares them."""
+
+    _fields_ = [("version", ctypes.c_uint32),
+                ("alloc", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)),
+                ("free", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p))]
+
+
+def _allocator(api: ctypes.Array) -> bool:
+    """Member 78 (GetAllocatorWithDefaultOptions), which ort_attrs_lists.c hands member 417, and the head of
+    OrtAllocator: allocate 64 bytes through its Alloc, write them, give them back through its Free."""
+    vp, P = ctypes.c_void_p, ctypes.POINTER
+    alloc = vp()
+    st = ctypes.CFUNCTYPE(vp, P(vp))(api[78])(ctypes.byref(alloc))
+    ok = st is None and bool(alloc.value)
+    version = -1
+    if ok:
+        head = ctypes.cast(alloc, P(_AllocatorHead)).contents
+        version = head.version
+        block = head.alloc(alloc, 64)
+        ok = version >= 1 and bool(block)
+        if block:
+            ctypes.memset(block, 0x5A, 64)
+            head.free(alloc, block)
+    print(f"member 78: status {st}, allocator version {version}: "
+          + ("GetAllocatorWithDefaultOptions" if ok else "MISMATCH"))
+    return ok
 
 
 def _session_config(api: ctypes.Array) -> bool:

@@ -105,6 +105,63 @@ static int om_na_ints(const void* ctx, const char* name, int64_t* out, size_t ca
   return 0;
 }
 
+static int om_na_floats(const void* ctx, const char* name, float* out, size_t cap, size_t* n, char* err,
+                        size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_FLOATS, "a list of floats", &r, err, errlen);
+  if (!a) return r;
+  float all[64];
+  size_t got = 0;
+  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_FLOATS, all, sizeof all, &got);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    snprintf(err, errlen, "attribute '%s' has %zu entries, more than %zu", name, got / sizeof *all,
+             sizeof all / sizeof *all);
+    return -1;
+  }
+  *n = got / sizeof *all;
+  if (out) memcpy(out, all, (*n < cap ? *n : cap) * sizeof *out); /* the first cap entries; *n counts them all */
+  return 0;
+}
+
+/* A list of strings: ReadOpAttr gives them one after another, each ended by a NUL. */
+static int om_na_strings(const void* ctx, const char* name, char* out, size_t width, size_t cap, size_t* n,
+                         char* err, size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_STRINGS, "a list of strings", &r, err, errlen);
+  if (!a) return r;
+  if (!om_attrs_strings_readable()) { /* its kernel could not read the list: not served (ort_attrs.h) */
+    *n = (size_t)-1;
+    return 0;
+  }
+  char all[1024];
+  size_t got = 0;
+  OrtStatus* st = c->api->ReadOpAttr(a, ORT_OP_ATTR_STRINGS, all, sizeof all, &got);
+  if (st) {
+    c->api->ReleaseStatus(st);
+    snprintf(err, errlen, "attribute '%s' is too long (%zu bytes)", name, got);
+    return -1;
+  }
+  size_t k = 0;
+  for (size_t at = 0; at < got; k++) {
+    size_t len = 0;
+    while (at + len < got && all[at + len]) len++;
+    if (k < cap) {
+      if (len >= width) {
+        snprintf(err, errlen, "attribute '%s': entry %zu is too long (%zu bytes)", name, k, len);
+        return -1;
+      }
+      memcpy(out + k * width, all + at, len);
+      out[k * width + len] = '\0';
+    }
+    at += len + 1;
+  }
+  *n = k;
+  return 0;
+}
+
 /* ---- one node ------------------------------------------------------------------------------------------------ */
 /* The tensor type of a node input or output (owned by v); NULL when absent, unknown or not a tensor. */
 static const OrtTensorTypeAndShapeInfo* om_value_tensor(const OrtApi* api, const OrtValueInfo* v) {
@@ -243,7 +300,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   attrs.path = ep->path;
   attrs.onnx_opset = opset;
   om_node_attr_ctx actx = {api, node};
-  om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints};
+  om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints, om_na_floats, om_na_strings};
   size_t n_outputs = 0; /* the outputs the node has (Split's count) */
   st = api->Node_GetNumOutputs(node, &n_outputs);
   if (st) api->ReleaseStatus(st);

@@ -204,6 +204,7 @@ OM_EXPORT OrtStatus* OM_ORT_CALL CreateEpFactories(const char* registered_name, 
              OM_EP_ORT_VERSION, version ? version : "older");
     return old ? old->CreateStatus(ORT_NOT_IMPLEMENTED, msg) : NULL;
   }
+  om_attrs_set_runtime(version);
   const OrtApi* api = api_base->GetApi(OM_EP_ORT_VERSION);
   if (!api) return NULL;
   const OrtEpApi* ep_api = api->GetEpApi();

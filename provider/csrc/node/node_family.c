@@ -22,6 +22,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_REDUCE_LOG_SUM_EXP: return &om_family_reduce;
     case OM_OP_SOFTMAX:
     case OM_OP_LOG_SOFTMAX: return &om_family_softmax;
+    case OM_OP_HARDMAX: return &om_family_hardmax;
+    case OM_OP_DROPOUT: return &om_family_dropout;
     case OM_OP_LAYER_NORMALIZATION:
     case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION:
     case OM_OP_RMS_NORMALIZATION:
@@ -73,7 +75,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_RESIZE:
     case OM_OP_UPSAMPLE: return &om_family_resize;
     case OM_OP_LSTM:
-    case OM_OP_GRU: return &om_family_rnn;
+    case OM_OP_GRU:
+    case OM_OP_RNN: return &om_family_rnn;
     default: return NULL;
   }
 }
@@ -91,6 +94,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
+    case OM_OP_DROPOUT: return k == 1 ? OM_T_BOOL : type0; /* mask */
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
@@ -119,7 +123,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 int om_op_semantics_split(int op) {
   if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
   if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
-  return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX ? 13 : 0;
+  return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX || op == OM_OP_HARDMAX ? 13 : 0;
 }
 
 int om_family_no_kernel(const om_node* node, char* err, size_t errlen) {

@@ -104,13 +104,21 @@ const om_family* om_family_of(int op);
 /* The element type of output k of structured op `op` whose input 0 has type type0 (the ORT glue registers each
  * structured op once per input-0 type with these output types). */
 int om_struct_output_type(int op, int type0, size_t k);
-/* The first opset from which op means something else than before (Softmax and LogSoftmax: 13, one axis instead
+/* The first opset from which op means something else than before (Softmax, LogSoftmax, Hardmax: 13, one axis instead
  * of the input coerced to 2-D), 0 when one reading serves every opset: a host that cannot tell om_node_create the
  * node's opset (the execution provider's kernel registry) registers the ranges below and from it apart. */
 int om_op_semantics_split(int op);
+/* The row view [outer, n, inner] of an input of shape dims[rank] for an op along `axis` (negative: from the
+ * end): from opset 13 one axis (n = dims[axis]); before (coerce_2d) the input coerced to 2-D at axis (n the
+ * product of dims[axis:], inner 1). 0, or -1 with a message naming node, op and axis (node_softmax.c; Softmax,
+ * LogSoftmax, Hardmax). */
+int om_row_view(const om_node* node, int coerce_2d, int64_t axis, const int64_t* dims, size_t rank, size_t* outer,
+                size_t* n, size_t* inner, char* err, size_t errlen);
 extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
+extern const om_family om_family_hardmax;   /* node_hardmax.c: Hardmax */
+extern const om_family om_family_dropout;   /* node_dropout.c: Dropout (inference) */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */

@@ -1,10 +1,11 @@
-/* node_rnn.c - LSTM and GRU nodes (f32): attributes, shapes, the time loop; docs/recurrent.md.
+/* node_rnn.c - RNN, LSTM and GRU nodes (f32): attributes, shapes, the time loop; docs/recurrent.md.
  *
  * Per direction: the input products of every step at once (one om_gemm over the T*N rows of X, the bias sum
  * as its C), then per step the state products (one om_gemm over the batch's rows) and the rest of the step
  * per row (rnn/rnn_step.c). Every element is its own dot product, so a row's bits depend on that row alone.
- * A constant W or R (an initializer) is packed once at creation. Not served (refused at creation, so the node
- * stays with stock ORT): `activations`, input_forget = 1, other element types.
+ * A constant W or R (an initializer) is packed once at creation. The activations (rnn/rnn_act.h) are read from
+ * the node's lists at creation. Not served (refused at creation, so the node stays with stock ORT): other
+ * element types; an unknown activation, a list of the wrong length, a parameter neither given nor defaulted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,13 @@
 #include "node_family.h"
 #include "rnn/rnn_step.h"
 
-enum { OM_RNN_LSTM, OM_RNN_GRU };
+enum { OM_RNN_LSTM, OM_RNN_GRU, OM_RNN_RNN };
 enum { OM_RNN_IN_B = 3, OM_RNN_IN_SEQ = 4, OM_RNN_IN_H0 = 5, OM_RNN_IN_C0 = 6, OM_RNN_IN_P = 7 };
 
 typedef struct om_rnn {
-  int kind, gates, dirs, direction, layout, lbr, has_clip;
+  int kind, gates, dirs, direction, layout, lbr, has_clip, input_forget;
   float clip;
+  om_rnn_act acts[2][3]; /* per direction: f, g, h (om_rnn_acts) */
   int64_t hidden;
   om_gemm_packed* w[2];  /* W[d]^T: K = input_size, N = gates * hidden */
   om_gemm_packed* r[2];  /* R[d]^T: K = hidden, N = the state-product columns (om_rnn_state_cols) */
@@ -40,11 +42,57 @@ static int64_t om_rnn_state_cols(const om_rnn* r) {
   return (r->kind == OM_RNN_GRU && !r->lbr ? 2 : r->gates) * r->hidden;
 }
 
+/* The activations of a direction by kind (LSTM, GRU, RNN): how many, and the defaults. */
+static const int om_rnn_per_dir[3] = {3, 2, 1};
+static const int om_rnn_default_acts[3][3] = {{OM_RNN_ACT_SIGMOID, OM_RNN_ACT_TANH, OM_RNN_ACT_TANH},
+                                              {OM_RNN_ACT_SIGMOID, OM_RNN_ACT_TANH, 0},
+                                              {OM_RNN_ACT_TANH, 0, 0}};
+
+/* r->acts from `activations`, `activation_alpha` and `activation_beta` (docs/recurrent.md, "Activations"). */
+static int om_rnn_create_acts(om_node* node, om_rnn* r, const om_attrs* a, char* err, size_t errlen) {
+  const char *nn = node->name, *op = om_rnn_op(node);
+  const int per = om_rnn_per_dir[r->kind];
+  size_t n = a->n_rnn_acts, want = (size_t)(per * r->dirs);
+  if (n == 0) {
+    for (int d = 0; d < 2; d++)
+      for (int q = 0; q < 3; q++) r->acts[d][q] = (om_rnn_act){om_rnn_default_acts[r->kind][q], 0.0f, 0.0f};
+    return 0;
+  }
+  if (n == (size_t)-1)
+    OM_FAIL_MSG("node '%s' (op %s): attribute activations cannot be read on this ONNX Runtime (1.30 or newer reads "
+                "it)", nn, op);
+  if (r->kind == OM_RNN_RNN && n == 2 && r->dirs == 1) n = 1; /* the schema's default, ["Tanh", "Tanh"]: ORT's rule */
+  if (n != want)
+    OM_FAIL_MSG("node '%s' (op %s): attribute activations has %zu entries, expected %zu (%d per direction)", nn, op,
+                a->n_rnn_acts, want, per);
+  size_t used[2] = {0, 0};
+  const float* lists[2] = {a->rnn_act_alpha, a->rnn_act_beta};
+  const size_t listed[2] = {a->n_rnn_act_alpha, a->n_rnn_act_beta};
+  for (size_t q = 0; q < n; q++) {
+    int kind = a->rnn_acts[q];
+    if (kind <= 0 || kind >= OM_RNN_ACT_END)
+      OM_FAIL_MSG("node '%s' (op %s): activations[%zu] is not one of Relu, Tanh, Sigmoid, Affine, LeakyRelu, "
+                  "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus", nn, op, q);
+    om_rnn_act act = {kind, 0.0f, 0.0f};
+    for (int which = 0; which < 2; which++) {
+      if (!(om_rnn_act_params(kind) & (1u << which))) continue;
+      float* v = which ? &act.beta : &act.alpha;
+      if (used[which] < listed[which] && used[which] < 8) *v = lists[which][used[which]++];
+      else if (!om_rnn_act_default(kind, which, v))
+        OM_FAIL_MSG("node '%s' (op %s): activation %s (activations[%zu]) needs its %s: activation_%s has no entry "
+                    "left for it", nn, op, om_rnn_act_name(kind), q, which ? "beta" : "alpha",
+                    which ? "beta" : "alpha");
+    }
+    r->acts[q / (size_t)per][q % (size_t)per] = act;
+  }
+  return 0;
+}
+
 static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_rnn* r = node->impl;
   const char *nn = node->name, *op = om_rnn_op(node);
-  r->kind = node->op == OM_OP_LSTM ? OM_RNN_LSTM : OM_RNN_GRU;
-  r->gates = r->kind == OM_RNN_LSTM ? 4 : 3;
+  r->kind = node->op == OM_OP_LSTM ? OM_RNN_LSTM : node->op == OM_OP_GRU ? OM_RNN_GRU : OM_RNN_RNN;
+  r->gates = r->kind == OM_RNN_LSTM ? 4 : r->kind == OM_RNN_GRU ? 3 : 1;
   for (size_t k = 1; k < node->n_inputs; k++) {
     int t = node->input_types[k], want = k == OM_RNN_IN_SEQ ? OM_T_INT32 : OM_T_FLOAT;
     if (t && t != want)
@@ -54,12 +102,11 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
     OM_FAIL_MSG("node '%s' (op %s): attribute hidden_size must be given, between 1 and 2^24", nn, op);
   if (a->rnn_direction < 0 || a->rnn_direction > 2)
     OM_FAIL_MSG("node '%s' (op %s): attribute direction must be forward, reverse or bidirectional", nn, op);
-  if (a->rnn_activations)
-    OM_FAIL_MSG("node '%s' (op %s): attribute activations is not served (only the default activations are)", nn, op);
   if (a->has_layout && a->layout != 0 && a->layout != 1)
     OM_FAIL_MSG("node '%s' (op %s): attribute layout must be 0 or 1, got %lld", nn, op, (long long)a->layout);
-  if (r->kind == OM_RNN_LSTM && a->has_input_forget && a->input_forget != 0)
-    OM_FAIL_MSG("node '%s' (op %s): input_forget = %lld is not served (only 0)", nn, op, (long long)a->input_forget);
+  if (r->kind == OM_RNN_LSTM && a->has_input_forget && a->input_forget != 0 && a->input_forget != 1)
+    OM_FAIL_MSG("node '%s' (op %s): attribute input_forget must be 0 or 1, got %lld", nn, op,
+                (long long)a->input_forget);
   if (r->kind == OM_RNN_GRU && a->has_linear_before_reset && a->linear_before_reset != 0 &&
       a->linear_before_reset != 1)
     OM_FAIL_MSG("node '%s' (op %s): attribute linear_before_reset must be 0 or 1, got %lld", nn, op,
@@ -73,6 +120,8 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
   r->lbr = r->kind == OM_RNN_GRU && a->has_linear_before_reset ? (int)a->linear_before_reset : 0;
   r->has_clip = a->has_clip;
   r->clip = a->clip;
+  r->input_forget = r->kind == OM_RNN_LSTM && a->has_input_forget ? (int)a->input_forget : 0;
+  if (om_rnn_create_acts(node, r, a, err, errlen) != 0) return -1;
   for (size_t k = 0; k < node->n_outputs; k++) node->out_types[k] = OM_T_FLOAT;
   return 0;
 }
@@ -234,7 +283,6 @@ typedef struct om_rnn_run_ctx {
   const om_node* node;
   const om_node_io* io;
   om_rnn_dims dm;
-  om_rnn_acts acts;
   const float *X, *W, *R, *B, *h0, *c0, *P;
   const int32_t* seq;
   float *Y, *Yh, *Yc;
@@ -282,6 +330,7 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
   const float* Rd = x->R + (size_t)d * GH * H;
   const float* p = x->P ? x->P + (size_t)d * 3 * H : NULL;
   const float* clip = r->has_clip ? &r->clip : NULL;
+  om_rnn_acts acts = {node->path, r->acts[d][0], r->acts[d][1], r->acts[d][2], r->input_forget};
   for (size_t s = 0; s < T; s++) {
     int any = 0;
     for (size_t n = 0; n < N && !any; n++) any = (int64_t)s < om_rnn_len(x, (int64_t)n);
@@ -293,9 +342,10 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
       size_t t = reverse ? (size_t)L - 1 - s : s;
       const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
       float *a = x->hr + n * SC, *h = x->h + n * H;
-      if (r->kind == OM_RNN_LSTM) om_lstm_step(&x->acts, H, a, xrow, p, clip, x->c + n * H, h, x->tmp + n * H);
+      if (r->kind == OM_RNN_LSTM) om_lstm_step(&acts, H, a, xrow, p, clip, x->c + n * H, h, x->tmp + n * H);
+      else if (r->kind == OM_RNN_RNN) om_rnn_plain_step(&acts, H, a, xrow, clip, h);
       else {
-        om_gru_gates(&x->acts, H, a, xrow, clip);
+        om_gru_gates(&acts, H, a, xrow, clip);
         if (!r->lbr) om_gru_reset(H, a + H, h, x->tmp + n * H);
       }
     }
@@ -308,7 +358,7 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
         const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
         float* a = x->hr + n * SC;
         float* hh = r->lbr ? a + 2 * H : x->hh + n * H;
-        om_gru_finish(&x->acts, H, hh, xrow + 2 * H, r->lbr ? x->rb_h : NULL, a, a + H, clip, x->h + n * H);
+        om_gru_finish(&acts, H, hh, xrow + 2 * H, r->lbr ? x->rb_h : NULL, a, a + H, clip, x->h + n * H);
       }
     }
     if (x->Y)
@@ -364,7 +414,6 @@ static int om_rnn_run(const om_node* node, const om_node_io* io) {
   size_t GH = (size_t)r->gates * H;
   if (x.Y) memset(x.Y, 0, T * (size_t)r->dirs * N * H * sizeof(float));
   if (N == 0) return 0;
-  om_rnn_acts_of(node->path, &x.acts);
   /* xw [T*N, GH], hr [N, SC], h, c, tmp, hh [N, H], bias [GH], rb_h [H] */
   size_t SC = (size_t)om_rnn_state_cols(r);
   size_t total = T * N * GH + N * SC + 4 * N * H + GH + H;

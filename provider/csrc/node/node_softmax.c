@@ -35,20 +35,18 @@ static int om_sm_create(om_node* node, const om_attrs* a, char* err, size_t errl
   return om_softmax_supported(node->type) ? 0 : om_family_no_kernel(node, err, errlen);
 }
 
-/* The row view [outer, n, inner] of x; 0, or -1 with a message (axis out of range). */
-static int om_sm_view(const om_node* node, const int64_t* dims, size_t rank, size_t* outer, size_t* n, size_t* inner,
-                      char* err, size_t errlen) {
-  const om_softmax_node* s = node->impl;
-  int64_t r = (int64_t)rank, axis = s->axis < 0 ? s->axis + r : s->axis;
+int om_row_view(const om_node* node, int coerce_2d, int64_t axis_attr, const int64_t* dims, size_t rank,
+                size_t* outer, size_t* n, size_t* inner, char* err, size_t errlen) {
+  int64_t r = (int64_t)rank, axis = axis_attr < 0 ? axis_attr + r : axis_attr;
   if (axis < 0 || axis >= r) {
     snprintf(err, errlen, "node '%s' (op %s): attribute axis %lld is out of range for an input of rank %zu "
-             "(accepted: [%lld, %lld])", node->name, om_op_row(node->op)->name, (long long)s->axis, rank,
+             "(accepted: [%lld, %lld])", node->name, om_op_row(node->op)->name, (long long)axis_attr, rank,
              (long long)-r, (long long)(r - 1));
     return -1;
   }
   size_t a = (size_t)axis;
   *outer = om_shape_count(dims, a);
-  if (s->coerce_2d) {
+  if (coerce_2d) {
     *n = om_shape_count(dims + a, rank - a);
     *inner = 1;
   } else {
@@ -56,6 +54,13 @@ static int om_sm_view(const om_node* node, const int64_t* dims, size_t rank, siz
     *inner = om_shape_count(dims + a + 1, rank - a - 1);
   }
   return 0;
+}
+
+/* The row view [outer, n, inner] of x; 0, or -1 with a message (axis out of range). */
+static int om_sm_view(const om_node* node, const int64_t* dims, size_t rank, size_t* outer, size_t* n, size_t* inner,
+                      char* err, size_t errlen) {
+  const om_softmax_node* s = node->impl;
+  return om_row_view(node, s->coerce_2d, s->axis, dims, rank, outer, n, inner, err, errlen);
 }
 
 static int om_sm_shapes(const om_node* node, const om_node_io* io) {

@@ -290,6 +290,7 @@ OM_EXPORT OrtStatus* OM_ORT_CALL RegisterCustomOps(OrtSessionOptions* options, c
   const char* legacy = getenv("ONEMODEL_LEGACY_SHAPES"); /* tests: the path of runtimes before API 24 */
   om_runtime_has_shape_ref = !(legacy && *legacy && strcmp(legacy, "0") != 0) &&
                              om_version_has_shape_ref(api_base->GetVersionString ? api_base->GetVersionString() : NULL);
+  om_attrs_set_runtime(api_base->GetVersionString ? api_base->GetVersionString() : NULL);
   OM_ONCE(om_build_domain);
   if (!om_domain) {
     if (om_once_status) return api->CreateStatus(ORT_FAIL, api->GetErrorMessage(om_once_status));

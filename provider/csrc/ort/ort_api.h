@@ -22,6 +22,13 @@
  * index is 3312 / 8 in the published layout, and was checked against ORT 1.31.1 by calling it on a tensor
  * made through members 69 and 49 (type FLOAT, shape 2x3x4 read back: tools/verify/ort_api_slot_check.py). */
 #define OM_ORT_API_SHAPE_REF_VERSION 24u
+/* KernelInfoGetAttributeArray_string (member 417, after 414 and RunOptions{Enable,Disable}Profiling 415-416):
+ * a kernel's list-of-strings attribute (RNN's, LSTM's and GRU's `activations`). The published header of API
+ * version 30 has it at 3336 / 8; read only on runtimes of API 30 or newer (ORT 1.30+, from the version string:
+ * ort_attrs_lists.c), so an older runtime never reads past its table. Checked on ORT 1.31.1 by reading a
+ * node's `activations` back through it (tests/nodes/test_rnn_activations.py: a list the kernel could not read
+ * would give the defaults' bits, which the tests tell apart). */
+#define OM_ORT_API_STRINGS_VERSION 30u
 
 #if defined(_WIN32)
 #define OM_ORT_CALL __stdcall
@@ -47,6 +54,12 @@ typedef struct OrtSessionOptions OrtSessionOptions;
 typedef struct OrtShapeInferContext OrtShapeInferContext;
 typedef struct OrtOpAttr OrtOpAttr;
 typedef struct OrtCustomOp OrtCustomOp;
+/* The head of ORT's allocator interface: ORT fills it; we call Free on what member 417 allocated. */
+typedef struct OrtAllocator {
+  uint32_t version;
+  void*(OM_ORT_CALL* Alloc)(struct OrtAllocator* self, size_t size);
+  void(OM_ORT_CALL* Free)(struct OrtAllocator* self, void* p);
+} OrtAllocator;
 /* The graph API (ORT 1.23+), read by the plugin execution provider (ep_*.c) */
 typedef struct OrtValueInfo OrtValueInfo;
 typedef struct OrtNode OrtNode;
@@ -178,7 +191,7 @@ typedef struct OrtApi {
   /*  75 */ void* unused_75; /* AllocatorAlloc */
   /*  76 */ void* unused_76; /* AllocatorFree */
   /*  77 */ void* unused_77; /* AllocatorGetInfo */
-  /*  78 */ void* unused_78; /* GetAllocatorWithDefaultOptions */
+  /*  78 */ OrtStatus*(OM_ORT_CALL* GetAllocatorWithDefaultOptions)(OrtAllocator** out);
   /*  79 */ void* unused_79; /* AddFreeDimensionOverride */
   /*  80 */ void* unused_80; /* GetValue */
   /*  81 */ void* unused_81; /* GetValueCount */
@@ -262,7 +275,7 @@ typedef struct OrtApi {
   /* 159 */ void* unused_159; /* SessionOptionsAppendExecutionProvider_TensorRT */
   /* 160 */ void* unused_160; /* SetCurrentGpuDeviceId */
   /* 161 */ void* unused_161; /* GetCurrentGpuDeviceId */
-  /* 162 */ void* unused_162; /* KernelInfoGetAttributeArray_float */
+  /* 162 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetAttributeArray_float)(const OrtKernelInfo* info, const char* name, float* out, size_t* size);
   /* 163 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetAttributeArray_int64)(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size);
   /* 164 */ void* unused_164; /* CreateArenaCfgV2 */
   /* 165 */ void* unused_165; /* AddRunConfigEntry */
@@ -422,6 +435,8 @@ typedef struct OrtApi {
   /* 363 */ OrtStatus*(OM_ORT_CALL* OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
   /* 364-413 */ void* unused_364_413[50];
   /* 414 */ OrtStatus*(OM_ORT_CALL* GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
+  /* 415-416 */ void* unused_415_416[2]; /* RunOptionsEnableProfiling, RunOptionsDisableProfiling */
+  /* 417 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetAttributeArray_string)(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size);
 } OrtApi;
 
 /* Each named member sits at the index its comment gives (a wrong placeholder count fails the build). */
@@ -432,6 +447,9 @@ _Static_assert(offsetof(OrtApi, Node_GetOutputs) == 356 * sizeof(void*), "OrtApi
 _Static_assert(offsetof(OrtApi, OpAttr_GetType) == 363 * sizeof(void*), "OrtApi layout: OpAttr_GetType is member 363");
 _Static_assert(offsetof(OrtApi, GetTensorElementTypeAndShapeDataReference) == 414 * sizeof(void*),
                "OrtApi layout: GetTensorElementTypeAndShapeDataReference is member 414");
+_Static_assert(offsetof(OrtApi, GetAllocatorWithDefaultOptions) == 78 * sizeof(void*), "OrtApi: member 78");
+_Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_float) == 162 * sizeof(void*), "OrtApi: member 162");
+_Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_string) == 417 * sizeof(void*), "OrtApi: member 417");
 
 typedef struct OrtApiBase {
   const OrtApi*(OM_ORT_CALL* GetApi)(uint32_t version);

@@ -162,16 +162,8 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
   }
   if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
     r = om_attrs_read_resize(src, flags, attrs, err, errlen);
-  if (r >= 0 && (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0)) {
-    static const char* const directions[] = {"forward", "reverse", "bidirectional"};
-    r = om_attrs_read_choice(src, "direction", directions, 3, "forward, reverse or bidirectional",
-                             &attrs->rnn_direction, err, errlen);
-    /* `activations` is a list of strings, which OrtKernelInfo cannot read: the node's source (OrtNode: "must be
-     * a string") sees it, so that the node is not claimed; the rewriter tells it from the model */
-    char probe[64];
-    char why[8];
-    if (r >= 0) attrs->rnn_activations = src->get_string(src->ctx, "activations", probe, sizeof probe, why, sizeof why) <= 0;
-  }
+  if (r >= 0 && (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "RNN") == 0))
+    r = om_attrs_read_rnn(src, attrs, err, errlen);
   if (r >= 0 && in_scope[OM_AS_CONV]) {
     r = om_attrs_read_choice(src, "auto_pad", pad_modes, 4, "NOTSET, SAME_UPPER, SAME_LOWER or VALID", &attrs->auto_pad,
                              err, errlen);
@@ -269,6 +261,6 @@ static int om_ki_ints(const void* c, const char* name, int64_t* out, size_t cap,
 }
 
 om_attr_source om_kernel_info_attrs(const om_kernel_info_ctx* ctx) {
-  om_attr_source s = {ctx, om_ki_int, om_ki_float, om_ki_string, om_ki_ints};
+  om_attr_source s = {ctx, om_ki_int, om_ki_float, om_ki_string, om_ki_ints, om_ki_floats, om_ki_strings};
   return s;
 }

@@ -20,6 +20,12 @@ typedef struct om_attr_source {
   /* a list of ints: *n set to its length (at most cap entries written; more is an error); out NULL: its length
    * only */
   int (*get_ints)(const void* ctx, const char* name, int64_t* out, size_t cap, size_t* n, char* err, size_t errlen);
+  /* a list of floats, as get_ints */
+  int (*get_floats)(const void* ctx, const char* name, float* out, size_t cap, size_t* n, char* err, size_t errlen);
+  /* a list of strings: *n set to its length, its first min(n, cap) entries written to out, entry k at
+   * out + k * width, each NUL-terminated (one longer than width - 1 bytes is an error) */
+  int (*get_strings)(const void* ctx, const char* name, char* out, size_t width, size_t cap, size_t* n, char* err,
+                     size_t errlen);
 } om_attr_source;
 
 /* What om_attrs_read reads besides the operator's own attributes: OneModel's node attributes `mode`,
@@ -40,12 +46,27 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
  * rewrite, flags OM_ATTRS_ONEMODEL): 0, or -1 with a message (ort_attrs_resize.c). */
 int om_attrs_read_resize(const om_attr_source* src, unsigned flags, om_attrs* attrs, char* err, size_t errlen);
 
+/* RNN's, LSTM's and GRU's attributes direction, activations, activation_alpha and activation_beta into attrs'
+ * rnn_* fields: 0, or -1 with a message (ort_attrs_rnn.c). */
+int om_attrs_read_rnn(const om_attr_source* src, om_attrs* attrs, char* err, size_t errlen);
+
 /* The attributes of an OrtKernelInfo (custom-op and execution-provider kernels). ctx must outlive the source. */
 typedef struct om_kernel_info_ctx {
   const OrtApi* api;
   const OrtKernelInfo* info;
 } om_kernel_info_ctx;
 om_attr_source om_kernel_info_attrs(const om_kernel_info_ctx* ctx);
+/* Its list getters (ort_attrs_lists.c): floats (member 162), strings (member 417, on runtimes of API
+ * OM_ORT_API_STRINGS_VERSION or newer; on an older one a list that is there gives *n = (size_t)-1, which
+ * om_node_create refuses, and the execution provider's node source does the same, so both leave the node to
+ * stock ORT). */
+int om_ki_floats(const void* ctx, const char* name, float* out, size_t cap, size_t* n, char* err, size_t errlen);
+int om_ki_strings(const void* ctx, const char* name, char* out, size_t width, size_t cap, size_t* n, char* err,
+                  size_t errlen);
+/* The running ORT's version string, told by RegisterCustomOps and CreateEpFactories (NULL: unknown). */
+void om_attrs_set_runtime(const char* version);
+/* Whether that runtime reads a kernel's list of strings (member 417). */
+int om_attrs_strings_readable(void);
 
 /* A mode or kernel path name as an om_attrs value: 0 with *out set, or -1 with a message. */
 int om_attrs_mode(const char* s, int* out, char* err, size_t errlen);

@@ -2,7 +2,7 @@
  *
  * The gate products (the input's, with the bias sum, and the state's) come from om_gemm; these functions do the
  * rest of a step in the order docs/recurrent.md states: each `+` and `*` one rounded f32 operation (the build
- * has -ffp-contract=off), the activations the exact Sigmoid and Tanh kernels of the node's path. A NaN they
+ * has -ffp-contract=off), the activations exact element-wise kernels of the node's path (rnn_act.h). A NaN they
  * store is the canonical 0x7FC00000. `clip` NULL: no clip. Knows nothing of shapes or ORT.
  */
 #ifndef OM_RNN_STEP_H
@@ -10,16 +10,15 @@
 
 #include <stddef.h>
 
-#include "kernels/kernels.h"
+#include "rnn_act.h"
 
-/* The activations: [0] the path's kernel (whole vectors), [1] the one-lane kernel that finishes the tail. */
+/* A direction's activations on kernel path `path`: f (LSTM gates i, o, f; GRU z, r; RNN's one), g (LSTM's cell
+ * input, GRU's h gate), h (LSTM's output of the cell); input_forget: LSTM couples f = 1 - i. */
 typedef struct om_rnn_acts {
-  om_un_fn sigmoid[2];
-  om_un_fn tanh[2];
+  int path;
+  om_rnn_act f, g, h;
+  int input_forget;
 } om_rnn_acts;
-
-/* The exact f32 Sigmoid and Tanh of kernel path `path`. */
-void om_rnn_acts_of(int path, om_rnn_acts* acts);
 
 /* bias[k] = wb[k] + rb[k] for k < n (wb, rb NULL: +0); rb NULL alone: bias = wb. */
 void om_rnn_bias_sum(const float* wb, const float* rb, float* bias, size_t n);
@@ -28,6 +27,9 @@ void om_rnn_bias_sum(const float* wb, const float* rb, float* bias, size_t n);
  * sum; p: the 3H peepholes (i, o, f) or NULL; c: the cell, updated; h: the new state; tmp: H floats. */
 void om_lstm_step(const om_rnn_acts* acts, size_t H, float* a, const float* xw, const float* p, const float* clip,
                   float* c, float* h, float* tmp);
+
+/* RNN. a: the H state products, overwritten; xw: the row's input products with the bias sum; h: the new state. */
+void om_rnn_plain_step(const om_rnn_acts* acts, size_t H, float* a, const float* xw, const float* clip, float* h);
 
 /* GRU, first half: a[0, 2H) holds the state products of gates z and r; becomes z, r (xw: the row's 3H input
  * products). */

@@ -1,0 +1,185 @@
+"""RNN, and the `activations` lists of RNN, LSTM and GRU (node_rnn.c over rnn/rnn_act.c; docs/recurrent.md,
+"Activations" and "RNN step"). Every way in (EP and rewrite), kernel path and 1 or 2 threads give the
+same bits, and those bits are tests/reference/rnn_exact_reference.py's, written from the doc; stock ORT
+agrees within 1e-4 relative plus 1e-5 absolute (its MLAS logistic and tanh are approximations of a few ulps,
+and its GEMM sums in another order; the recurrence carries both through the steps). Bad lists are refused,
+named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from onemodel_ep.node import Node, NodeError
+from tests.nodes import node_sessions as S
+from tests.reference import rnn_exact_reference as ref
+
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
+INPUTS = {"LSTM": ["x", "w", "r", "b", "seq", "h0", "c0", "p"], "GRU": ["x", "w", "r", "b", "seq", "h0"],
+          "RNN": ["x", "w", "r", "b", "seq", "h0"]}
+OUTPUTS = {"LSTM": ["y", "yh", "yc"], "GRU": ["y", "yh"], "RNN": ["y", "yh"]}
+
+
+def _feeds(op: str, t: int, n: int, i: int, h: int, dirs: int, have: set[str], seed: int,
+           seq: list[int] | None = None) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    g = GATES[op]
+
+    def f(*shape: int, scale: float = 0.5) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    feeds = {"x": f(t, n, i, scale=1.0), "w": f(dirs, g * h, i), "r": f(dirs, g * h, h)}
+    if "b" in have:
+        feeds["b"] = f(dirs, 2 * g * h)
+    if "seq" in have:
+        feeds["seq"] = np.array(seq if seq is not None else rng.integers(0, t + 1, n), dtype=np.int32)
+    if "h0" in have:
+        feeds["h0"] = f(dirs, n, h, scale=1.0)
+    if "c0" in have and op == "LSTM":
+        feeds["c0"] = f(dirs, n, h, scale=1.0)
+    if "p" in have and op == "LSTM":
+        feeds["p"] = f(dirs, 3 * h)
+    return feeds
+
+
+def _model(op: str, feeds: dict[str, np.ndarray], attrs: dict[str, Any], opset: int = 14) -> onnx.ModelProto:
+    names = INPUTS[op]
+    last = max(k for k, nm in enumerate(names) if nm in feeds)
+    ins = [nm if nm in feeds else "" for nm in names[: last + 1]]
+    node = helper.make_node(op, ins, OUTPUTS[op], name="rec", **attrs)
+    graph_in = [helper.make_tensor_value_info(nm, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
+                for nm, v in feeds.items()]
+    graph_out = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in OUTPUTS[op]]
+    graph = helper.make_graph([node], "g", graph_in, graph_out)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+def _every_way(op: str, model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    runs = S.runs(model, feeds, op)
+    first_key = next(iter(runs))
+    first = runs[first_key]
+    for where, got in runs.items():
+        for k, (g, w) in enumerate(zip(got, first, strict=True)):
+            S.assert_exact_bits(f"{op} output {k} {where} vs {first_key}", g, w)
+    return first
+
+
+def _check(op: str, t: int, n: int, i: int, h: int, attrs: dict[str, Any], have: set[str],
+           seq: list[int] | None = None, opset: int = 14) -> None:
+    attrs = {"hidden_size": h, **attrs}
+    dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+    feeds = _feeds(op, t, n, i, h, dirs, have, seed=t * 31 + h + len(attrs), seq=seq)
+    model = _model(op, feeds, attrs, opset)
+    got = _every_way(op, model, feeds)
+    want = ref.recurrent(op, feeds["x"], feeds["w"], feeds["r"], feeds.get("b"), feeds.get("seq"),
+                         feeds.get("h0"), feeds.get("c0"), feeds.get("p"), attrs)
+    stock = S.stock(model, feeds)
+    for k, (g, w, s) in enumerate(zip(got, want, stock, strict=True)):
+        S.assert_exact_bits(f"{op} output {k} vs the exact reference", g, w)
+        np.testing.assert_allclose(g, s, rtol=1e-4, atol=1e-5, err_msg=f"{op} output {k} vs stock ORT")
+
+
+ALL = ["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid",
+       "Elu", "Softsign", "Softplus"]
+
+# (op, T, N, I, H, attrs, optional inputs, sequence_lens)
+CASES: list[tuple[str, int, int, int, int, dict[str, Any], set[str], list[int] | None]] = [
+    ("RNN", 5, 3, 4, 6, {}, set(), None),
+    ("RNN", 6, 4, 5, 7, {"direction": "reverse"}, {"b", "seq", "h0"}, [6, 2, 0, 5]),
+    ("RNN", 6, 4, 5, 7, {"direction": "bidirectional", "clip": 0.8}, {"b", "seq", "h0"}, [3, 6, 1, 0]),
+    ("RNN", 4, 2, 3, 5, {"activations": ["Relu"]}, {"b"}, None),
+    ("RNN", 4, 2, 3, 5, {"activations": ["Tanh", "Tanh"]}, {"b"}, None),  # the schema default, one direction
+    ("RNN", 4, 2, 3, 5, {"direction": "bidirectional", "activations": ["Softsign", "Softplus"]}, {"b", "h0"},
+     None),
+    ("RNN", 3, 2, 300, 20, {}, {"b"}, None),  # two K blocks of the input product
+    *[("RNN", 4, 2, 3, 5, {"activations": [a], "activation_alpha": [0.7], "activation_beta": [0.3]}, {"b"},
+       None) for a in ALL],
+    ("RNN", 4, 2, 3, 5, {"activations": ["LeakyRelu"]}, {"b"}, None),  # the default alpha 0.01
+    ("RNN", 4, 2, 3, 5, {"activations": ["Elu"]}, {"b"}, None),
+    ("RNN", 4, 2, 3, 5, {"activations": ["HardSigmoid"]}, {"b"}, None),
+    ("LSTM", 5, 3, 4, 6, {"activations": ["HardSigmoid", "Softsign", "Elu"], "activation_alpha": [0.3, 0.9],
+                          "activation_beta": [0.45]}, {"b", "h0", "c0", "p"}, None),
+    ("LSTM", 5, 3, 4, 6, {"direction": "bidirectional",
+                          "activations": ["Sigmoid", "Tanh", "Tanh", "HardSigmoid", "ScaledTanh", "Affine"],
+                          "activation_alpha": [0.25, 0.8, 0.5], "activation_beta": [0.5, 1.1, 0.125]},
+     {"b", "seq", "h0", "c0"}, [5, 1, 0]),
+    ("LSTM", 5, 3, 4, 6, {"input_forget": 1}, {"b", "h0", "c0", "p"}, None),
+    ("LSTM", 5, 3, 4, 6, {"input_forget": 1, "clip": 0.9, "direction": "reverse"}, {"b", "c0"}, None),
+    ("GRU", 5, 3, 4, 6, {"activations": ["HardSigmoid", "LeakyRelu"], "activation_alpha": [0.2, 0.1],
+                         "activation_beta": [0.5]}, {"b", "h0"}, None),
+    ("GRU", 5, 3, 4, 6, {"direction": "bidirectional", "linear_before_reset": 1,
+                         "activations": ["Sigmoid", "Softsign", "Sigmoid", "Relu"]}, {"b", "seq"}, [5, 0, 2]),
+]
+IDS = [f"{c[0]}-{'-'.join(f'{k}{v}' for k, v in c[5].items())}-{'+'.join(sorted(c[6]))}".replace(" ", "")
+       for c in CASES]
+
+
+@pytest.mark.parametrize(("op", "t", "n", "i", "h", "attrs", "have", "seq"), CASES, ids=IDS)
+def test_same_bits_every_way_and_as_the_reference(op: str, t: int, n: int, i: int, h: int,
+                                                  attrs: dict[str, Any], have: set[str],
+                                                  seq: list[int] | None) -> None:
+    _check(op, t, n, i, h, attrs, have, seq)
+
+
+def test_rnn_opset_7_and_layout_1() -> None:
+    _check("RNN", 4, 3, 5, 6, {"direction": "bidirectional"}, {"b", "h0"}, opset=7)
+    attrs = {"hidden_size": 6, "direction": "bidirectional", "activations": ["Relu", "Tanh"]}
+    feeds = _feeds("RNN", 5, 3, 4, 6, 2, {"b", "h0"}, seed=5)
+    base = _every_way("RNN", _model("RNN", feeds, attrs), feeds)
+    t_feeds = dict(feeds)
+    t_feeds["x"] = np.ascontiguousarray(feeds["x"].transpose(1, 0, 2))
+    t_feeds["h0"] = np.ascontiguousarray(feeds["h0"].transpose(1, 0, 2))
+    got = _every_way("RNN", _model("RNN", t_feeds, {**attrs, "layout": 1}), t_feeds)
+    S.assert_exact_bits("Y, layout 1", got[0], np.ascontiguousarray(base[0].transpose(2, 0, 1, 3)))
+    S.assert_exact_bits("Y_h, layout 1", got[1], np.ascontiguousarray(base[1].transpose(1, 0, 2)))
+
+
+def test_zero_batch_and_zero_steps() -> None:
+    for t, n in ((0, 2), (3, 0)):
+        attrs = {"hidden_size": 4, "activations": ["Relu"]}
+        feeds = _feeds("RNN", t, n, 3, 4, 1, {"b"}, seed=1)
+        got = _every_way("RNN", _model("RNN", feeds, attrs), feeds)
+        assert got[0].shape == (t, 1, n, 4) and got[1].shape == (1, n, 4)
+        assert not got[0].any() and not got[1].any()
+
+
+F32, I32 = int(TensorProto.FLOAT), int(TensorProto.INT32)
+
+
+@pytest.mark.parametrize(("op", "attrs", "message"), [
+    ("LSTM", {"activations": ["Sigmoid", "Tanh"]}, r"'n'.*LSTM.*activations has 2 entries, expected 3"),
+    ("GRU", {"activations": ["Sigmoid", "Tanh", "Tanh"]}, r"'n'.*GRU.*activations has 3 entries, expected 2"),
+    ("RNN", {"direction": "bidirectional", "activations": ["Tanh"]}, r"RNN.*1 entries, expected 2"),
+    ("RNN", {"activations": ["Tanh", "Tanh", "Tanh"]}, r"RNN.*3 entries, expected 1"),
+    ("LSTM", {"activations": ["Sigmoid", "Swish", "Tanh"]}, r"LSTM.*activations\[1\] is not one of"),
+    ("RNN", {"activations": ["Affine"], "activation_alpha": [2.0]}, r"RNN.*Affine.*needs its beta"),
+    ("RNN", {"activations": ["ThresholdedRelu"]}, r"RNN.*ThresholdedRelu.*needs its alpha"),
+    ("LSTM", {"input_forget": 2}, r"LSTM.*input_forget must be 0 or 1"),
+])
+def test_bad_lists_are_named(op: str, attrs: dict[str, Any], message: str) -> None:
+    with pytest.raises(NodeError, match=message):
+        Node(op, [F32] * 3, onnx_opset=14, attributes={"hidden_size": 2, **attrs}, name="n")
+
+
+def test_an_unknown_activation_fails_at_session_creation() -> None:
+    feeds = _feeds("RNN", 3, 2, 3, 4, 1, {"b"}, seed=2)
+    model = _model("RNN", feeds, {"hidden_size": 4, "activations": ["Swish"]})
+    for via in S.VIAS:
+        with pytest.raises(Exception, match=r"(?i)swish|activation"):
+            S.session(model, via, None, 1)
+
+
+def test_a_runtime_without_member_417_leaves_the_node_to_stock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before ORT 1.30 a kernel cannot read a list of strings (C API member 417): the rewriter then refuses
+    the node, as the execution provider's GetCapability does, so it stays with stock ORT."""
+    import onemodel_ep.node as node_module
+
+    monkeypatch.setattr(node_module, "_ORT_READS_STRING_LISTS", False)
+    attrs = {"hidden_size": 2, "activations": ["Relu"]}
+    with pytest.raises(NodeError, match=r"'n'.*RNN.*activations cannot be read on this ONNX Runtime"):
+        Node("RNN", [F32] * 3, onnx_opset=14, attributes=attrs, name="n")
+    Node("RNN", [F32] * 3, onnx_opset=14, attributes={"hidden_size": 2}, name="n")  # no list: served
