@@ -74,6 +74,12 @@ const om_family* om_family_of(int op) {
     case OM_OP_UPSAMPLE: return &om_family_resize;
     case OM_OP_LSTM:
     case OM_OP_GRU: return &om_family_rnn;
+    case OM_OP_MS_GELU:
+    case OM_OP_BIAS_GELU:
+    case OM_OP_FAST_GELU:
+    case OM_OP_QUICK_GELU: return &om_family_gelu;
+    case OM_OP_ROTARY_EMBEDDING:
+    case OM_OP_MS_ROTARY_EMBEDDING: return &om_family_rotary;
     default: return NULL;
   }
 }

@@ -1,0 +1,67 @@
+"""Bit-exact numpy references for docs/transformer-ops.md: com.microsoft's Gelu family (Gelu, BiasGelu,
+FastGelu, QuickGelu) and RotaryEmbedding (ONNX opset 23 and com.microsoft), written from that document's
+arithmetic: every f32 add and multiply rounded once (numpy float32 operations), the Gelu forms and Sigmoid
+correctly rounded (tests/reference/transcendental32.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.reference.transcendental32 import reference as cr32
+
+F32 = np.float32
+
+
+def _cr(name: str, x: np.ndarray) -> np.ndarray:
+    """The correctly rounded f32 function `name` of x, any shape."""
+    flat = np.ascontiguousarray(x, F32).ravel()
+    out = cr32(name, flat)
+    if name.startswith("gelu"):  # the limit at -inf: x * Phi(x) -> -0 (the float64 formula gives -inf * 0)
+        out[flat == -np.inf] = F32(-0.0)
+    return out.reshape(x.shape)
+
+
+def gelu(x: np.ndarray, bias: np.ndarray | None = None, form: str = "erf") -> np.ndarray:
+    """Gelu (form "erf") or FastGelu (form "tanh") of RN(x + bias) (bias along the last axis), or of x."""
+    t = x if bias is None else (x + bias).astype(F32)
+    return _cr("gelu_erf" if form == "erf" else "gelu_tanh", t)
+
+
+def quick_gelu(x: np.ndarray, alpha: float = 1.702) -> np.ndarray:
+    """RN(x * Sigmoid(RN(alpha * x))), alpha rounded to f32 first."""
+    with np.errstate(all="ignore"):  # -inf * 0 at x = -inf: NaN, as the node gives
+        t = (F32(alpha) * x).astype(F32)
+        return (x * _cr("sigmoid", t)).astype(F32)
+
+
+def rotary(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pos: np.ndarray | None, *, interleaved: int = 0,
+           num_heads: int = 0, rotary_dim: int = 0) -> np.ndarray:
+    """RotaryEmbedding of x, (B, S, N * H) or (B, N, S, H). pos: (B, S) positions, a one-element array (the
+    first token's; token s at pos + s), or None (caches of shape (B, S, R / 2)). num_heads 0 on a rank-3 x:
+    the head size is twice the caches' width."""
+    x = np.asarray(x, F32)
+    if x.ndim == 4:
+        b, n, s, h = x.shape
+        xs = x.transpose(0, 2, 1, 3)
+    else:
+        b, s, hidden = x.shape
+        h = hidden // num_heads if num_heads else 2 * cos.shape[-1]
+        n = hidden // h
+        xs = x.reshape(b, s, n, h)
+    r = rotary_dim or h
+    half = r // 2
+    if pos is None:
+        c, z = cos, sin
+    else:
+        p = np.asarray(pos, np.int64)
+        rows = p.reshape(1, 1) + np.arange(s)[None, :] if p.size == 1 else p
+        rows = np.broadcast_to(rows, (b, s))
+        c, z = cos[rows], sin[rows]
+    c, z = c[:, :, None, :].astype(F32), z[:, :, None, :].astype(F32)
+    y = xs.copy()
+    ia = np.arange(half) * 2 if interleaved else np.arange(half)
+    ie = ia + 1 if interleaved else ia + half
+    a, e = xs[..., ia], xs[..., ie]
+    y[..., ia] = a * c - e * z
+    y[..., ie] = e * c + a * z
+    return np.ascontiguousarray(y.transpose(0, 2, 1, 3)) if x.ndim == 4 else y.reshape(x.shape)
