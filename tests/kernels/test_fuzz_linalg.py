@@ -74,6 +74,12 @@ OWN_TESTS = {
     "Upsample": "tests/nodes/test_resize.py",
     "LSTM": "tests/nodes/test_rnn_node.py",
     "GRU": "tests/nodes/test_rnn_node.py",
+    "RotaryEmbedding": "tests/nodes/test_rotary.py",
+    "com.microsoft.RotaryEmbedding": "tests/nodes/test_rotary.py",
+    "com.microsoft.Gelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.BiasGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.FastGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.QuickGelu": "tests/nodes/test_gelu_family.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}
