@@ -33,13 +33,14 @@ def _model(op: str, x: np.ndarray, bias: np.ndarray | None = None, bias_input: b
     ins = ["x"] + (["b"] if bias is not None else [])
     node = helper.make_node(op, ins, ["y"], name="n0", domain=MS, **attrs)
     shape = x_shape if x_shape is not None else list(x.shape)
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)]
+    tp = int(helper.np_dtype_to_tensor_dtype(x.dtype))
+    inputs = [helper.make_tensor_value_info("x", tp, shape)]
     inits = []
     if bias is not None and bias_input:
-        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, list(bias.shape)))
+        inputs.append(helper.make_tensor_value_info("b", tp, list(bias.shape)))
     elif bias is not None:
         inits.append(numpy_helper.from_array(bias, "b"))
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    y = helper.make_tensor_value_info("y", tp, None)
     graph = helper.make_graph([node], "g", inputs, [y], initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)],
                              ir_version=10)
@@ -155,3 +156,17 @@ def test_bad_bias_shapes_are_errors_naming_node_and_op() -> None:
 def test_other_types_are_left_to_stock(op: str) -> None:
     with pytest.raises(NodeError, match=rf"op {op}\): unsupported element type double for input 0"):
         Node(f"{MS}.{op}", [TensorProto.DOUBLE] * (2 if op == "BiasGelu" else 1), name="n0")
+    if op == "QuickGelu":  # its alpha is an f32 operand
+        with pytest.raises(NodeError, match=r"op QuickGelu\): unsupported element type float16 for input 0"):
+            Node(f"{MS}.QuickGelu", [TensorProto.FLOAT16], name="n0")
+
+
+@pytest.mark.parametrize(("op", "bias"), [("Gelu", False), ("BiasGelu", True), ("FastGelu", False),
+                                          ("FastGelu", True)])
+def test_float16_every_way_path_and_thread_count(op: str, bias: bool) -> None:
+    """f16: every one of the 65,536 inputs (stock ORT's CPU kernels have no f16 to compare with)."""
+    x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256)
+    b = (np.random.default_rng(4).standard_normal(256) * 0.5).astype(np.float16) if bias else None
+    want = RT.gelu(x, b, form="tanh" if op == "FastGelu" else "erf")
+    model = _model(op, x, b)
+    _check(model, {"x": x}, op, want)

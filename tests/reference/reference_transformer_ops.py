@@ -7,13 +7,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.reference.transcendental16 import OUT as TABLES16
 from tests.reference.transcendental32 import reference as cr32
 
 F32 = np.float32
+F16 = np.float16
+
+
+def _cr16(name: str, x: np.ndarray) -> np.ndarray:
+    """The correctly rounded f16 function `name` of x: testdata/transcendental16_refs.npz (MPFR)."""
+    with np.load(TABLES16) as t:
+        table = t[f"{name}_f16"]
+    return table[np.ascontiguousarray(x, F16).view(np.uint16)].view(F16)
 
 
 def _cr(name: str, x: np.ndarray) -> np.ndarray:
-    """The correctly rounded f32 function `name` of x, any shape."""
+    """The correctly rounded function `name` of x (f32 or f16), any shape."""
+    if x.dtype == F16:
+        return _cr16(name, x)
     flat = np.ascontiguousarray(x, F32).ravel()
     out = cr32(name, flat)
     if name.startswith("gelu"):  # the limit at -inf: x * Phi(x) -> -0 (the float64 formula gives -inf * 0)
@@ -22,8 +33,10 @@ def _cr(name: str, x: np.ndarray) -> np.ndarray:
 
 
 def gelu(x: np.ndarray, bias: np.ndarray | None = None, form: str = "erf") -> np.ndarray:
-    """Gelu (form "erf") or FastGelu (form "tanh") of RN(x + bias) (bias along the last axis), or of x."""
-    t = x if bias is None else (x + bias).astype(F32)
+    """Gelu (form "erf") or FastGelu (form "tanh") of RN(x + bias) (bias along the last axis), or of x; in x's
+    type (f32 or f16: numpy's f16 sum is the correctly rounded one)."""
+    with np.errstate(all="ignore"):  # inf + -inf, NaN inputs: NaN, as the node gives
+        t = x if bias is None else (x + bias).astype(x.dtype)
     return _cr("gelu_erf" if form == "erf" else "gelu_tanh", t)
 
 

@@ -36,7 +36,7 @@ static int om_gelu_create(om_node* node, const om_attrs* a, char* err, size_t er
     case OM_OP_MS_GELU: g->form = OM_GELU_PLAIN; g->fn = OM_K_GELU_ERF; break;
     case OM_OP_BIAS_GELU: g->form = OM_GELU_BIAS; g->fn = OM_K_GELU_ERF; break;
     case OM_OP_FAST_GELU: g->form = bias ? OM_GELU_BIAS : OM_GELU_PLAIN; g->fn = OM_K_GELU_TANH; break;
-    case OM_OP_QUICK_GELU:
+    case OM_OP_QUICK_GELU: /* alpha is an f32 operand: f32 only (the row's type) */
       g->form = OM_GELU_QUICK;
       g->fn = OM_K_SIGMOID;
       g->alpha = a->has_alpha ? a->alpha : 1.702f;
