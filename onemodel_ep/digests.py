@@ -173,6 +173,9 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op in ("com.microsoft.BiasGelu", "com.microsoft.FastGelu"):
         plain = [([t], {}, [(7, 1037)], 1)] if op.endswith("FastGelu") else []
         return [([t, t], {}, [(7, 1037), (1037,)], 1), *plain]
+    if op == "com.microsoft.FusedMatMul":  # transposed operands by strides, alpha; a constant B packed
+        return [([t, t], {"transA": 1, "transB": 1, "alpha": 0.5}, [(2, 3, 67, 37), (3, 41, 67)], 1),
+                ([t, t], {"transB": 1}, [(5, 1300), (3, 1300)], 1)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),

@@ -216,6 +216,8 @@ _INT_ATTRS = {
     "interleaved": "interleaved",
     "rotary_embedding_dim": "rotary_embedding_dim",
     "is_packed_batching": "is_packed_batching",
+    "transBatchA": "trans_batch_a",
+    "transBatchB": "trans_batch_b",
 }
 
 

@@ -80,6 +80,7 @@ OWN_TESTS = {
     "com.microsoft.BiasGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.FastGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.QuickGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.FusedMatMul": "tests/nodes/test_fused_matmul.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

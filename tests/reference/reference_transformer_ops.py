@@ -1,7 +1,7 @@
 """Bit-exact numpy references for docs/transformer-ops.md: com.microsoft's Gelu family (Gelu, BiasGelu,
-FastGelu, QuickGelu) and RotaryEmbedding (ONNX opset 23 and com.microsoft), written from that document's
-arithmetic: every f32 add and multiply rounded once (numpy float32 operations), the Gelu forms and Sigmoid
-correctly rounded (tests/reference/transcendental32.py)."""
+FastGelu, QuickGelu), RotaryEmbedding (ONNX opset 23 and com.microsoft) and FusedMatMul, written from that
+document's arithmetic: every f32 add and multiply rounded once (numpy float32 operations), the Gelu forms and
+Sigmoid correctly rounded (tests/reference/transcendental32.py, transcendental16.py)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,22 @@ def rotary(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pos: np.ndarray | No
     y[..., ia] = a * c - e * z
     y[..., ie] = e * c + a * z
     return np.ascontiguousarray(y.transpose(0, 2, 1, 3)) if x.ndim == 4 else y.reshape(x.shape)
+
+
+def fused_matmul(a: np.ndarray, b: np.ndarray, *, trans_a: int = 0, trans_b: int = 0,
+                 alpha: float = 1.0) -> np.ndarray:
+    """com.microsoft FusedMatMul: MatMul (docs/exact-linalg.md's blocked chains, batch broadcast) of A and B
+    with the last two axes of each swapped where trans_a, trans_b say, then RN(alpha * acc), alpha rounded to
+    f32 first. A and B of rank 2 or more."""
+    from tests.reference.gemm_reference import gemm_ref
+
+    a = np.swapaxes(a, -1, -2) if trans_a else a
+    b = np.swapaxes(b, -1, -2) if trans_b else b
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    ab = np.broadcast_to(a, (*batch, *a.shape[-2:]))
+    bb = np.broadcast_to(b, (*batch, *b.shape[-2:]))
+    out = np.empty((*batch, a.shape[-2], b.shape[-1]), a.dtype)
+    for idx in np.ndindex(*batch):
+        out[idx] = gemm_ref(np.ascontiguousarray(ab[idx]), np.ascontiguousarray(bb[idx]),
+                            alpha=float(np.float32(alpha)))
+    return out

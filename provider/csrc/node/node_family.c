@@ -9,7 +9,8 @@
 const om_family* om_family_of(int op) {
   switch (op) {
     case OM_OP_MATMUL:
-    case OM_OP_GEMM: return &om_family_matmul;
+    case OM_OP_GEMM:
+    case OM_OP_FUSED_MATMUL: return &om_family_matmul;
     case OM_OP_REDUCE_SUM:
     case OM_OP_REDUCE_MEAN:
     case OM_OP_REDUCE_MAX:

@@ -108,7 +108,7 @@ int om_struct_output_type(int op, int type0, size_t k);
  * of the input coerced to 2-D), 0 when one reading serves every opset: a host that cannot tell om_node_create the
  * node's opset (the execution provider's kernel registry) registers the ranges below and from it apart. */
 int om_op_semantics_split(int op);
-extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
+extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm, com.microsoft FusedMatMul */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
