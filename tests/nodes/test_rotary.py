@@ -75,6 +75,7 @@ MS_CASES = [
     ((2, 4, 3, 8), 0, 0, "bs"),  # (B, N, S, H)
     ((2, 4, 3, 8), 4, 4, "one"),
     ((3, 2, 3 * 8), 3, 0, "one"),
+    ((2, 3, 2 * 8), 2, 0, "scalar"),  # a rank-0 position_ids
     ((2, 300, 2 * 64), 2, 0, "bs"),  # several parallel blocks
 ]
 
@@ -88,7 +89,7 @@ def test_com_microsoft_every_way_path_and_thread_count(shape, num_heads, rot, fo
     r = rot or h
     cos, sin = _caches(s + 7, r // 2, 5)
     pos = (np.random.default_rng(1).integers(0, s + 7, (b, s)).astype(I64) if form == "bs"
-           else np.array([7], I64))
+           else np.array([7], I64) if form == "one" else np.array(7, I64))
     attrs = {"interleaved": interleaved, **({"num_heads": num_heads} if num_heads else {}),
              **({"rotary_embedding_dim": rot} if rot else {})}
     want = RT.rotary(x, cos, sin, pos, interleaved=interleaved, num_heads=num_heads, rotary_dim=rot)

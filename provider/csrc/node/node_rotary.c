@@ -94,8 +94,7 @@ static int om_rope_geom_of(const om_node* node, const om_node_io* io, om_rope_ge
   char* err = io->err;
   size_t errlen = io->errlen;
   size_t ranks[4] = {0, 0, 0, 0};
-  for (size_t k = 0; k < io->n_inputs && k < 4; k++) ranks[k] = io->shapes[k] ? io->ranks[k] : OM_RANK_UNKNOWN;
-  if (r->in_pos >= 0 && !io->shapes[r->in_pos]) OM_ROPE_FAIL("input %d (position_ids) is absent", r->in_pos);
+  for (size_t k = 0; k < io->n_inputs && k < 4; k++) ranks[k] = io->ranks[k]; /* a scalar's shape may be NULL */
   if (om_rope_check_ranks(node, io->n_inputs, ranks, err, errlen) != 0) return -1;
   const int64_t* x = io->shapes[r->in_x];
   const int64_t* c = io->shapes[r->in_cos];
