@@ -68,6 +68,11 @@ def cases() -> list[tuple[str, onnx.ModelProto, dict[str, np.ndarray]]]:
     out.append(("onnx.RotaryEmbedding 1x32x512x128",
                 _model("RotaryEmbedding", "", {"x": q4, "pos": pos}, {"cos": cos, "sin": sin},
                        ["x", "cos", "sin", "pos"], 23), {"x": q4, "pos": pos}))
+    qa = rng.standard_normal((1, 12, 128, 64)).astype(F32)  # BERT-base attention scores: Q . K^T / 8
+    kb = rng.standard_normal((1, 12, 128, 64)).astype(F32)
+    out.append(("FusedMatMul 12x128x64 transB",
+                _model("FusedMatMul", MS, {"a": qa, "b": kb}, {}, ["a", "b"], 17, transB=1, alpha=0.125),
+                {"a": qa, "b": kb}))
     return out
 
 
