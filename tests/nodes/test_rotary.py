@@ -80,6 +80,18 @@ MS_CASES = [
 ]
 
 
+def test_com_microsoft_served_attribute_values() -> None:
+    """GenAI's builder writes scale and is_packed_batching = 0: served (scale unused, as in stock ORT's CPU
+    kernel)."""
+    x = _x((1, 4, 2 * 16), 6)
+    cos, sin = _caches(8, 8, 2)
+    pos = np.arange(4, dtype=I64)[None, :]
+    want = RT.rotary(x, cos, sin, pos, num_heads=2)
+    model = _model(True, x, cos, sin, pos, num_heads=2, scale=0.5, is_packed_batching=0, interleaved=0)
+    ours = _check(model, {"x": x, "pos": pos}, want)
+    _close(ours, stock(model, {"x": x, "pos": pos})[0])
+
+
 @pytest.mark.parametrize(("shape", "num_heads", "rot", "form"), MS_CASES, ids=str)
 @pytest.mark.parametrize("interleaved", [0, 1])
 def test_com_microsoft_every_way_path_and_thread_count(shape, num_heads, rot, form, interleaved) -> None:
