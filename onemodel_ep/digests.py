@@ -187,6 +187,15 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                         ([t] * 3, {"hidden_size": 7, "activations": ["Relu"], "direction": "reverse"},
                          [(6, 3, 5), (1, 7, 5), (1, 7, 7)], 14)],
                 }[op]
+    if op in ("com.microsoft.Gelu", "com.microsoft.QuickGelu"):  # docs/transformer-ops.md
+        quick = [([t], {"alpha": 1.5}, [(3, 67)], 1)] if op.endswith("QuickGelu") else []
+        return [([t], {}, [(7, 1037)], 1), *quick]
+    if op in ("com.microsoft.BiasGelu", "com.microsoft.FastGelu"):
+        plain = [([t], {}, [(7, 1037)], 1)] if op.endswith("FastGelu") else []
+        return [([t, t], {}, [(7, 1037), (1037,)], 1), *plain]
+    if op == "com.microsoft.FusedMatMul":  # transposed operands by strides, alpha; a constant B packed
+        return [([t, t], {"transA": 1, "transB": 1, "alpha": 0.5}, [(2, 3, 67, 37), (3, 41, 67)], 1),
+                ([t, t], {"transB": 1}, [(5, 1300), (3, 1300)], 1)]
     if op.startswith("Reduce"):
         since = REDUCE_AXES_INPUT.get(op, 18)
         return [([t], {"axes": [1], "keepdims": 0}, [(5, 1037, 3)], since - 1),
@@ -360,6 +369,34 @@ def _gqa_cases() -> Iterator[OpCase]:
                         np.array([11], np.int32), np.array(12, np.int32), cos, sin], tag="chunk")
 
 
+def _rotary_cases(op: str) -> Iterator[OpCase]:
+    """RotaryEmbedding (docs/transformer-ops.md): com.microsoft's (B, S, N * H) halves at positions (B, S) and
+    (B, N, S, H) pairs from one position; ONNX's (B, N, S, H) pairs, partial, at positions (B, S) and
+    (B, S, N * H) halves without position_ids."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    def caches(*shape: int) -> list[np.ndarray]:
+        ang = rng.uniform(0, 6.3, shape)
+        return [np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)]
+
+    pos = rng.integers(0, 40, (2, 9)).astype(np.int64)
+    if op == "com.microsoft.RotaryEmbedding":
+        yield OpCase(op, [f, i64, f, f], {"num_heads": 4}, opset=1,
+                     given=[r(2, 9, 4 * 32), pos, *caches(40, 16)], tag="/halves")
+        yield OpCase(op, [f, i64, f, f], {"interleaved": 1}, opset=1,
+                     given=[r(2, 3, 9, 32), np.array([5], np.int64), *caches(40, 16)], tag="/pairs")
+        return
+    pairs = {"interleaved": 1, "num_heads": 3, "rotary_embedding_dim": 16}
+    yield OpCase(op, [f, f, f, i64], pairs, opset=23, given=[r(2, 3, 9, 32), *caches(40, 8), pos],
+                 tag="/pairs")
+    yield OpCase(op, [f, f, f], {"num_heads": 4}, opset=23, given=[r(2, 9, 4 * 32), *caches(2, 9, 16)],
+                 tag="/halves")
+
+
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
@@ -371,6 +408,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.GroupQueryAttention":
             yield from _gqa_cases()
+            continue
+        if row.name == "RotaryEmbedding":
+            yield from _rotary_cases(row.key)
             continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))

@@ -231,6 +231,11 @@ _INT_ATTRS = {
     "layout": "layout",
     "input_forget": "input_forget",
     "linear_before_reset": "linear_before_reset",
+    "interleaved": "interleaved",
+    "rotary_embedding_dim": "rotary_embedding_dim",
+    "is_packed_batching": "is_packed_batching",
+    "transBatchA": "trans_batch_a",
+    "transBatchB": "trans_batch_b",
 }
 
 

@@ -77,6 +77,13 @@ OWN_TESTS = {
     "RNN": "tests/nodes/test_rnn_activations.py",
     "Hardmax": "tests/nodes/test_hardmax.py",
     "Dropout": "tests/nodes/test_dropout.py",
+    "RotaryEmbedding": "tests/nodes/test_rotary.py",
+    "com.microsoft.RotaryEmbedding": "tests/nodes/test_rotary.py",
+    "com.microsoft.Gelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.BiasGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.FastGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.QuickGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.FusedMatMul": "tests/nodes/test_fused_matmul.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -9,7 +9,8 @@
 const om_family* om_family_of(int op) {
   switch (op) {
     case OM_OP_MATMUL:
-    case OM_OP_GEMM: return &om_family_matmul;
+    case OM_OP_GEMM:
+    case OM_OP_FUSED_MATMUL: return &om_family_matmul;
     case OM_OP_REDUCE_SUM:
     case OM_OP_REDUCE_MEAN:
     case OM_OP_REDUCE_MAX:
@@ -77,6 +78,12 @@ const om_family* om_family_of(int op) {
     case OM_OP_LSTM:
     case OM_OP_GRU:
     case OM_OP_RNN: return &om_family_rnn;
+    case OM_OP_MS_GELU:
+    case OM_OP_BIAS_GELU:
+    case OM_OP_FAST_GELU:
+    case OM_OP_QUICK_GELU: return &om_family_gelu;
+    case OM_OP_ROTARY_EMBEDDING:
+    case OM_OP_MS_ROTARY_EMBEDDING: return &om_family_rotary;
     default: return NULL;
   }
 }

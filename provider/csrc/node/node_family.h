@@ -114,7 +114,7 @@ int om_op_semantics_split(int op);
  * LogSoftmax, Hardmax). */
 int om_row_view(const om_node* node, int coerce_2d, int64_t axis, const int64_t* dims, size_t rank, size_t* outer,
                 size_t* n, size_t* inner, char* err, size_t errlen);
-extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm */
+extern const om_family om_family_matmul;    /* node_matmul.c: MatMul, Gemm, com.microsoft FusedMatMul */
 extern const om_family om_family_reduce;    /* node_reduce.c: ReduceSum ... ReduceLogSumExp */
 extern const om_family om_family_softmax;   /* node_softmax.c: Softmax, LogSoftmax */
 extern const om_family om_family_hardmax;   /* node_hardmax.c: Hardmax */
@@ -152,6 +152,8 @@ extern const om_family om_family_groupnorm; /* node_groupnorm.c: InstanceNormali
 extern const om_family om_family_conv_transpose; /* node_conv_transpose.c: ConvTranspose */
 extern const om_family om_family_resize;    /* node_resize.c: Resize, Upsample */
 extern const om_family om_family_rnn;       /* node_rnn.c: LSTM, GRU */
+extern const om_family om_family_rotary;    /* node_rotary.c: RotaryEmbedding (ONNX, com.microsoft) */
+extern const om_family om_family_gelu;      /* node_gelu.c: com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
