@@ -100,5 +100,6 @@ static int om_qb_run(const om_node* node, const om_node_io* io) {
   return om_parallel_ranges(io->parallel_for, io->host_ctx, total, OM_QB_CHUNK, om_qb_range, &j);
 }
 
-const om_family om_family_qlinear_binary = {sizeof(om_qbin), om_qb_create, om_qb_shapes, om_qb_run, NULL, NULL, NULL,
+const om_family om_family_qlinear_binary = {sizeof(om_qbin), om_qb_create, om_qb_shapes, om_qb_run,
+                                            om_qlin_set_constant_one, NULL, NULL,
                                             NULL};

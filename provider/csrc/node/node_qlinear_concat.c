@@ -150,5 +150,5 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
   return rc;
 }
 
-const om_family om_family_qlinear_concat = {sizeof(om_qcat), om_qc_create, om_qc_shapes, om_qc_run, NULL, NULL, NULL,
-                                            om_qc_check_ranks};
+const om_family om_family_qlinear_concat = {sizeof(om_qcat), om_qc_create, om_qc_shapes, om_qc_run,
+                                            om_qlin_set_constant_one, NULL, NULL, om_qc_check_ranks};

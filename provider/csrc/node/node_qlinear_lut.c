@@ -54,8 +54,8 @@ static int om_qu_create(om_node* node, const om_attrs* a, char* err, size_t errl
 static int om_qu_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
                               size_t errlen) {
   om_qlut* m = node->impl;
+  if (om_qlin_set_constant_one(node, k, data, shape, rank, err, errlen) != 0) return -1;
   if (k == OM_QU_X || k > OM_QU_Y_ZP) return 0;
-  if (om_shape_count(shape, rank) != 1) return 0; /* the run names the shape */
   if (k == OM_QU_X_SCALE || k == OM_QU_Y_SCALE) memcpy(&m->cval[k], data, sizeof(float));
   else m->cval[k] = (float)om_qlin_int(data, node->type);
   m->constants |= 1u << k;
@@ -64,8 +64,6 @@ static int om_qu_set_constant(om_node* node, size_t k, const void* data, const i
     om_qu_build(node, m->cval[OM_QU_X_SCALE], (int32_t)m->cval[OM_QU_X_ZP], m->cval[OM_QU_Y_SCALE],
                 (int32_t)m->cval[OM_QU_Y_ZP], m->table);
   m->ready = (m->constants & params) == params;
-  (void)err;
-  (void)errlen;
   return 0;
 }
 

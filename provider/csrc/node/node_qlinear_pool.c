@@ -148,5 +148,5 @@ static int om_qp_run(const om_node* node, const om_node_io* io) {
   return -1;
 }
 
-const om_family om_family_qlinear_global_pool = {sizeof(om_qpool), om_qp_create, om_qp_shapes, om_qp_run, NULL, NULL,
-                                                 NULL, om_qp_check_ranks};
+const om_family om_family_qlinear_global_pool = {sizeof(om_qpool), om_qp_create, om_qp_shapes, om_qp_run,
+                                                 om_qlin_set_constant_one, NULL, NULL, om_qp_check_ranks};

@@ -47,6 +47,29 @@ int om_qlin_scale(const om_node* node, const om_node_io* io, size_t k, const cha
   return 0;
 }
 
+/* The parameter names of each family's inputs, for om_qlin_set_constant_one's message ("" for data). */
+static const char* om_qlin_param_name(int op, size_t k) {
+  static const char* const bin[8] = {"", "A_scale", "A_zero_point", "", "B_scale", "B_zero_point", "C_scale",
+                                     "C_zero_point"};
+  static const char* const un[5] = {"", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"};
+  static const char* const pool[5] = {"", "x_scale", "x_zero_point", "y_scale", "y_zero_point"};
+  if (op == OM_OP_QLINEAR_ADD || op == OM_OP_QLINEAR_MUL) return k < 8 ? bin[k] : "";
+  if (op == OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL) return k < 5 ? pool[k] : "";
+  if (op == OM_OP_QLINEAR_CONCAT) return k < 2 ? (k ? "Y_zero_point" : "Y_scale") : (k - 2) % 3 ? "a scale or zero point" : "";
+  return k < 5 ? un[k] : "";
+}
+
+int om_qlin_set_constant_one(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
+                             size_t errlen) {
+  const char* name = om_qlin_param_name(node->op, k);
+  (void)data;
+  if (!name[0] || om_shape_count(shape, rank) == 1) return 0;
+  char s[160];
+  om_shape_str(shape, rank, s, sizeof s);
+  OM_FAIL_MSG("node '%s' (op %s): %s of shape %s must have one element (only per-tensor is served)", node->name,
+              om_qlin_op(node), name, s);
+}
+
 int32_t om_qlin_int(const void* p, int t) {
   return t == OM_T_INT8 ? (int32_t) * (const int8_t*)p : (int32_t) * (const uint8_t*)p;
 }

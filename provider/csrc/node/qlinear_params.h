@@ -24,6 +24,11 @@ int om_qlin_scale(const om_node* node, const om_node_io* io, size_t k, const cha
 int om_qlin_zero_point(const om_node* node, const om_node_io* io, size_t k, const char* name, int t, int given,
                        int32_t* z);
 
+/* At creation, for constant input k (set_constant): 0 when it is data (k == 0 for kinds[0] 'T') or has one
+ * element, else -1 with a message naming node, op, input and shape. A family's set_constant. */
+int om_qlin_set_constant_one(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
+                             size_t errlen);
+
 /* The value of an 8-bit element of type t (int8 or uint8). */
 int32_t om_qlin_int(const void* p, int t);
 
