@@ -213,6 +213,7 @@ _INT_ATTRS = {
     "layout": "layout",
     "input_forget": "input_forget",
     "linear_before_reset": "linear_before_reset",
+    "channels_last": "channels_last",
 }
 
 
