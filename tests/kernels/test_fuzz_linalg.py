@@ -74,6 +74,12 @@ OWN_TESTS = {
     "Upsample": "tests/nodes/test_resize.py",
     "LSTM": "tests/nodes/test_rnn_node.py",
     "GRU": "tests/nodes/test_rnn_node.py",
+    "com.microsoft.QLinearAdd": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearMul": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearSigmoid": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearLeakyRelu": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearGlobalAveragePool": "tests/nodes/test_qlinear_pool_concat.py",
+    "com.microsoft.QLinearConcat": "tests/nodes/test_qlinear_pool_concat.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}
