@@ -120,3 +120,21 @@ def test_concat_errors_named():
         n.run(one, z, np.zeros((2, 3), np.uint8), one, z, np.zeros((3, 3), np.uint8), one, z)
     with pytest.raises(NodeError, match=r"'q'.*axis"):
         n.run(one, z, np.zeros((2,), np.uint8), one, z, np.zeros((2,), np.uint8), one, z)
+
+
+def test_pool_too_many_positions_named():
+    """More than 2^23 positions a channel: the int32 sums could overflow, so the run refuses, naming node and
+    op (no wrong answer)."""
+    n = Node(f"{MS}.QLinearGlobalAveragePool", [U8, F32, U8, F32, U8], name="q", onnx_opset=1)
+    one, z = np.ones((), np.float32), np.zeros((), np.uint8)
+    with pytest.raises(NodeError, match=r"QLinearGlobalAveragePool.*8388609 spatial positions, more than"):
+        n.run(np.zeros((1, 1, 8388609), np.uint8), one, z, one, z)
+    at_limit = np.full((1, 1, 1 << 23), 255, np.uint8)
+    got = n.run(at_limit, np.array(0.5, np.float32), z, one, z)
+    assert got.tobytes() == R.qlinear_global_average_pool(at_limit, np.float32(0.5), z, one, z).tobytes()
+
+
+def test_concat_too_many_inputs_named():
+    types = [F32, U8] + [U8, F32, U8] * 17
+    with pytest.raises(NodeError, match=r"'q'.*QLinearConcat.*53 inputs given, expected 5 to 50"):
+        Node(f"{MS}.QLinearConcat", types, name="q", onnx_opset=1, attributes={"axis": 0})
