@@ -262,6 +262,47 @@ def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
                                 arr(i8, (41,)), arr(f, (41,))])
             yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
                          given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
+QLINEAR_OPS = tuple(f"com.microsoft.QLinear{n}" for n in ("Add", "Mul", "Sigmoid", "LeakyRelu",
+                                                            "GlobalAveragePool", "Concat"))
+
+
+def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
+    """The QOperator nodes (docs/quantized-elementwise.md) on given inputs: every 8-bit value, scales of
+    ordinary magnitude, zero points at their edges; broadcasting, both layouts of the pool, three inputs of
+    Concat along a middle axis."""
+    f, u8, i8 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8
+    for t in (u8, i8) if op.endswith("Concat") else input0_types:
+        rng = np.random.default_rng(SEED + sum(map(ord, op)) + t)
+        dt = np.dtype(helper.tensor_dtype_to_np_dtype(t))
+
+        def q(*shape: int, rng: np.random.Generator = rng, dt: np.dtype = dt) -> np.ndarray:
+            if not shape:  # a zero point
+                return np.array(rng.integers(0, 256), np.uint8).view(dt)
+            every = np.resize(np.arange(256, dtype=np.uint8).view(dt), shape)
+            return every[..., rng.permutation(shape[-1])]
+
+        def s(lo: float, hi: float, rng: np.random.Generator = rng) -> np.ndarray:
+            return np.array(rng.uniform(lo, hi), np.float32)
+
+        name = op.split(".")[-1]
+        if name in ("QLinearAdd", "QLinearMul"):
+            yield OpCase(op, [t, f, t, t, f, t, f, t], {}, opset=1, tag="/bcast",
+                         given=[q(7, 1037), s(0.01, 0.05), q(), q(1037), s(0.01, 0.05), q(), s(0.02, 0.08),
+                                q()])
+        elif name in ("QLinearSigmoid", "QLinearLeakyRelu"):
+            attrs = {"alpha": 0.125} if name == "QLinearLeakyRelu" else {}
+            yield OpCase(op, [t, f, t, f, t], attrs, opset=1,
+                         given=[q(3, 1037), s(0.02, 0.1), q(), s(0.003, 0.01), q()])
+        elif name == "QLinearGlobalAveragePool":
+            for last in (0, 1):
+                yield OpCase(op, [t, f, t, f, t], {"channels_last": last}, opset=1, tag=f"/{last}",
+                             given=[q(2, 37, 9, 11), s(0.01, 0.1), q(), s(0.005, 0.05), q()])
+        else:  # QLinearConcat
+            yield OpCase(op, [f, t] + [t, f, t] * 3, {"axis": 1}, opset=1,
+                         given=[s(0.02, 0.05), q(), q(3, 5, 67), s(0.01, 0.1), q(), q(3, 1, 67), s(0.01, 0.1),
+                                q(), q(3, 7, 67), s(0.01, 0.1), q()])
+
+
 def _resize_cases(t: int) -> list[Case]:
     """Resize (docs/resize.md): nearest by scales and sizes, linear (float only) by sizes and over three axes,
     opset 10's asymmetric and simple rounding."""
@@ -414,6 +455,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
+            continue
+        if row.key in QLINEAR_OPS:
+            yield from _qlinear_cases(row.key, sorted(row.input0_types))
             continue
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):

@@ -236,6 +236,7 @@ _INT_ATTRS = {
     "is_packed_batching": "is_packed_batching",
     "transBatchA": "trans_batch_a",
     "transBatchB": "trans_batch_b",
+    "channels_last": "channels_last",
 }
 
 

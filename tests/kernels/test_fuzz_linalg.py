@@ -84,6 +84,12 @@ OWN_TESTS = {
     "com.microsoft.FastGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.QuickGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.FusedMatMul": "tests/nodes/test_fused_matmul.py",
+    "com.microsoft.QLinearAdd": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearMul": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearSigmoid": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearLeakyRelu": "tests/nodes/test_qlinear_eltwise.py",
+    "com.microsoft.QLinearGlobalAveragePool": "tests/nodes/test_qlinear_pool_concat.py",
+    "com.microsoft.QLinearConcat": "tests/nodes/test_qlinear_pool_concat.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

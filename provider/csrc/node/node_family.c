@@ -84,6 +84,12 @@ const om_family* om_family_of(int op) {
     case OM_OP_QUICK_GELU: return &om_family_gelu;
     case OM_OP_ROTARY_EMBEDDING:
     case OM_OP_MS_ROTARY_EMBEDDING: return &om_family_rotary;
+    case OM_OP_QLINEAR_ADD:
+    case OM_OP_QLINEAR_MUL: return &om_family_qlinear_binary;
+    case OM_OP_QLINEAR_SIGMOID:
+    case OM_OP_QLINEAR_LEAKY_RELU: return &om_family_qlinear_lut;
+    case OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL: return &om_family_qlinear_global_pool;
+    case OM_OP_QLINEAR_CONCAT: return &om_family_qlinear_concat;
     default: return NULL;
   }
 }
@@ -104,6 +110,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_DROPOUT: return k == 1 ? OM_T_BOOL : type0; /* mask */
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
+    case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

@@ -154,6 +154,11 @@ extern const om_family om_family_resize;    /* node_resize.c: Resize, Upsample *
 extern const om_family om_family_rnn;       /* node_rnn.c: LSTM, GRU */
 extern const om_family om_family_rotary;    /* node_rotary.c: RotaryEmbedding (ONNX, com.microsoft) */
 extern const om_family om_family_gelu;      /* node_gelu.c: com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu */
+/* the QOperator nodes (docs/quantized-elementwise.md) */
+extern const om_family om_family_qlinear_binary; /* node_qlinear_binary.c: com.microsoft QLinearAdd, QLinearMul */
+extern const om_family om_family_qlinear_lut; /* node_qlinear_lut.c: com.microsoft QLinearSigmoid, QLinearLeakyRelu */
+extern const om_family om_family_qlinear_global_pool; /* node_qlinear_pool.c: com.microsoft QLinearGlobalAveragePool */
+extern const om_family om_family_qlinear_concat; /* node_qlinear_concat.c: com.microsoft QLinearConcat */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
