@@ -49,6 +49,7 @@ OWN_TESTS = {
     "com.microsoft.MatMulNBits": "tests/nodes/test_matmul_nbits.py",
     "Split": "tests/nodes/test_movement_split.py",
     "Trilu": "tests/nodes/test_movement_trilu.py",
+    "NonZero": "tests/nodes/test_nonzero.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
     "GatherElements": "tests/nodes/test_movement_gather_nd.py",
