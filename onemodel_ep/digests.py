@@ -282,6 +282,7 @@ def _movement_cases(op: str, t: int) -> list[Case]:
                      ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
         "Resize": _resize_cases(t),
         "NonZero": [([t], {}, [(3, 37, 5)], 13)],
+        "OneHot": [([t, i64, f], {"axis": 1}, [[[0, 2, 4], [1, 3, 5]], [4], (2,)], 11)],
         "Upsample": [([t, f], {"mode": m}, [(2, 3, 4, 5), [1, 1, 2, 3]], 9) for m in ("nearest", "linear")],
     }
     return cases.get(op, [])

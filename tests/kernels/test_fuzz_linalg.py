@@ -50,6 +50,7 @@ OWN_TESTS = {
     "Split": "tests/nodes/test_movement_split.py",
     "Trilu": "tests/nodes/test_movement_trilu.py",
     "NonZero": "tests/nodes/test_nonzero.py",
+    "OneHot": "tests/nodes/test_one_hot.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
     "GatherElements": "tests/nodes/test_movement_gather_nd.py",
