@@ -173,6 +173,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
                 ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
                 ([t], {}, [(3, 33, 19)], since)]
+    if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
+        return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
     return _movement_cases(op, t)
 
 

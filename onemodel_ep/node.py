@@ -189,6 +189,7 @@ _INT_ATTRS = {
     "transA": "trans_a",
     "transB": "trans_b",
     "axis": "axis",
+    "p": "p",
     "stash_type": "stash_type",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
