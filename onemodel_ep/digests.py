@@ -175,6 +175,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {}, [(3, 33, 19)], since)]
     if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
         return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
+    if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis
+        return [([t], {}, [(2, 3, 5, 7)], 13), ([t], {"axes": [1]}, [(4, 37)], 9)]
     return _movement_cases(op, t)
 
 

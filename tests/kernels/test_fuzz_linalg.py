@@ -52,6 +52,7 @@ OWN_TESTS = {
     "NonZero": "tests/nodes/test_nonzero.py",
     "OneHot": "tests/nodes/test_one_hot.py",
     "LpNormalization": "tests/nodes/test_stat_norm.py",
+    "MeanVarianceNormalization": "tests/nodes/test_stat_norm.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
     "GatherElements": "tests/nodes/test_movement_gather_nd.py",

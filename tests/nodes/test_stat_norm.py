@@ -17,6 +17,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.movement_cases import Case, model_of, onnx_type
 from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.reference.norm_reference import acc_dtype, sum16
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 
@@ -149,3 +150,115 @@ def test_lp_norm_p3_stays_with_stock(via: str) -> None:
         assert "LpNorm" in str(e) and "p_ == 1 || p_ == 2" in str(e), str(e)
         return
     assert [n.moved for n in sess.report.nodes] == [False]
+
+
+# ---- MeanVarianceNormalization (node_mvn.c) ---------------------------------------------------------------
+
+
+def mvn_want(x: np.ndarray, axes: list[int]) -> np.ndarray:
+    """The docs' order, in A (f32 for f16 and f32, f64 for f64): each group's row in row-major order of the
+    reduced axes, mean = sum16(v) / n, var = sum16((v - mean)^2) / n, d = sqrt(var) + eps, y = (x - mean) / d;
+    f16 one rounding of the f32 y; a NaN the canonical quiet NaN."""
+    if x.size == 0:
+        return x.copy()
+    a = acc_dtype(x.dtype)
+    r = x.ndim
+    red = sorted(ax % r for ax in axes)
+    kept = [d for d in range(r) if d not in red]
+    v = np.transpose(x.astype(a), kept + red)
+    kshape = v.shape[: len(kept)]
+    v = v.reshape(kshape + (int(np.prod([x.shape[d] for d in red], dtype=np.int64)),))
+    n = a.type(v.shape[-1])
+    with np.errstate(all="ignore"):
+        mean = sum16(v) / n
+        dev = v - mean[..., None]
+        var = sum16(dev * dev) / n
+        d = np.sqrt(var) + a.type(1e-9)
+        y = (v - mean[..., None]) / d[..., None]
+    y = np.where(np.isnan(y), a.type(np.nan), y).astype(x.dtype)
+    y = y.reshape(kshape + tuple(x.shape[d] for d in red))
+    return np.transpose(y, np.argsort(kept + red))
+
+
+# (shape, axes (None: default [0, 2, 3]), dtype)
+MVN_BASE: list[tuple[tuple[int, ...], list[int] | None, type]] = [
+    ((2, 3, 5, 7), None, np.float32),
+    ((2, 3, 5, 7), None, np.float64),
+    ((3, 4, 9, 11), None, np.float16),
+    ((4, 37), [1], np.float32),
+    ((4, 6, 37), [-1, 0], np.float64),
+    ((2, 5, 3), [1], np.float16),
+    ((1, 8, 40, 40), [2, 3], np.float32),
+    ((3, 0, 4, 4), None, np.float32),
+    ((0, 3, 4, 4), None, np.float32),
+    ((6, 1, 1, 1), [0], np.float32),
+]
+
+
+def mvn_cases() -> list[Case]:
+    out = []
+    for i, (shape, axes, dt) in enumerate(MVN_BASE):
+        x = (values(shape, np.float64, 50 + i) * 0.25 + 3.0).astype(dt)
+        if i == 0:
+            x[0, 1, 2, 3] = np.nan  # NaN throughout its group (channel 1): canonical
+        attrs = {} if axes is None else {"axes": axes}
+        out.append(Case("MeanVarianceNormalization", 13, [x], [False], attrs,
+                        [mvn_want(x, [0, 2, 3] if axes is None else axes)]))
+    return out
+
+
+@pytest.mark.parametrize("via", VIAS)
+@pytest.mark.parametrize("threads", (1, 2))
+def test_mvn_ep_and_rewrite_match_the_docs_order(via: str, threads: int) -> None:
+    cases = mvn_cases()
+    model, feeds = model_of(cases, 13)
+    sess = _ours(model, via, threads)
+    stayed = [str(n) for n in sess.report.nodes if not n.moved]
+    assert not stayed, stayed
+    for c, g in zip(cases, sess.run(None, feeds), strict=True):
+        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+
+
+def test_mvn_direct_every_path() -> None:
+    for c in mvn_cases():
+        for path in onemodel_ep.kernel_paths():
+            node = Node("MeanVarianceNormalization", [onnx_type(c.inputs[0].dtype)], onnx_opset=13,
+                        attributes=c.attrs, kernel_path=path, name="m")
+            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+
+
+def test_mvn_close_to_stock() -> None:
+    """Stock ORT runs ONNX's function (var = E[x^2] - E[x]^2, in the element type): data of mean 3 and spread
+    0.25 lose about 8 bits to that cancellation, so float agrees to 2e-4 relative (plus 1e-4 absolute near 0);
+    ours is the two-pass variance. (Stock's function fails for double: its epsilon is a float constant.)"""
+    cases = [c for c in mvn_cases() if c.inputs[0].size and np.isfinite(c.inputs[0]).all()
+             and c.inputs[0].dtype == np.float32]
+    model, feeds = model_of(cases, 13)
+    for c, s in zip(cases, _stock(model, feeds), strict=True):
+        np.testing.assert_allclose(s, c.want[0], rtol=2e-4, atol=1e-4, err_msg=c.label())
+
+
+@pytest.mark.parametrize(
+    "t,attrs,msg",
+    [
+        (TensorProto.INT32, {}, "type"),
+        (TensorProto.FLOAT, {"axes": [1, 1]}, "axes lists an axis twice"),
+    ],
+)
+def test_mvn_creation_errors(t: int, attrs: dict[str, object], msg: str) -> None:
+    with pytest.raises(NodeError, match=msg) as e:
+        Node("MeanVarianceNormalization", [t], onnx_opset=13, attributes=attrs, name="bad")
+    assert "'bad'" in str(e.value) and "MeanVarianceNormalization" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "shape,axes,msg",
+    [((2, 3, 4), None, "axis 3 of attribute axes is out of range for an input of rank 3"),
+     ((2, 3), [1, -1], "names axis 1 twice")],
+)
+def test_mvn_run_errors(shape: tuple[int, ...], axes: list[int] | None, msg: str) -> None:
+    attrs = {} if axes is None else {"axes": axes}
+    node = Node("MeanVarianceNormalization", [TensorProto.FLOAT], onnx_opset=13, attributes=attrs, name="bad")
+    with pytest.raises(NodeError, match=msg) as e:
+        node.run_outputs(np.ones(shape, np.float32))
+    assert "'bad'" in str(e.value) and "MeanVarianceNormalization" in str(e.value)
