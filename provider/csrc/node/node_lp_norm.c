@@ -8,7 +8,8 @@
  *         canonical quiet NaN (positive, no payload)
  *
  * (float x_i are widened exactly; a float's square is exact in double.) Vectors in fixed chunks on the host's
- * threads; one scalar body, so every path gives the same bits. p other than 1 and 2 stays with stock ONNX Runtime.
+ * threads, up to 64 neighbours along inner side by side (each its own sequential sum); one plain body, so every
+ * path gives the same bits. p other than 1 and 2 stays with stock ONNX Runtime.
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,35 +71,48 @@ typedef struct om_lp_job {
   int p, f64;
 } om_lp_job;
 
-static double om_lp_get(const om_lp_job* j, size_t k) {
-  return j->f64 ? ((const double*)j->x)[k] : (double)((const float*)j->x)[k];
-}
+/* Vectors of a tile: up to OM_LP_TILE neighbours along inner (one chain each, so the chains run side by side). */
+#define OM_LP_TILE 64
 
-/* Vectors [b, e) of outer x inner (om_parallel_ranges). */
+/* The tile of vectors (o, j0 .. j0 + w - 1), x and y of element type T (float or double). */
+#define OM_LP_TILE_BODY(T, NAN_BITS, NAN_SIZE)                                                         \
+  do {                                                                                                 \
+    const T* x = (const T*)j->x + o * j->n * j->inner + j0;                                           \
+    T* y = (T*)j->y + o * j->n * j->inner + j0;                                                       \
+    double s[OM_LP_TILE], norm[OM_LP_TILE];                                                            \
+    size_t in = j->inner;                                                                              \
+    for (size_t q = 0; q < w; q++) s[q] = 0.0;                                                         \
+    if (w == 1 && j->p == 2) /* one chain: the same sums, without the tile's bookkeeping */            \
+      for (size_t i = 0; i < j->n; i++) s[0] = s[0] + (double)x[i * in] * (double)x[i * in];           \
+    else if (j->p == 2)                                                                                \
+      for (size_t i = 0; i < j->n; i++)                                                                \
+        for (size_t q = 0; q < w; q++) s[q] = s[q] + (double)x[i * in + q] * (double)x[i * in + q];    \
+    else                                                                                               \
+      for (size_t i = 0; i < j->n; i++)                                                                \
+        for (size_t q = 0; q < w; q++) s[q] = s[q] + fabs((double)x[i * in + q]);                      \
+    for (size_t q = 0; q < w; q++) norm[q] = j->p == 1 ? s[q] : sqrt(s[q]);                            \
+    for (size_t i = 0; i < j->n; i++)                                                                  \
+      for (size_t q = 0; q < w; q++) {                                                                 \
+        double r = norm[q] == 0.0 ? 0.0 : (double)x[i * in + q] / norm[q]; /* zero norm: +0.0 */        \
+        T t = (T)r;                                                                                    \
+        if (t != t) memcpy(&t, &(NAN_BITS), NAN_SIZE); /* the canonical quiet NaN, positive */          \
+        y[i * in + q] = t;                                                                             \
+      }                                                                                                \
+  } while (0)
+
+static const uint64_t om_lp_nan64 = 0x7FF8000000000000u;
+static const uint32_t om_lp_nan32 = 0x7FC00000u;
+
+/* Vectors [b, e) of outer x inner (om_parallel_ranges), in tiles of neighbours along inner. */
 static int om_lp_vectors(const void* args, size_t b, size_t e) {
   const om_lp_job* j = args;
-  for (size_t u = b; u < e; u++) {
-    size_t base = (u / j->inner) * j->n * j->inner + u % j->inner;
-    double s = 0.0;
-    for (size_t i = 0; i < j->n; i++) {
-      double v = om_lp_get(j, base + i * j->inner);
-      s = j->p == 1 ? s + fabs(v) : s + v * v;
-    }
-    double norm = j->p == 1 ? s : sqrt(s);
-    for (size_t i = 0; i < j->n; i++) {
-      size_t k = base + i * j->inner;
-      double q = norm == 0.0 ? 0.0 : om_lp_get(j, k) / norm;
-      if (q != q) { /* the canonical quiet NaN, positive, no payload */
-        static const uint64_t nan64 = 0x7FF8000000000000u;
-        static const uint32_t nan32 = 0x7FC00000u;
-        if (j->f64) memcpy((double*)j->y + k, &nan64, 8);
-        else memcpy((float*)j->y + k, &nan32, 4);
-      } else if (j->f64) {
-        ((double*)j->y)[k] = q;
-      } else {
-        ((float*)j->y)[k] = (float)q;
-      }
-    }
+  for (size_t u = b; u < e;) {
+    size_t o = u / j->inner, j0 = u % j->inner, w = j->inner - j0;
+    if (w > e - u) w = e - u;
+    if (w > OM_LP_TILE) w = OM_LP_TILE;
+    if (j->f64) OM_LP_TILE_BODY(double, om_lp_nan64, 8);
+    else OM_LP_TILE_BODY(float, om_lp_nan32, 4);
+    u += w;
   }
   return 0;
 }

@@ -9,8 +9,9 @@
  *   d   = sqrt(var) + eps        eps = 1e-9 rounded to A
  *   y_i = (x_i - mean) / d       float16: then rounded to float16 once; a NaN y_i is the canonical quiet NaN
  *
- * Groups in fixed chunks on the host's threads; one scalar body after om_moments, so every path gives the same
- * bits.
+ * Groups in fixed chunks on the host's threads; a group whose elements are contiguous is read in place, else
+ * gathered by its contiguous runs (X's trailing reduced axes). One plain body after om_moments, so every path gives
+ * the same bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -90,21 +91,22 @@ typedef struct om_mvn_job {
   const char* x;
   char* y;
   size_t esz, n;                    /* element size, elements a group */
-  size_t nk, nr;                    /* kept and reduced axes */
+  size_t run, runs;                 /* a group: `runs` contiguous runs of `run` (X's trailing reduced axes) */
+  size_t nk, nr;                    /* kept axes; reduced axes outside the runs */
   size_t kdim[OM_NODE_MAX_RANK], kstride[OM_NODE_MAX_RANK]; /* kept axes: sizes and element strides */
-  size_t rdim[OM_NODE_MAX_RANK], rstride[OM_NODE_MAX_RANK]; /* reduced axes */
+  size_t rdim[OM_NODE_MAX_RANK], rstride[OM_NODE_MAX_RANK]; /* reduced axes outside the runs */
 } om_mvn_job;
 
-/* The element offsets of group g's elements, in row-major order of the reduced axes, into off[n]. */
+/* The element offsets of group g's runs, in row-major order of the reduced axes, into off[runs]. */
 static void om_mvn_offsets(const om_mvn_job* j, size_t g, size_t* off) {
   size_t base = 0, rest = g, idx[OM_NODE_MAX_RANK] = {0};
   for (size_t d = j->nk; d-- > 0;) {
     base += (rest % j->kdim[d]) * j->kstride[d];
     rest /= j->kdim[d];
   }
-  for (size_t i = 0; i < j->n; i++) {
-    off[i] = base;
-    for (size_t d = j->nr; d-- > 0;) { /* the next element: an odometer over the reduced axes */
+  for (size_t k = 0; k < j->runs; k++) {
+    off[k] = base;
+    for (size_t d = j->nr; d-- > 0;) { /* the next run: an odometer over the reduced axes outside the runs */
       base += j->rstride[d];
       if (++idx[d] < j->rdim[d]) break;
       base -= idx[d] * j->rstride[d];
@@ -113,56 +115,70 @@ static void om_mvn_offsets(const om_mvn_job* j, size_t g, size_t* off) {
   }
 }
 
-/* Groups [b, e) (om_parallel_ranges). */
+/* One group's row v (n elements) normalised into yrow: 0, or -1 (om_moments refused the type). */
+static int om_mvn_row(const om_node* node, size_t n, const void* v, void* yrow) {
+  int t = node->type;
+  if (t == OM_T_DOUBLE) {
+    double mean, var;
+    if (om_moments(node->path, t, n, 0, 1, v, &mean, &var) != 0) return -1;
+    double d = sqrt(var) + 1e-9;
+    for (size_t i = 0; i < n; i++) {
+      double q = (((const double*)v)[i] - mean) / d;
+      ((double*)yrow)[i] = q != q ? (double)NAN : q;
+    }
+    return 0;
+  }
+  float mean, var;
+  if (om_moments(node->path, t, n, 0, 1, v, &mean, &var) != 0) return -1;
+  float d = sqrtf(var) + 1e-9f;
+  if (t == OM_T_FLOAT) {
+    for (size_t i = 0; i < n; i++) {
+      float q = (((const float*)v)[i] - mean) / d;
+      ((float*)yrow)[i] = q != q ? NAN : q;
+    }
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    float q = (om_f16_to_f32(((const uint16_t*)v)[i]) - mean) / d;
+    ((uint16_t*)yrow)[i] = om_f32_to_f16(q != q ? NAN : q);
+  }
+  return 0;
+}
+
+/* Groups [b, e) (om_parallel_ranges): a group of one run is read and written in place, else gathered by runs. */
 static int om_mvn_groups(const void* args, size_t b, size_t e) {
   const om_mvn_job* j = args;
-  int t = j->node->type;
-  size_t* off = malloc(j->n * (sizeof(size_t) + j->esz));
+  size_t rb = j->run * j->esz;
+  size_t* off = malloc(j->runs * sizeof(size_t) + (j->runs > 1 ? 2 * j->n * j->esz : 0));
   if (!off) return -1;
-  char* row = (char*)(off + j->n);
-  for (size_t g = b; g < e; g++) {
+  char* row = (char*)(off + j->runs);
+  char* yrow = row + j->n * j->esz;
+  int rc = 0;
+  for (size_t g = b; g < e && rc == 0; g++) {
     om_mvn_offsets(j, g, off);
-    for (size_t i = 0; i < j->n; i++) memcpy(row + i * j->esz, j->x + off[i] * j->esz, j->esz);
-    if (t == OM_T_DOUBLE) {
-      double mean, var;
-      if (om_moments(j->node->path, t, j->n, 0, 1, row, &mean, &var) != 0) goto fail;
-      double d = sqrt(var) + 1e-9;
-      for (size_t i = 0; i < j->n; i++) {
-        double q = (((const double*)row)[i] - mean) / d;
-        if (q != q) q = NAN;
-        memcpy(j->y + off[i] * 8, &q, 8);
-      }
+    if (j->runs == 1) {
+      rc = om_mvn_row(j->node, j->n, j->x + off[0] * j->esz, j->y + off[0] * j->esz);
       continue;
     }
-    float mean, var;
-    if (om_moments(j->node->path, t, j->n, 0, 1, row, &mean, &var) != 0) goto fail;
-    float d = sqrtf(var) + 1e-9f;
-    for (size_t i = 0; i < j->n; i++) {
-      float xi = t == OM_T_FLOAT ? ((const float*)row)[i] : om_f16_to_f32(((const uint16_t*)row)[i]);
-      float q = (xi - mean) / d;
-      if (q != q) q = NAN;
-      if (t == OM_T_FLOAT) {
-        memcpy(j->y + off[i] * 4, &q, 4);
-      } else {
-        uint16_t h = om_f32_to_f16(q);
-        memcpy(j->y + off[i] * 2, &h, 2);
-      }
-    }
+    for (size_t k = 0; k < j->runs; k++) memcpy(row + k * rb, j->x + off[k] * j->esz, rb);
+    rc = om_mvn_row(j->node, j->n, row, yrow);
+    for (size_t k = 0; k < j->runs; k++) memcpy(j->y + off[k] * j->esz, yrow + k * rb, rb);
   }
   free(off);
-  return 0;
-fail:
-  free(off);
-  return -1;
+  return rc;
 }
 
 static int om_mvn_run(const om_node* node, const om_node_io* io) {
   unsigned char mask[OM_NODE_MAX_RANK];
   size_t r = io->ranks[0];
   if (om_mvn_mask(node, r, mask, io->err, io->errlen) != 0) return -1;
-  om_mvn_job j = {.node = node, .x = io->data[0], .y = io->outs[0], .esz = om_type_size(node->type), .n = 1};
-  size_t groups = 1, stride = 1;
-  for (size_t d = r; d-- > 0;) { /* innermost first; then reversed into outer-to-inner order below */
+  om_mvn_job j = {.node = node, .x = io->data[0], .y = io->outs[0], .esz = om_type_size(node->type), .n = 1,
+                  .run = 1};
+  size_t groups = 1, stride = 1, d = r;
+  for (; d > 0 && mask[d - 1]; d--) j.run *= (size_t)io->shapes[0][d - 1]; /* trailing reduced axes: one run */
+  stride = j.run;
+  j.n = j.run;
+  for (; d-- > 0;) { /* the other axes, innermost first; reversed into outer-to-inner order below */
     size_t dim = (size_t)io->shapes[0][d];
     if (mask[d]) {
       j.rdim[j.nr] = dim;
@@ -175,6 +191,7 @@ static int om_mvn_run(const om_node* node, const om_node_io* io) {
     }
     stride *= dim;
   }
+  j.runs = j.run ? j.n / j.run : 0;
   for (size_t a = 0, z = j.nr; a + 1 < z; a++, z--) {
     size_t t0 = j.rdim[a], t1 = j.rstride[a];
     j.rdim[a] = j.rdim[z - 1], j.rstride[a] = j.rstride[z - 1];
