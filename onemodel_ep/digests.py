@@ -287,6 +287,8 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "Resize": _resize_cases(t),
         "NonZero": [([t], {}, [(3, 37, 5)], 13)],
         "OneHot": [([t, i64, f], {"axis": 1}, [[[0, 2, 4], [1, 3, 5]], [4], (2,)], 11)],
+        "CumSum": [([t, i64], {}, [(3, 37, 5), [1]], 14),
+                   ([t, i64], {"exclusive": 1, "reverse": 1}, [(7, 33), [1]], 14)],
         "Upsample": [([t, f], {"mode": m}, [(2, 3, 4, 5), [1, 1, 2, 3]], 9) for m in ("nearest", "linear")],
     }
     return cases.get(op, [])

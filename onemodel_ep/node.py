@@ -190,6 +190,8 @@ _INT_ATTRS = {
     "transB": "trans_b",
     "axis": "axis",
     "p": "p",
+    "exclusive": "exclusive",
+    "reverse": "reverse",
     "stash_type": "stash_type",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
