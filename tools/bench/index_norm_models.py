@@ -1,4 +1,4 @@
-"""Write the one-node NonZero, OneHot, LpNormalization and MeanVarianceNormalization bench models.
+"""Write the one-node NonZero, OneHot, LpNormalization, MeanVarianceNormalization and CumSum bench models.
 
 Their timings are in docs/data-movement.md and docs/pooling-norm.md; run them with `onemodel bench --model`:
 
@@ -8,7 +8,8 @@ Their timings are in docs/data-movement.md and docs/pooling-norm.md; run them wi
 NonZero on a bool mask (about half set: `onemodel bench` feeds random 0/1) and on a float feature map (every
 element nonzero); OneHot of token ids (fed in [0, 64)) into a float vocabulary axis, last and first;
 LpNormalization (L2) along an LLM's hidden size and along the channels of a feature map (a strided axis);
-MeanVarianceNormalization with its default axes (per channel) and along the hidden size.
+MeanVarianceNormalization with its default axes (per channel) and along the hidden size; CumSum along the
+hidden size (one chain a vector), along the tokens (768 chains side by side) and over many short rows.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ MODELS: dict[str, tuple[str, int, tuple[int, ...], dict[str, object], list[np.nd
     "lp_norm_channels": ("LpNormalization", TensorProto.FLOAT, (1, 64, 80, 80), {"axis": 1, "p": 2}, []),
     "mvn_fmap": ("MeanVarianceNormalization", TensorProto.FLOAT, (2, 64, 40, 40), {}, []),
     "mvn_hidden": ("MeanVarianceNormalization", TensorProto.FLOAT, (1, 128, 768), {"axes": [2]}, []),
+    "cumsum_hidden": ("CumSum", TensorProto.FLOAT, (1, 128, 768), {}, [np.array(-1, np.int64)]),
+    "cumsum_tokens": ("CumSum", TensorProto.FLOAT, (1, 128, 768), {}, [np.array(1, np.int64)]),
+    "cumsum_short_rows": ("CumSum", TensorProto.FLOAT, (4096, 16), {"exclusive": 1}, [np.array(1, np.int64)]),
 }
 
 
