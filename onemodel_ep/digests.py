@@ -202,6 +202,10 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
                 ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
                 ([t], {}, [(3, 33, 19)], since)]
+    if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
+        return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
+    if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis
+        return [([t], {}, [(2, 3, 5, 7)], 13), ([t], {"axes": [1]}, [(4, 37)], 9)]
     return _movement_cases(op, t)
 
 
@@ -351,6 +355,10 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "GatherND": [([t, i64], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]]], 13),
                      ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
         "Resize": _resize_cases(t),
+        "NonZero": [([t], {}, [(3, 37, 5)], 13)],
+        "OneHot": [([t, i64, f], {"axis": 1}, [[[0, 2, 4], [1, 3, 5]], [4], (2,)], 11)],
+        "CumSum": [([t, i64], {}, [(3, 37, 5), [1]], 14),
+                   ([t, i64], {"exclusive": 1, "reverse": 1}, [(7, 33), [1]], 14)],
         "Upsample": [([t, f], {"mode": m}, [(2, 3, 4, 5), [1, 1, 2, 3]], 9) for m in ("nearest", "linear")],
     }
     return cases.get(op, [])

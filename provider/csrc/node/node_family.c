@@ -62,6 +62,11 @@ const om_family* om_family_of(int op) {
     case OM_OP_ARG_MIN: return &om_family_argminmax;
     case OM_OP_SPLIT: return &om_family_split;
     case OM_OP_TRILU: return &om_family_trilu;
+    case OM_OP_NON_ZERO: return &om_family_nonzero;
+    case OM_OP_ONE_HOT: return &om_family_one_hot;
+    case OM_OP_LP_NORMALIZATION: return &om_family_lp_norm;
+    case OM_OP_MEAN_VARIANCE_NORMALIZATION: return &om_family_mvn;
+    case OM_OP_CUM_SUM: return &om_family_cumsum;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
     case OM_OP_DEPTH_TO_SPACE:
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
@@ -111,6 +116,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
+    case OM_OP_ONE_HOT: return OM_T_UNDEFINED;        /* ORT takes the last input's: values, y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }
@@ -137,6 +143,7 @@ int om_node_check_ranks(const om_node* node, size_t n_inputs, const size_t* rank
 int om_op_semantics_split(int op) {
   if (op == OM_OP_GROUP_NORMALIZATION) return 21; /* scale and bias per channel instead of per group */
   if (op == OM_OP_RESIZE) return 11; /* inputs X, scales before; X, roi, scales, sizes and the modes from */
+  if (op == OM_OP_ONE_HOT) return 11; /* a negative index: no match before, counted from depth from */
   return op == OM_OP_SOFTMAX || op == OM_OP_LOG_SOFTMAX || op == OM_OP_HARDMAX ? 13 : 0;
 }
 

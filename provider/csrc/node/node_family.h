@@ -159,6 +159,11 @@ extern const om_family om_family_qlinear_binary; /* node_qlinear_binary.c: com.m
 extern const om_family om_family_qlinear_lut; /* node_qlinear_lut.c: com.microsoft QLinearSigmoid, QLinearLeakyRelu */
 extern const om_family om_family_qlinear_global_pool; /* node_qlinear_pool.c: com.microsoft QLinearGlobalAveragePool */
 extern const om_family om_family_qlinear_concat; /* node_qlinear_concat.c: com.microsoft QLinearConcat */
+extern const om_family om_family_nonzero;   /* node_nonzero.c: NonZero */
+extern const om_family om_family_one_hot;   /* node_one_hot.c: OneHot */
+extern const om_family om_family_lp_norm;   /* node_lp_norm.c: LpNormalization */
+extern const om_family om_family_mvn;       /* node_mvn.c: MeanVarianceNormalization */
+extern const om_family om_family_cumsum;    /* node_cumsum.c: CumSum */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
