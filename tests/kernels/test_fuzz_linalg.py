@@ -74,6 +74,8 @@ OWN_TESTS = {
     "Upsample": "tests/nodes/test_resize.py",
     "LSTM": "tests/nodes/test_rnn_node.py",
     "GRU": "tests/nodes/test_rnn_node.py",
+    "ConvInteger": "tests/nodes/test_qconv.py",
+    "QLinearConv": "tests/nodes/test_qconv.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

@@ -3,18 +3,38 @@
 
 #include <string.h>
 
-/* Blocks of 16 positions x 16 channels: reads and writes both run along whole cache lines. */
+/* Blocks of 16 positions x 16 channels. A whole block is transposed in registers (GCC vector extensions, 16
+ * bytes a row): four rounds of the perfect shuffle, row 2i and 2i+1 of a round the interleaved low and high
+ * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). Edges byte by byte. */
 enum { OM_T_BLOCK = 16 };
+typedef uint8_t om_v16u8 __attribute__((vector_size(16)));
+
+static void om_transpose16(const uint8_t* src, size_t lds, uint8_t* dst, size_t ldd) {
+  om_v16u8 r[16], n[16];
+  for (int i = 0; i < 16; i++) memcpy(&r[i], src + (size_t)i * lds, 16);
+  const om_v16u8 lo = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+  const om_v16u8 hi = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  for (int round = 0; round < 4; round++) {
+    for (int i = 0; i < 8; i++) {
+      n[2 * i] = __builtin_shuffle(r[i], r[i + 8], lo);
+      n[2 * i + 1] = __builtin_shuffle(r[i], r[i + 8], hi);
+    }
+    memcpy(r, n, sizeof r);
+  }
+  for (int i = 0; i < 16; i++) memcpy(dst + (size_t)i * ldd, &r[i], 16);
+}
 
 void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, size_t p0, size_t p1, uint8_t* xt) {
   for (size_t pb = p0; pb < p1; pb += OM_T_BLOCK) {
     size_t pe = pb + OM_T_BLOCK < p1 ? pb + OM_T_BLOCK : p1;
     for (size_t cb = 0; cb < channels; cb += OM_T_BLOCK) {
       size_t ce = cb + OM_T_BLOCK < channels ? cb + OM_T_BLOCK : channels;
-      for (size_t c = cb; c < ce; c++) {
-        const uint8_t* src = x + c * plane;
-        for (size_t p = pb; p < pe; p++) xt[p * channels + c] = src[p];
+      if (pe - pb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
+        om_transpose16(x + cb * plane + pb, plane, xt + pb * channels + cb, channels);
+        continue;
       }
+      for (size_t p = pb; p < pe; p++)
+        for (size_t c = cb; c < ce; c++) xt[p * channels + c] = x[c * plane + p];
     }
   }
 }
