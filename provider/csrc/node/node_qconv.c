@@ -58,6 +58,7 @@ typedef struct om_qconv {
 #define OM_QC_TILE_MAX 256
 #define OM_QC_TILE_MIN 32
 #define OM_QC_T_POSITIONS 256 /* positions per task of the channels-last pass */
+#define OM_QC_MAX_STRIDE 16   /* the direct depthwise path: strides of the last axis up to this */
 
 static const char* om_qc_op(const om_node* node) { return om_op_row(node->op)->name; }
 
@@ -152,7 +153,7 @@ static int om_qc_set_constant(om_node* node, size_t k, const void* data, const i
   if (om_conv_set_constant(node, 1, data, shape, rank, err, errlen) != 0) return -1;
   size_t KK = 1, G = (size_t)q->conv.group, Mg = (size_t)shape[0] / G, Cg = (size_t)shape[1];
   for (size_t i = 2; i < rank; i++) KK *= (size_t)shape[i];
-  if (Mg == 0 || Cg == 0) return 0; /* nothing to pack: the run reads W (an empty sum) */
+  if (Mg == 0 || Cg == 0 || (Cg == 1 && G > 1)) return 0; /* an empty sum, or depthwise: the run reads W */
   if (!(q->packed = om_qc_pack(node, q->w_signed, data, G, Mg, Cg, KK)))
     OM_FAIL_MSG("node '%s' (op %s): out of memory packing the constant w", node->name, om_qc_op(node));
   memcpy(q->packed_w, shape, rank * sizeof *shape);
@@ -204,6 +205,7 @@ typedef struct om_qc_job {
   const om_qconv* q;
   const om_conv_dims* d;
   const uint8_t* x;  /* X, channels first */
+  const void* w;     /* W as given (the depthwise path) */
   uint8_t* xt;       /* X, channels last: [N][P][C] */
   size_t P, O, T, Mg, Cg, tile, tiles, t_blocks;
   int pointwise;
@@ -279,6 +281,101 @@ static void om_qc_task(void* ctx, size_t t) {
   free(mem);
 }
 
+/* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
+ * copied once, as int16 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
+ * the group then adds, kernel position by kernel position, the int32 product (x - x_zp) * (w - w_zp[m]) (exact:
+ * at most 65025 in magnitude) into a row of accumulators modulo 2^32: the same integers as the GEMM path gives
+ * (exact sums: any order). */
+static void om_qc_dw_row(uint32_t* restrict acc, const int16_t* restrict src, int16_t wv, size_t n) {
+  for (size_t o = 0; o < n; o++) acc[o] += (uint32_t)((int32_t)wv * (int32_t)src[o]); /* a widening multiply */
+}
+
+static int32_t om_qc_q8(const uint8_t* p, size_t i, int is_signed) {
+  return is_signed ? (int32_t)(int8_t)p[i] : (int32_t)p[i];
+}
+
+static void om_qc_dw_task(void* ctx, size_t t) {
+  om_qc_job* j = ctx;
+  const om_conv_geom g = j->d->geom; /* a local copy: the loops below store through other pointers */
+  const size_t G = (size_t)j->d->G, n = t / G, grp = t % G, Mg = j->Mg, O = j->O, KK = j->T;
+  int64_t dp[3];
+  for (int a = 0; a < 3; a++) {
+    int64_t need = (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+    dp[a] = g.in[a] + g.pad[a] > need ? g.in[a] + g.pad[a] : need;
+  }
+  const size_t plane = (size_t)(dp[0] * dp[1] * dp[2]);
+  /* Each padded row stored by phase of the last axis' stride s: column c at phase_at[c % s] + c / s, so that
+   * the taps o*s + c0 of a row of outputs are contiguous (from phase_at[c0 % s] + c0 / s). */
+  const int64_t s2 = g.stride[2];
+  int64_t phase_at[OM_QC_MAX_STRIDE];
+  for (int64_t ph = 0, at = 0; ph < s2 && ph < OM_QC_MAX_STRIDE; ph++) {
+    phase_at[ph] = at;
+    at += ph < dp[2] ? (dp[2] - ph + s2 - 1) / s2 : 0;
+  }
+  int16_t* xp = calloc(plane + 1, sizeof *xp);
+  uint32_t* acc = malloc((O + 1) * sizeof *acc);
+  if (!xp || !acc) {
+    free(xp);
+    free(acc);
+    __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
+    return;
+  }
+  const int xs = j->q->x_signed, ws = j->q->w_signed;
+  const int32_t xz = j->x_zp ? om_qc_q8(j->x_zp, 0, xs) : 0;
+  const uint8_t* x = j->x + (n * G + grp) * j->P;
+  for (int64_t i0 = 0; i0 < g.in[0]; i0++)
+    for (int64_t i1 = 0; i1 < g.in[1]; i1++) {
+      const uint8_t* src = x + (size_t)((i0 * g.in[1] + i1) * g.in[2]);
+      int16_t* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2] + g.pad[2]);
+      dst -= g.pad[2]; /* the row's start: column c = i2 + pad */
+      if (s2 == 1) {
+        for (int64_t i2 = 0; i2 < g.in[2]; i2++)
+          dst[g.pad[2] + i2] = (int16_t)(om_qc_q8(src, (size_t)i2, xs) - xz);
+        continue;
+      }
+      const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
+      for (int64_t ph = 0; ph < s2; ph++) {
+        const int64_t q_lo = c_lo > ph ? (c_lo - ph + s2 - 1) / s2 : 0;
+        const int64_t q_hi = c_hi > ph ? (c_hi - ph + s2 - 1) / s2 : 0;
+        int16_t* d = dst + phase_at[ph];
+        const uint8_t* sp = src + ph - c_lo;
+        if (xs)
+          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)(int8_t)sp[q * s2] - xz);
+        else
+          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)sp[q * s2] - xz);
+      }
+    }
+  const uint8_t* wbase = (const uint8_t*)j->w + grp * Mg * KK;
+  for (size_t m = 0; m < Mg; m++) {
+    const size_t mc = grp * Mg + m;
+    const int32_t wz = j->w_zp ? om_qc_q8(j->w_zp, mc * j->w_zp_stride, ws) : 0;
+    memset(acc, 0, O * sizeof *acc);
+    size_t kp = 0;
+    for (int64_t k0 = 0; k0 < g.kernel[0]; k0++)
+      for (int64_t k1 = 0; k1 < g.kernel[1]; k1++)
+        for (int64_t k2 = 0; k2 < g.kernel[2]; k2++, kp++) {
+          const int16_t wv = (int16_t)(om_qc_q8(wbase, m * KK + kp, ws) - wz); /* in [-255, 255] */
+          const int64_t c0 = k2 * g.dilation[2];
+          uint32_t* a = acc;
+          for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+            for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
+              om_qc_dw_row(a, xp + (size_t)(((o0 * g.stride[0] + k0 * g.dilation[0]) * dp[1] + o1 * g.stride[1] +
+                                             k1 * g.dilation[1]) * dp[2] + phase_at[c0 % s2] + c0 / s2),
+                           wv, (size_t)g.out[2]);
+        }
+    if (!j->mult) {
+      memcpy((int32_t*)j->y + (n * (size_t)j->d->M + mc) * O, acc, O * sizeof *acc);
+      continue;
+    }
+    if (j->bias)
+      for (size_t o = 0; o < O; o++) acc[o] += (uint32_t)j->bias[mc];
+    om_qout_requantize((const int32_t*)acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
+                       (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
+  }
+  free(xp);
+  free(acc);
+}
+
 static size_t om_qc_tile(size_t T, size_t O) {
   size_t t = OM_QC_TILE_BYTES / (T ? T : 1) / OM_QC_TILE_MIN * OM_QC_TILE_MIN;
   if (t < OM_QC_TILE_MIN) t = OM_QC_TILE_MIN;
@@ -341,6 +438,16 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     j.y_zp = om_qint8_value(io->data[l->y_zp], node->out_types[0]);
   }
   const size_t C = (size_t)d->C;
+  if (j.Cg == 1 && d->G > 1 && d->geom.stride[2] <= OM_QC_MAX_STRIDE) { /* depthwise: direct */
+    j.w = io->data[l->w];
+    if (mult || l->y_scale == OM_QC_NONE)
+      om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * (size_t)d->G, om_qc_dw_task, &j);
+    int failed = mult || l->y_scale == OM_QC_NONE ? __atomic_load_n(&j.failed, __ATOMIC_RELAXED) : -1;
+    free(mult);
+    if (failed)
+      snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
+    return failed ? -1 : 0;
+  }
   j.xt = malloc(d->N * j.P * C + 1);
   om_qgemm_packed** own = NULL;
   int rc = (!mult && l->y_scale != OM_QC_NONE) || !j.xt ? -1 : om_qc_weights(node, io, &j, &own, &j.packed);
