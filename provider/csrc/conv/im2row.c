@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-/* Blocks of 16 positions x 16 channels. A whole block is transposed in registers (GCC vector extensions, 16
+/* Blocks of 16 x 16 bytes. A whole block is transposed in registers (GCC vector extensions, 16
  * bytes a row): four rounds of the perfect shuffle, row 2i and 2i+1 of a round the interleaved low and high
  * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). Edges byte by byte. */
 enum { OM_T_BLOCK = 16 };
@@ -24,19 +24,23 @@ static void om_transpose16(const uint8_t* src, size_t lds, uint8_t* dst, size_t 
   for (int i = 0; i < 16; i++) memcpy(dst + (size_t)i * ldd, &r[i], 16);
 }
 
-void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, size_t p0, size_t p1, uint8_t* xt) {
-  for (size_t pb = p0; pb < p1; pb += OM_T_BLOCK) {
-    size_t pe = pb + OM_T_BLOCK < p1 ? pb + OM_T_BLOCK : p1;
-    for (size_t cb = 0; cb < channels; cb += OM_T_BLOCK) {
-      size_t ce = cb + OM_T_BLOCK < channels ? cb + OM_T_BLOCK : channels;
-      if (pe - pb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
-        om_transpose16(x + cb * plane + pb, plane, xt + pb * channels + cb, channels);
+void om_bytes_transpose(const uint8_t* src, size_t lds, size_t rows, size_t cols, uint8_t* dst, size_t ldd) {
+  for (size_t rb = 0; rb < rows; rb += OM_T_BLOCK) {
+    size_t re = rb + OM_T_BLOCK < rows ? rb + OM_T_BLOCK : rows;
+    for (size_t cb = 0; cb < cols; cb += OM_T_BLOCK) {
+      size_t ce = cb + OM_T_BLOCK < cols ? cb + OM_T_BLOCK : cols;
+      if (re - rb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
+        om_transpose16(src + rb * lds + cb, lds, dst + cb * ldd + rb, ldd);
         continue;
       }
-      for (size_t p = pb; p < pe; p++)
-        for (size_t c = cb; c < ce; c++) xt[p * channels + c] = x[c * plane + p];
+      for (size_t c = cb; c < ce; c++)
+        for (size_t r = rb; r < re; r++) dst[c * ldd + r] = src[r * lds + c];
     }
   }
+}
+
+void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, size_t p0, size_t p1, uint8_t* xt) {
+  om_bytes_transpose(x + p0, plane, channels, p1 - p0, xt + p0 * channels, channels);
 }
 
 void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,

@@ -12,6 +12,9 @@
 
 #include "im2col.h"
 
+/* dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols (bytes). */
+void om_bytes_transpose(const uint8_t* src, size_t lds, size_t rows, size_t cols, uint8_t* dst, size_t ldd);
+
 /* Positions [p0, p1) of one image of `channels` channels and `plane` positions per channel, x[c * plane + p],
  * into xt[p * channels + c] (bytes). */
 void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, size_t p0, size_t p1, uint8_t* xt);

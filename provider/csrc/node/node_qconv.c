@@ -243,9 +243,7 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
       for (size_t m = 0; m < Mg; m++) row[m] = (int32_t)((uint32_t)row[m] + (uint32_t)j->bias[m0 + m]);
     om_qout_requantize(row, Mg, j->mult + m0 * j->ms, j->ms, j->y_zp, j->q->y_signed, q8 + o * Mg);
   }
-  uint8_t* y = (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0;
-  for (size_t m = 0; m < Mg; m++)
-    for (size_t o = 0; o < no; o++) y[m * O + o] = q8[o * Mg + m];
+  om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
 }
 
 static void om_qc_task(void* ctx, size_t t) {
