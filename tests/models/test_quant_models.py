@@ -67,3 +67,19 @@ def test_logits_close_to_stock(via: str) -> None:
     (got,) = _ours(via).run(None, feeds)
     assert got.shape == want.shape
     assert float(np.max(np.abs(got - want))) <= 0.05 * float(np.max(np.abs(want)))
+
+
+def test_ep_logits_are_stocks_bits() -> None:
+    """Through the EP every QLinearConv is ours (20) and gives stock's bits (docs/quantized-conv.md: the same
+    exact sums and binary32 requantisation), the other served ops are exact data movement or MaxPool on
+    integers: so the logits are stock's, bit for bit."""
+    if "ep" not in VIAS:
+        pytest.skip("the execution provider needs ONNX Runtime 1.24+")
+    feeds = model_feeds(QOP)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    (want,) = ort.InferenceSession(str(QOP), so, providers=["CPUExecutionProvider"]).run(None, feeds)
+    sess = _ours("ep")
+    assert sum(n.op == "QLinearConv" for n in sess.report.moved) == 20
+    (got,) = sess.run(None, feeds)
+    assert got.tobytes() == want.tobytes()
