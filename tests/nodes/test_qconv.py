@@ -147,6 +147,17 @@ def test_conv_integer_wraps_past_int32() -> None:
         assert session(m, via, None, 1).run(None, {"x": x})[0].tobytes() == want.tobytes()
 
 
+def test_conv_integer_w_zero_point_alone() -> None:
+    """x_zero_point absent ("") and a per-channel w_zero_point: x's zero point is 0."""
+    rng = np.random.default_rng(1)
+    x, w = int_operand(rng, np.uint8, (2, 4, 6, 5)), int_operand(rng, np.int8, (6, 4, 3, 3))
+    w_zp = int_operand(rng, np.int8, (6,))
+    attrs = {"pads": [1, 1, 1, 1]}
+    want = R.conv_integer(x, w, None, w_zp, attrs)
+    m = model("ConvInteger", ["x", "w", "", "w_zp"], {"x": x}, {"w": w, "w_zp": w_zp}, I32, attrs)
+    _every_path(m, {"x": x}, want)
+
+
 def test_zero_size() -> None:
     """N = 0, M = 0 and C = 0: empty outputs, or the empty sum (then bias and zero point)."""
     rng = np.random.default_rng(5)
