@@ -154,6 +154,13 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, i8, t, i8], {}, [(37, 67), (67, 41), (37,), (41,)], 10),
                 ([t, i8], {}, [(3, 1, 19, 33), (2, 33, 17)], 10),
                 ([t, u8], {}, [(5, 1300), (1300, 3)], 10)]
+    if op == "ConvInteger":  # zero points one, per channel, none; 3x3 pad at T = 576, grouped s2, 1-D, 3-D
+        u8, i8 = TensorProto.UINT8, TensorProto.INT8
+        return [([t, i8, t, i8], {"pads": [1, 1, 1, 1]}, [(1, 64, 9, 7), (5, 64, 3, 3), (), (5,)], 10),
+                ([t, u8, t, u8], {"group": 2, "strides": [2, 2], "auto_pad": "SAME_UPPER"},
+                 [(2, 6, 11, 8), (4, 3, 3, 2), (), ()], 10),
+                ([t, u8], {"dilations": [2]}, [(2, 7, 29), (4, 7, 5)], 10),
+                ([t, i8], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2)], 10)]
     if op.split(".")[-1] in QDQ_OPS:
         return _qdq_cases(op, t)
     if op == "com.microsoft.MatMulNBits":  # 4 bits, packed zero points; 8 bits, 128, K past 256; f32 ones
@@ -444,6 +451,31 @@ def _rotary_cases(op: str) -> Iterator[OpCase]:
                  tag="/pairs")
     yield OpCase(op, [f, f, f], {"num_heads": 4}, opset=23, given=[r(2, 9, 4 * 32), *caches(2, 9, 16)],
                  tag="/halves")
+def _qlinear_conv_cases(input0_types: list[int]) -> Iterator[OpCase]:
+    """QLinearConv (docs/quantized-conv.md) on given inputs of ordinary scales: per-channel u8 x s8 with B
+    over T = 576 and padding, per-tensor grouped and strided, int8 y, depthwise."""
+    f, u8, i8, i32 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
+    for t in input0_types:
+        rng = np.random.default_rng(SEED + sum(map(ord, "QLinearConv")) + t)
+
+        def arr(tt: int, shape: tuple[int, ...], lo: float = 0.01, hi: float = 0.05,
+                rng: np.random.Generator = rng) -> np.ndarray:
+            if tt == f:
+                return rng.uniform(lo, hi, shape).astype(np.float32)
+            if tt == i32:
+                return rng.integers(-5000, 5000, shape).astype(np.int32)
+            return np.resize(_values(tt, rng), shape)
+
+        for tw, ty, xs, ws, attrs, per in (
+                (i8, u8, (1, 64, 9, 7), (5, 64, 3, 3), {"pads": [1, 1, 1, 1]}, True),
+                (u8, i8, (2, 6, 11, 8), (4, 3, 3, 2), {"group": 2, "strides": [2, 2]}, False),
+                (i8, t, (1, 8, 13, 13), (8, 1, 3, 3), {"group": 8, "pads": [1, 1, 1, 1]}, True)):
+            m = ws[0]
+            pshape = (m,) if per else ()
+            ins = [arr(t, xs), arr(f, ()), arr(t, ()), arr(tw, ws), arr(f, pshape), arr(tw, pshape),
+                   arr(f, (), 0.5, 2.0), arr(ty, ()), arr(i32, (m,))]
+            yield OpCase("QLinearConv", [t, f, t, tw, f, tw, f, ty, i32], attrs, opset=10, given=ins,
+                         tag=f"/{ws}")
 
 
 def op_cases() -> Iterator[OpCase]:
@@ -460,6 +492,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.name == "RotaryEmbedding":
             yield from _rotary_cases(row.key)
+            continue
+        if row.key == "QLinearConv":
+            yield from _qlinear_conv_cases(sorted(row.input0_types))
             continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))

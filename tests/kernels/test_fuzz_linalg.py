@@ -95,6 +95,8 @@ OWN_TESTS = {
     "com.microsoft.QLinearLeakyRelu": "tests/nodes/test_qlinear_eltwise.py",
     "com.microsoft.QLinearGlobalAveragePool": "tests/nodes/test_qlinear_pool_concat.py",
     "com.microsoft.QLinearConcat": "tests/nodes/test_qlinear_pool_concat.py",
+    "ConvInteger": "tests/nodes/test_qconv.py",
+    "QLinearConv": "tests/nodes/test_qconv.py",
 }
 STRUCT = {op: info for op, info in onemodel_ep.op_table().items()
           if info.flags & F_STRUCT and op not in MOVEMENT and op not in OWN_TESTS}

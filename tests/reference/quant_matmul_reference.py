@@ -66,13 +66,20 @@ def dynamic_quantize_matmul(a, b, b_scale, zb=None, bias=None) -> np.ndarray:
 def qlinear_matmul(a, a_scale, za, b, b_scale, zb, y_scale, zy) -> np.ndarray:
     """Steps 1-7: m_j = fl32(fl32(a_s * b_s_j) / y_s), v = fl32(fl32(acc) * m_j), clamp (NaN to the lower
     bound), round half to even, + zy."""
+    with np.errstate(all="ignore"):
+        m = (_f32(a_scale).reshape(()) * _columns(b_scale)) / _f32(y_scale).reshape(())
+    return requantize(int_sum(a, b, za, zb), m, zy)
+
+
+def requantize(acc: np.ndarray, m: np.ndarray, zy: np.ndarray) -> np.ndarray:
+    """v = fl32(fl32(acc) * m) (m broadcast against acc), clamp to [qmin - zy, qmax - zy] (NaN to the lower
+    bound), round half to even, + zy, in zy's type."""
     out = np.dtype(zy.dtype)
     info = np.iinfo(out)
     z = int(zy.reshape(-1)[0])
     lo, hi = np.float32(info.min - z), np.float32(info.max - z)
     with np.errstate(all="ignore"):
-        m = (_f32(a_scale).reshape(()) * _columns(b_scale)) / _f32(y_scale).reshape(())
-        v = int_sum(a, b, za, zb).astype(np.float32) * m
+        v = acc.astype(np.float32) * m
     c = np.where(v >= lo, v, lo)
     c = np.where(c <= hi, c, hi)
     return (np.rint(c).astype(np.int32) + z).astype(out)

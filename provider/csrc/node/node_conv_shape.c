@@ -74,30 +74,35 @@ int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
 /* W's shape against the attributes and the group: 0, or -1 with a message (dimensions < 0: not known yet). */
 static int om_conv_check_w(const om_node* node, const om_conv* c, const int64_t* w, size_t rank, char* err,
                            size_t errlen) {
-  char sw[160];
-  om_shape_text(w, rank, sw, sizeof sw);
+  char sw[160]; /* W's shape, formatted only for a message */
+  const char* op = om_conv_op(node);
   if (rank < 3 || rank > OM_CONV_MAX_AXES + 2 || (c->axes && rank != c->axes + 2)) {
-    snprintf(err, errlen, "node '%s' (op Conv): W %s must have rank %s (M, C/group, kernel...)", node->name, sw,
+    om_shape_text(w, rank, sw, sizeof sw);
+    snprintf(err, errlen, "node '%s' (op %s): W %s must have rank %s (M, C/group, kernel...)", node->name, op, sw,
              c->axes ? (c->axes == 1 ? "3" : c->axes == 2 ? "4" : "5") : "3 to 5");
     return -1;
   }
   for (size_t i = 0; i < rank; i++)
     if (w[i] < 0) return 0; /* a dimension not known yet */
   if (w[0] % c->group != 0) {
-    snprintf(err, errlen, "node '%s' (op Conv): W %s has %lld output channels, not divisible by group %lld",
-             node->name, sw, (long long)w[0], (long long)c->group);
+    om_shape_text(w, rank, sw, sizeof sw);
+    snprintf(err, errlen, "node '%s' (op %s): W %s has %lld output channels, not divisible by group %lld",
+             node->name, op, sw, (long long)w[0], (long long)c->group);
     return -1;
   }
   for (size_t i = 0; c->has_kernel && i + 2 < rank; i++)
     if (w[i + 2] != c->kernel[i]) {
       char sk[160];
       om_shape_text(c->kernel, c->axes, sk, sizeof sk);
-      snprintf(err, errlen, "node '%s' (op Conv): attribute kernel_shape %s does not match W %s", node->name, sk, sw);
+      om_shape_text(w, rank, sw, sizeof sw);
+      snprintf(err, errlen, "node '%s' (op %s): attribute kernel_shape %s does not match W %s", node->name, op, sk,
+               sw);
       return -1;
     }
   for (size_t i = 2; i < rank; i++)
     if (w[i] < 1) {
-      snprintf(err, errlen, "node '%s' (op Conv): W %s has an empty kernel", node->name, sw);
+      om_shape_text(w, rank, sw, sizeof sw);
+      snprintf(err, errlen, "node '%s' (op %s): W %s has an empty kernel", node->name, op, sw);
       return -1;
     }
   return 0;
@@ -167,19 +172,18 @@ int om_conv_axis_of(const om_node* node, const om_conv* c, size_t i, int64_t D, 
 int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* shapes, const size_t* ranks,
                     om_conv_dims* d, char* err, size_t errlen) {
   const om_conv* c = node->impl;
+  const char* op = om_conv_op(node);
   size_t rank_list[3] = {ranks[0], ranks[1], n_inputs > 2 && shapes[2] ? ranks[2] : OM_RANK_UNKNOWN};
   if (om_conv_check_ranks(node, 3, rank_list, err, errlen) != 0) return -1;
   const int64_t *x = shapes[0], *w = shapes[1];
   size_t rank = ranks[0];
   if (ranks[1] != rank) {
-    snprintf(err, errlen, "node '%s' (op Conv): X has rank %zu and W rank %zu; they must be equal", node->name, rank,
-             ranks[1]);
+    snprintf(err, errlen, "node '%s' (op %s): X has rank %zu and W rank %zu; they must be equal", node->name, op,
+             rank, ranks[1]);
     return -1;
   }
   if (om_conv_check_w(node, c, w, rank, err, errlen) != 0) return -1;
-  char sx[160], sw[160];
-  om_shape_text(x, rank, sx, sizeof sx);
-  om_shape_text(w, rank, sw, sizeof sw);
+  char sx[160], sw[160]; /* X's and W's shapes, formatted only for a message */
   memset(d, 0, sizeof *d);
   d->N = x[0];
   d->C = x[1];
@@ -187,18 +191,22 @@ int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* 
   d->G = c->group;
   d->axes = rank - 2;
   if (d->C % d->G != 0) {
-    snprintf(err, errlen, "node '%s' (op Conv): X %s has %lld channels, not divisible by group %lld", node->name,
+    om_shape_text(x, rank, sx, sizeof sx);
+    snprintf(err, errlen, "node '%s' (op %s): X %s has %lld channels, not divisible by group %lld", node->name, op,
              sx, (long long)d->C, (long long)d->G);
     return -1;
   }
   if (w[1] != d->C / d->G) {
-    snprintf(err, errlen, "node '%s' (op Conv): W %s has %lld input channels per group; X %s with group %lld has "
-             "C/group = %lld", node->name, sw, (long long)w[1], sx, (long long)d->G, (long long)(d->C / d->G));
+    om_shape_text(x, rank, sx, sizeof sx);
+    om_shape_text(w, rank, sw, sizeof sw);
+    snprintf(err, errlen, "node '%s' (op %s): W %s has %lld input channels per group; X %s with group %lld has "
+             "C/group = %lld", node->name, op, sw, (long long)w[1], sx, (long long)d->G, (long long)(d->C / d->G));
     return -1;
   }
   if (n_inputs > 2 && shapes[2] && shapes[2][0] != d->M) {
-    snprintf(err, errlen, "node '%s' (op Conv): B has %lld entries, W %s has M = %lld output channels", node->name,
-             (long long)shapes[2][0], sw, (long long)d->M);
+    om_shape_text(w, rank, sw, sizeof sw);
+    snprintf(err, errlen, "node '%s' (op %s): B has %lld entries, W %s has M = %lld output channels", node->name,
+             op, (long long)shapes[2][0], sw, (long long)d->M);
     return -1;
   }
   om_conv_geom* g = &d->geom;
@@ -212,10 +220,14 @@ int om_conv_dims_of(const om_node* node, size_t n_inputs, const int64_t* const* 
   d->out_shape[1] = d->M;
   d->out_rank = rank;
   for (size_t i = 0; i < d->axes; i++) {
-    char what[200];
-    snprintf(what, sizeof what, "W %s, dilation %lld", sw, (long long)(c->has_dilations ? c->dilations[i] : 1));
     om_conv_axis ax;
-    if (om_conv_axis_of(node, c, i, x[2 + i], w[2 + i], 0, what, sx, &ax, err, errlen) != 0) return -1;
+    if (om_conv_axis_of(node, c, i, x[2 + i], w[2 + i], 0, "", "", &ax, err, errlen) != 0) {
+      char what[200]; /* the error: again, with the texts of the message */
+      om_shape_text(x, rank, sx, sizeof sx);
+      om_shape_text(w, rank, sw, sizeof sw);
+      snprintf(what, sizeof what, "W %s, dilation %lld", sw, (long long)(c->has_dilations ? c->dilations[i] : 1));
+      return om_conv_axis_of(node, c, i, x[2 + i], w[2 + i], 0, what, sx, &ax, err, errlen);
+    }
     d->out_shape[2 + i] = ax.out;
     g->in[lead + i] = x[2 + i];
     g->out[lead + i] = ax.out;

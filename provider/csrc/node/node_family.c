@@ -75,6 +75,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER_TO_FLOAT:
     case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
     case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
+    case OM_OP_CONV_INTEGER:
+    case OM_OP_QLINEAR_CONV: return &om_family_qconv;
     case OM_OP_INSTANCE_NORMALIZATION:
     case OM_OP_GROUP_NORMALIZATION: return &om_family_groupnorm;
     case OM_OP_CONV_TRANSPOSE: return &om_family_conv_transpose;
@@ -105,7 +107,8 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_SIMPLIFIED_LAYER_NORMALIZATION: return k > 0 ? OM_T_FLOAT : type0; /* inv_std_var */
     case OM_OP_SKIP_LAYER_NORMALIZATION:
     case OM_OP_SKIP_SIMPLIFIED_LAYER_NORMALIZATION: return k == 1 || k == 2 ? OM_T_FLOAT : type0; /* mean, inv_std_var */
-    case OM_OP_MATMUL_INTEGER: return OM_T_INT32;
+    case OM_OP_MATMUL_INTEGER:
+    case OM_OP_CONV_INTEGER: return OM_T_INT32;
     case OM_OP_QUANTIZE_LINEAR: /* undefined: ORT takes the type of the rewriter's last input, an empty y */
     case OM_OP_DEQUANTIZE_LINEAR:
     case OM_OP_COM_QUANTIZE_LINEAR:
@@ -117,6 +120,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
     case OM_OP_ONE_HOT: return OM_T_UNDEFINED;        /* ORT takes the last input's: values, y's type */
+    case OM_OP_QLINEAR_CONV: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of y's type */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

@@ -162,10 +162,6 @@ static int om_qmm_step_rows(const void* args, size_t begin, size_t end) {
   return 0;
 }
 
-static int32_t om_qmm_int(const void* p, int t) {
-  return t == OM_T_INT8 ? (int32_t) * (const int8_t*)p : (int32_t) * (const uint8_t*)p;
-}
-
 static int om_qmm_run(const om_node* node, const om_node_io* io) {
   const om_qmm* m = node->impl;
   const om_qmm_layout* l = m->l;
@@ -211,7 +207,7 @@ static int om_qmm_run(const om_node* node, const om_node_io* io) {
   if (rc == 0) {
     om_qmm_step t = {acc, (size_t)d.N, mult, s.b_scale, l->bias != OM_QMM_NONE && m->has[l->bias] ? io->data[l->bias]
                                                                                                   : NULL,
-                     s.bias, requant, m->y_signed, requant ? om_qmm_int(io->data[l->y_zp], node->out_types[0]) : 0,
+                     s.bias, requant, m->y_signed, requant ? om_qint8_value(io->data[l->y_zp], node->out_types[0]) : 0,
                      io->outs[0]};
     size_t chunk = OM_QMM_ROWS_ELEMS / (size_t)d.N;
     rc = om_parallel_ranges(io->parallel_for, io->host_ctx, rows, chunk ? chunk : 1, om_qmm_step_rows, &t);

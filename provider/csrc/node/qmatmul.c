@@ -98,6 +98,10 @@ int om_qparam_one(const om_node* node, const char* name, const int64_t* shape, s
   return -1;
 }
 
+int32_t om_qint8_value(const void* p, int type) {
+  return type == OM_T_INT8 ? (int32_t) * (const int8_t*)p : (int32_t) * (const uint8_t*)p;
+}
+
 void om_qmatmul_node_destroy(om_node* node) {
   om_qmatmul* m = node->impl;
   if (m) om_qgemm_packed_free(m->packed_b);

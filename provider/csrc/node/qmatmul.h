@@ -51,6 +51,9 @@ int om_qparam_stride(const om_node* node, const om_node_io* io, size_t k, const 
 int om_qparam_one(const om_node* node, const char* name, const int64_t* shape, size_t rank, char* err,
                   size_t errlen);
 
+/* The value of the one int8 (type OM_T_INT8) or uint8 element at p (a zero point). */
+int32_t om_qint8_value(const void* p, int type);
+
 /* A family's destroy for a state whose first member is an om_qmatmul: the packed B, then the state. */
 void om_qmatmul_node_destroy(om_node* node);
 

@@ -1,0 +1,69 @@
+/* im2row.c - the row matrix of a quantized convolution (im2row.h). Copies only: no arithmetic on the values. */
+#include "im2row.h"
+
+#include <string.h>
+
+/* Blocks of 16 x 16 bytes. A whole block is transposed in registers (GCC vector extensions, 16
+ * bytes a row): four rounds of the perfect shuffle, row 2i and 2i+1 of a round the interleaved low and high
+ * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). Edges byte by byte. */
+enum { OM_T_BLOCK = 16 };
+typedef uint8_t om_v16u8 __attribute__((vector_size(16)));
+
+static void om_transpose16(const uint8_t* src, size_t lds, uint8_t* dst, size_t ldd) {
+  om_v16u8 r[16], n[16];
+  for (int i = 0; i < 16; i++) memcpy(&r[i], src + (size_t)i * lds, 16);
+  const om_v16u8 lo = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+  const om_v16u8 hi = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  for (int round = 0; round < 4; round++) {
+    for (int i = 0; i < 8; i++) {
+      n[2 * i] = __builtin_shuffle(r[i], r[i + 8], lo);
+      n[2 * i + 1] = __builtin_shuffle(r[i], r[i + 8], hi);
+    }
+    memcpy(r, n, sizeof r);
+  }
+  for (int i = 0; i < 16; i++) memcpy(dst + (size_t)i * ldd, &r[i], 16);
+}
+
+void om_bytes_transpose(const uint8_t* src, size_t lds, size_t rows, size_t cols, uint8_t* dst, size_t ldd) {
+  for (size_t rb = 0; rb < rows; rb += OM_T_BLOCK) {
+    size_t re = rb + OM_T_BLOCK < rows ? rb + OM_T_BLOCK : rows;
+    for (size_t cb = 0; cb < cols; cb += OM_T_BLOCK) {
+      size_t ce = cb + OM_T_BLOCK < cols ? cb + OM_T_BLOCK : cols;
+      if (re - rb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
+        om_transpose16(src + rb * lds + cb, lds, dst + cb * ldd + rb, ldd);
+        continue;
+      }
+      for (size_t c = cb; c < ce; c++)
+        for (size_t r = rb; r < re; r++) dst[c * ldd + r] = src[r * lds + c];
+    }
+  }
+}
+
+void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, size_t p0, size_t p1, uint8_t* xt) {
+  om_bytes_transpose(x + p0, plane, channels, p1 - p0, xt + p0 * channels, channels);
+}
+
+void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
+                  uint8_t* row, size_t ldr) {
+  const size_t cg = g->channels;
+  const int64_t O1 = g->out[1], O2 = g->out[2];
+  for (size_t o = o0; o < o0 + no; o++, row += ldr) {
+    const int64_t w = (int64_t)o % O2, rest = (int64_t)o / O2, h = rest % O1, d = rest / O1;
+    uint8_t* dst = row;
+    for (int64_t k0 = 0; k0 < g->kernel[0]; k0++) {
+      const int64_t i0 = d * g->stride[0] + k0 * g->dilation[0] - g->pad[0];
+      const int in0 = i0 >= 0 && i0 < g->in[0];
+      for (int64_t k1 = 0; k1 < g->kernel[1]; k1++) {
+        const int64_t i1 = h * g->stride[1] + k1 * g->dilation[1] - g->pad[1];
+        const int in1 = in0 && i1 >= 0 && i1 < g->in[1];
+        for (int64_t k2 = 0; k2 < g->kernel[2]; k2++, dst += cg) {
+          const int64_t i2 = w * g->stride[2] + k2 * g->dilation[2] - g->pad[2];
+          if (in1 && i2 >= 0 && i2 < g->in[2])
+            memcpy(dst, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2) * ldx, cg);
+          else
+            memset(dst, fill, cg);
+        }
+      }
+    }
+  }
+}
