@@ -60,6 +60,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_SPLIT: return &om_family_split;
     case OM_OP_TRILU: return &om_family_trilu;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
+    case OM_OP_MULTI_HEAD_ATTENTION: return &om_family_mha;
+    case OM_OP_COM_ATTENTION: return &om_family_attention;
     case OM_OP_DEPTH_TO_SPACE:
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
     case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
