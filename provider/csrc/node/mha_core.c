@@ -38,7 +38,7 @@ int om_mha_attrs_read(const om_node* node, const om_attrs* a, const char* op, om
   return 0;
 }
 
-int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, const char* op) {
+int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, int all_forms, const char* op) {
   const om_node* node = c->node;
   char* err = io->err;
   size_t errlen = io->errlen;
@@ -51,11 +51,16 @@ int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bia
       c->mask_kind = OM_MHA_MASK_END;
     else if (r == 2 && d[0] == (int64_t)c->B && d[1] == (int64_t)c->T)
       c->mask_kind = OM_MHA_MASK_KEYS;
+    else if (all_forms && r == 1 && d[0] == 2 * (int64_t)c->B)
+      c->mask_kind = OM_MHA_MASK_END_START;
+    else if (all_forms && r == 3 && d[0] == (int64_t)c->B && d[1] == (int64_t)c->S && d[2] == (int64_t)c->T)
+      c->mask_kind = OM_MHA_MASK_ROWS;
     else {
       char text[96];
       om_shape_text(d, r, text, sizeof text);
-      OM_MHA_FAIL(err, errlen, "input %zu (mask) of shape %s is not served (only (batch) = (%zu): key lengths, or "
-                  "(batch, total keys) = (%zu, %zu): 0 masks a key)", mask_k, text, c->B, c->B, c->T);
+      OM_MHA_FAIL(err, errlen, "input %zu (mask) of shape %s is not served (only (batch) = (%zu): key lengths, "
+                  "(batch, total keys) = (%zu, %zu): 0 masks a key%s)", mask_k, text, c->B, c->B, c->T,
+                  all_forms ? ", (2 batch): end and start, (batch, sequence, total keys)" : "");
     }
     c->mask = io->data ? io->data[mask_k] : NULL;
   }
@@ -105,12 +110,22 @@ static int om_mha_fill(const void* args, size_t u0, size_t u1) {
   return 0;
 }
 
-/* Whether key j of query row s of batch row b is masked (the key mask, or the causal one). */
-static int om_mha_masked(const om_mha_call* c, size_t b, size_t s, size_t j) {
-  if (c->unidirectional && j > c->past + s) return 1;
-  if (c->mask_kind == OM_MHA_MASK_END) return (int64_t)j >= (int64_t)c->mask[b];
-  if (c->mask_kind == OM_MHA_MASK_KEYS) return c->mask[b * c->T + j] == 0;
-  return 0;
+/* What the masks add to the score of key j of query row s of batch row b: f where the key mask masks it, plus
+ * f (RN(c + f)) where the causal mask does; 0 where neither does. */
+static float om_mha_mask_add(const om_mha_call* c, size_t b, size_t s, size_t j) {
+  float add = 0.0f;
+  int64_t jj = (int64_t)j;
+  switch (c->mask_kind) {
+    case OM_MHA_MASK_END: add = jj >= (int64_t)c->mask[b] ? c->filter : 0.0f; break;
+    case OM_MHA_MASK_END_START:
+      add = jj >= (int64_t)c->mask[b] || jj < (int64_t)c->mask[c->B + b] ? c->filter : 0.0f;
+      break;
+    case OM_MHA_MASK_KEYS: add = c->mask[b * c->T + j] <= 0 ? c->filter : 0.0f; break;
+    case OM_MHA_MASK_ROWS: add = c->mask[(b * c->S + s) * c->T + j] <= 0 ? c->filter : 0.0f; break;
+    default: break;
+  }
+  if (c->unidirectional && j > c->past + s) add = add + c->filter;
+  return add;
 }
 
 /* Phase 2: units u = (b * N + n) * blocks + block: query rows block * OM_MHA_ROWS .. of head n of batch row b. */
@@ -132,8 +147,8 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
       size_t s = s0 + r;
       const float* bias = c->attn_bias ? c->attn_bias + b * c->bias_sb + n * c->bias_sn + s * T : NULL;
       for (size_t j = 0; j < T; j++) {
-        float x = t[j] * c->scale;
-        if (om_mha_masked(c, b, s, j)) x = x + c->filter;
+        float x = t[j] * c->scale, add = om_mha_mask_add(c, b, s, j);
+        if (add != 0.0f) x = x + add;
         if (bias) x = x + bias[j];
         t[j] = x;
       }

@@ -20,9 +20,10 @@ typedef struct om_mha_view {
   const float* bias;
 } om_mha_view;
 
-/* The key mask: none; OM_MHA_MASK_END: int32 (B), key j of batch row b masked where j >= mask[b];
- * OM_MHA_MASK_KEYS: int32 (B, T), key j masked where mask[b*T + j] == 0. */
-enum { OM_MHA_MASK_NONE, OM_MHA_MASK_END, OM_MHA_MASK_KEYS };
+/* The key mask (int32): none; OM_MHA_MASK_END (B): key j of batch row b masked where j >= mask[b];
+ * OM_MHA_MASK_END_START (2 B): also where j < mask[B + b]; OM_MHA_MASK_KEYS (B, T): where mask[b*T + j] <= 0;
+ * OM_MHA_MASK_ROWS (B, S, T): for query row s where mask[(b*S + s)*T + j] <= 0. */
+enum { OM_MHA_MASK_NONE, OM_MHA_MASK_END, OM_MHA_MASK_END_START, OM_MHA_MASK_KEYS, OM_MHA_MASK_ROWS };
 
 typedef struct om_mha_call {
   const om_node* node;
@@ -36,7 +37,7 @@ typedef struct om_mha_call {
   const int32_t* mask;
   const float* attn_bias; /* NULL, or element (b, n, s, j) at attn_bias[b*bias_sb + n*bias_sn + s*T + j] */
   size_t bias_sb, bias_sn;
-  int unidirectional;     /* key j of query row s masked where j > past + s */
+  int unidirectional;     /* key j of query row s masked (once more) where j > past + s */
   float scale, filter;    /* the score scale a, mask_filter_value f */
   float* out;             /* (B, S, N Hv); NULL: only the caches are written */
 } om_mha_call;
@@ -51,10 +52,10 @@ typedef struct om_mha_attrs {
 int om_mha_attrs_read(const om_node* node, const om_attrs* a, const char* op, om_mha_attrs* out, char* err,
                       size_t errlen);
 
-/* The key mask from input mask_k (int32 (B): OM_MHA_MASK_END; (B, T): OM_MHA_MASK_KEYS) and the attention bias
- * from input bias_k ((B or 1, N or 1, S, T)), either absent where io has no shape for it, into c (B, N, S, T
- * set). 0, or -1 with a message naming node, op and input in io->err. */
-int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, const char* op);
+/* The key mask from input mask_k (int32 (B): OM_MHA_MASK_END; (B, T): OM_MHA_MASK_KEYS; with all_forms also
+ * (2 B) and (B, S, T)) and the attention bias from input bias_k ((B or 1, N or 1, S, T)), either absent where io
+ * has no shape for it, into c (B, N, S, T set). 0, or -1 with a message naming node, op and input in io->err. */
+int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, int all_forms, const char* op);
 
 /* The scale of the scores: `scale` when non-zero, else RN(1 / RN(sqrt(H))). */
 float om_mha_scale(float scale, size_t H);

@@ -2,8 +2,8 @@
  * the input projection QKV = input . weights + bias on the exact GEMM (gemm/gemm.h, bias as Gemm's C), then the
  * shared attention of mha_core.h over the present cache (docs/attention.md, "Attention").
  *
- * Inputs: input (B, S, Din), weights (Din, Dq + Dk + Dv), bias (Dq + Dk + Dv, optional), mask_index int32 (B)
- * or (B, P + S), past (2, B, N, P, H), attention_bias (B or 1, N or 1, S, P + S). Refused at creation:
+ * Inputs: input (B, S, Din), weights (Din, Dq + Dk + Dv), bias (Dq + Dk + Dv, optional), mask_index int32 (B),
+ * (2 B), (B, P + S) or (B, S, P + S), past (2, B, N, P, H), attention_bias (B or 1, N or 1, S, P + S). Refused at creation:
  * past_sequence_length, do_rotary, rotary_embedding_dim, past_present_share_buffer. Output (B, S, Dv) and
  * present (2, B, N, P + S, H). When weights is a constant it is packed once (set_constant).
  */
@@ -79,8 +79,9 @@ static int om_att_check_ranks(const om_node* node, size_t n_inputs, const size_t
   for (size_t k = 0; k < n_inputs && k < OM_ATT_SERVED; k++)
     if (ranks[k] != OM_RANK_UNKNOWN && want[k] && ranks[k] != want[k])
       OM_ATT_FAIL("input %s has rank %zu; it must have rank %zu", om_att_inputs[k], ranks[k], want[k]);
-  if (n_inputs > OM_ATT_MASK && ranks[OM_ATT_MASK] != OM_RANK_UNKNOWN && ranks[OM_ATT_MASK] > 2)
-    OM_ATT_FAIL("input mask_index of rank %zu is not served (only (batch) or (batch, total length))",
+  if (n_inputs > OM_ATT_MASK && ranks[OM_ATT_MASK] != OM_RANK_UNKNOWN && ranks[OM_ATT_MASK] > 3)
+    OM_ATT_FAIL("input mask_index of rank %zu is not served (only (batch), (2 batch), (batch, total length) or "
+                "(batch, sequence, total length))",
                 ranks[OM_ATT_MASK]);
   return 0;
 }
@@ -154,7 +155,7 @@ static int om_att_geometry(const om_node* node, const om_node_io* io, om_mha_cal
   c->unidirectional = m->attrs.unidirectional;
   c->filter = m->attrs.filter;
   c->scale = om_mha_scale(m->attrs.scale, c->H);
-  return om_mha_masks(c, io, OM_ATT_MASK, OM_ATT_ABIAS, "Attention");
+  return om_mha_masks(c, io, OM_ATT_MASK, OM_ATT_ABIAS, 1, "Attention");
 }
 
 static int om_att_shapes(const om_node* node, const om_node_io* io) {
@@ -221,6 +222,8 @@ static int om_att_run(const om_node* node, const om_node_io* io) {
   if (om_att_geometry(node, io, &c, d) != 0) return -1;
   size_t W = d[0] + d[1] + d[2], M = c.B * c.S, K = (size_t)io->shapes[OM_ATT_X][2];
   size_t cache = c.B * c.N * c.T * c.H, vcache = c.B * c.N * c.T * c.Hv;
+  if (io->n_outputs > 1 && io->outs[1] && c.H != c.Hv)
+    OM_ATT_FAIL("output present is not served when the key and value head sizes differ (%zu, %zu)", c.H, c.Hv);
   float* qkv = malloc((M * W + 1) * sizeof(float));
   float* present = io->n_outputs > 1 ? io->outs[1] : NULL;
   float* scratch = present ? NULL : malloc((cache + vcache + 1) * sizeof(float));

@@ -137,7 +137,7 @@ static int om_mha_geometry(const om_node* node, const om_node_io* io, om_mha_cal
   c->unidirectional = m->attrs.unidirectional;
   c->filter = m->attrs.filter;
   c->scale = om_mha_scale(m->attrs.scale, c->H);
-  return om_mha_masks(c, io, OM_MHA_MASK, OM_MHA_ABIAS, "MultiHeadAttention");
+  return om_mha_masks(c, io, OM_MHA_MASK, OM_MHA_ABIAS, 0, "MultiHeadAttention");
 }
 
 static int om_mha_shapes(const om_node* node, const om_node_io* io) {
