@@ -4,7 +4,6 @@
  * sequence of operations. */
 #include "mha_core.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,33 +14,45 @@
 /* Query rows per phase-2 unit: they share each key and value row's loads. */
 #define OM_MHA_ROWS 8
 
-#define OM_MHA_FAIL(err, errlen, ...)                                              \
-  do {                                                                             \
-    int n_ = snprintf(err, errlen, "node '%s' (op %s): ", node->name, op);         \
-    if (n_ >= 0 && (size_t)n_ < errlen) snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
-    return -1;                                                                     \
-  } while (0)
+int om_mha_input_types(const om_node* node, const char* op, const char* const* names, size_t served, size_t mask_k,
+                       int* present, char* err, size_t errlen) {
+  for (size_t k = 0; k < node->n_inputs; k++) {
+    int t = node->input_types[k];
+    if (t == 0) continue;
+    if (k >= served) OM_MHA_FAIL_AS(op, "input %zu (%s) is not served", k, names[k]);
+    int want = k == mask_k ? OM_T_INT32 : OM_T_FLOAT;
+    if (t != want)
+      OM_MHA_FAIL_AS(op, "input %zu (%s) of element type %s is not served (%s)", k, names[k], om_type_name(t),
+                     om_type_name(want));
+  }
+  for (size_t k = 0; k < served; k++) present[k] = k < node->n_inputs && node->input_types[k] != 0;
+  return 0;
+}
 
 int om_mha_attrs_read(const om_node* node, const om_attrs* a, const char* op, om_mha_attrs* out, char* err,
                       size_t errlen) {
   if (!a->has_num_heads || a->num_heads < 1 || a->num_heads > 65536)
-    OM_MHA_FAIL(err, errlen, "attribute num_heads is required, 1 to 65536");
+    OM_MHA_FAIL_AS(op, "attribute num_heads is required, 1 to 65536");
   int64_t uni = a->has_unidirectional ? a->unidirectional : 0;
-  if (uni != 0 && uni != 1) OM_MHA_FAIL(err, errlen, "attribute unidirectional = %lld must be 0 or 1", (long long)uni);
+  if (uni != 0 && uni != 1) OM_MHA_FAIL_AS(op, "attribute unidirectional = %lld must be 0 or 1", (long long)uni);
   out->N = (size_t)a->num_heads;
   out->unidirectional = (int)uni;
   out->scale = a->has_scale ? a->scale : 0.0f;
   out->filter = a->has_mask_filter_value ? a->mask_filter_value : -10000.0f;
   if (!(out->scale == out->scale) || out->scale > 3.4e38f || out->scale < -3.4e38f)
-    OM_MHA_FAIL(err, errlen, "attribute scale = %g is not served (a finite value; 0: 1/sqrt(head size))",
+    OM_MHA_FAIL_AS(op, "attribute scale = %g is not served (a finite value; 0: 1/sqrt(head size))",
                 (double)out->scale);
   return 0;
 }
 
-int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, int all_forms, const char* op) {
+int om_mha_masks(om_mha_call* c, const om_mha_attrs* a, const om_node_io* io, size_t mask_k, size_t bias_k,
+                 int all_forms, const char* op) {
   const om_node* node = c->node;
   char* err = io->err;
   size_t errlen = io->errlen;
+  c->unidirectional = a->unidirectional;
+  c->filter = a->filter;
+  c->scale = om_mha_scale(a->scale, c->H);
   c->mask_kind = OM_MHA_MASK_NONE;
   c->attn_bias = NULL;
   if (mask_k < io->n_inputs && io->shapes[mask_k]) {
@@ -58,7 +69,7 @@ int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bia
     else {
       char text[96];
       om_shape_text(d, r, text, sizeof text);
-      OM_MHA_FAIL(err, errlen, "input %zu (mask) of shape %s is not served (only (batch) = (%zu): key lengths, "
+      OM_MHA_FAIL_AS(op, "input %zu (mask) of shape %s is not served (only (batch) = (%zu): key lengths, "
                   "(batch, total keys) = (%zu, %zu): 0 masks a key%s)", mask_k, text, c->B, c->B, c->T,
                   all_forms ? ", (2 batch): end and start, (batch, sequence, total keys)" : "");
     }
@@ -70,7 +81,7 @@ int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bia
         d[2] != (int64_t)c->S || d[3] != (int64_t)c->T) {
       char text[96];
       om_shape_text(d, io->ranks[bias_k], text, sizeof text);
-      OM_MHA_FAIL(err, errlen, "input %zu (attention_bias) has shape %s, expected (%zu or 1, %zu or 1, %zu, %zu)",
+      OM_MHA_FAIL_AS(op, "input %zu (attention_bias) has shape %s, expected (%zu or 1, %zu or 1, %zu, %zu)",
                   bias_k, text, c->B, c->N, c->S, c->T);
     }
     c->attn_bias = io->data ? io->data[bias_k] : NULL;

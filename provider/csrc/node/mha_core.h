@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "node_family.h"
 
@@ -42,6 +43,20 @@ typedef struct om_mha_call {
   float* out;             /* (B, S, N Hv); NULL: only the caches are written */
 } om_mha_call;
 
+/* snprintf "node '<name>' (op <op>): " and the message into the enclosing function's err / errlen (node in
+ * scope), then return -1 from it. */
+#define OM_MHA_FAIL_AS(op, ...)                                                               \
+  do {                                                                                        \
+    int n_ = snprintf(err, errlen, "node '%s' (op %s): ", node->name, op);                    \
+    if (n_ >= 0 && (size_t)n_ < errlen) snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
+    return -1;                                                                                \
+  } while (0)
+
+/* At creation: each given input k (node->input_types[k] != 0) must be below `served` and f32, int32 for
+ * input mask_k; present[k] (served entries) is whether input k is given. 0, or -1 naming input and type. */
+int om_mha_input_types(const om_node* node, const char* op, const char* const* names, size_t served, size_t mask_k,
+                       int* present, char* err, size_t errlen);
+
 /* The attributes both ops share: num_heads (required, 1 to 65536), unidirectional (0 or 1), scale (0: the
  * default), mask_filter_value (default -10000). 0, or -1 with a message naming node, op and attribute. */
 typedef struct om_mha_attrs {
@@ -52,10 +67,12 @@ typedef struct om_mha_attrs {
 int om_mha_attrs_read(const om_node* node, const om_attrs* a, const char* op, om_mha_attrs* out, char* err,
                       size_t errlen);
 
-/* The key mask from input mask_k (int32 (B): OM_MHA_MASK_END; (B, T): OM_MHA_MASK_KEYS; with all_forms also
- * (2 B) and (B, S, T)) and the attention bias from input bias_k ((B or 1, N or 1, S, T)), either absent where io
- * has no shape for it, into c (B, N, S, T set). 0, or -1 with a message naming node, op and input in io->err. */
-int om_mha_masks(om_mha_call* c, const om_node_io* io, size_t mask_k, size_t bias_k, int all_forms, const char* op);
+/* Into c (B, N, S, H, T set): the attributes' unidirectional, filter and scale, the key mask from input mask_k
+ * (int32 (B): OM_MHA_MASK_END; (B, T): OM_MHA_MASK_KEYS; with all_forms also (2 B) and (B, S, T)) and the
+ * attention bias from input bias_k ((B or 1, N or 1, S, T)), either absent where io has no shape for it. 0, or
+ * -1 with a message naming node, op and input in io->err. */
+int om_mha_masks(om_mha_call* c, const om_mha_attrs* a, const om_node_io* io, size_t mask_k, size_t bias_k,
+                 int all_forms, const char* op);
 
 /* The scale of the scores: `scale` when non-zero, else RN(1 / RN(sqrt(H))). */
 float om_mha_scale(float scale, size_t H);

@@ -2,12 +2,11 @@
  * the input projection QKV = input . weights + bias on the exact GEMM (gemm/gemm.h, bias as Gemm's C), then the
  * shared attention of mha_core.h over the present cache (docs/attention.md, "Attention").
  *
- * Inputs: input (B, S, Din), weights (Din, Dq + Dk + Dv), bias (Dq + Dk + Dv, optional), mask_index int32 (B),
- * (2 B), (B, P + S) or (B, S, P + S), past (2, B, N, P, H), attention_bias (B or 1, N or 1, S, P + S). Refused at creation:
- * past_sequence_length, do_rotary, rotary_embedding_dim, past_present_share_buffer. Output (B, S, Dv) and
- * present (2, B, N, P + S, H). When weights is a constant it is packed once (set_constant).
+ * Inputs: input (B, S, Din), weights (Din, Dq + Dk + Dv), bias (Dq + Dk + Dv, optional), mask_index int32
+ * (B), (2 B), (B, P + S) or (B, S, P + S), past (2, B, N, P, H), attention_bias (B or 1, N or 1, S, P + S).
+ * Refused at creation: past_sequence_length, do_rotary, rotary_embedding_dim, past_present_share_buffer.
+ * Output (B, S, Dv) and present (2, B, N, P + S, H). When weights is a constant it is packed once (set_constant).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,12 +26,7 @@ typedef struct om_att_node {
   size_t packed_k, packed_n;
 } om_att_node;
 
-#define OM_ATT_FAIL(...)                                                                    \
-  do {                                                                                      \
-    int n_ = snprintf(err, errlen, "node '%s' (op Attention): ", node->name);               \
-    if (n_ >= 0 && (size_t)n_ < errlen) snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
-    return -1;                                                                              \
-  } while (0)
+#define OM_ATT_FAIL(...) OM_MHA_FAIL_AS("Attention", __VA_ARGS__)
 
 static int om_att_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_att_node* m = node->impl;
@@ -56,16 +50,9 @@ static int om_att_create(om_node* node, const om_attrs* a, char* err, size_t err
       OM_ATT_FAIL("attribute qkv_hidden_sizes: query's %lld and key's %lld must be equal", (long long)m->sizes[0],
                   (long long)m->sizes[1]);
   }
-  for (size_t k = 0; k < node->n_inputs; k++) {
-    int t = node->input_types[k];
-    if (t == 0) continue;
-    if (k >= OM_ATT_SERVED) OM_ATT_FAIL("input %zu (%s) is not served", k, om_att_inputs[k]);
-    int want = k == OM_ATT_MASK ? OM_T_INT32 : OM_T_FLOAT;
-    if (t != want)
-      OM_ATT_FAIL("input %zu (%s) of element type %s is not served (%s)", k, om_att_inputs[k], om_type_name(t),
-                  om_type_name(want));
-  }
-  for (size_t k = 0; k < OM_ATT_SERVED; k++) m->present[k] = k < node->n_inputs && node->input_types[k] != 0;
+  if (om_mha_input_types(node, "Attention", om_att_inputs, OM_ATT_SERVED, OM_ATT_MASK, m->present, err,
+                         errlen) != 0)
+    return -1;
   if (m->present[OM_ATT_PAST] && m->sizes[0] && m->sizes[1] != m->sizes[2])
     OM_ATT_FAIL("past needs equal key and value hidden sizes (qkv_hidden_sizes %lld, %lld)", (long long)m->sizes[1],
                 (long long)m->sizes[2]);
@@ -152,10 +139,7 @@ static int om_att_geometry(const om_node* node, const om_node_io* io, om_mha_cal
     c->past = (size_t)p[3];
   }
   c->T = c->past + c->S;
-  c->unidirectional = m->attrs.unidirectional;
-  c->filter = m->attrs.filter;
-  c->scale = om_mha_scale(m->attrs.scale, c->H);
-  return om_mha_masks(c, io, OM_ATT_MASK, OM_ATT_ABIAS, 1, "Attention");
+  return om_mha_masks(c, &m->attrs, io, OM_ATT_MASK, OM_ATT_ABIAS, 1, "Attention");
 }
 
 static int om_att_shapes(const om_node* node, const om_node_io* io) {

@@ -7,7 +7,6 @@
  * creation: packed QKV or KV (key or value absent), past_sequence_length, cache_indirection, the output qk.
  * Outputs: output (B, S, N Hv), present_key, present_value (B, N, P + L, H / Hv).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,26 +23,14 @@ typedef struct om_mha_node {
   int present[OM_MHA_SERVED];
 } om_mha_node;
 
-#define OM_MHA_FAIL(...)                                                                    \
-  do {                                                                                      \
-    int n_ = snprintf(err, errlen, "node '%s' (op MultiHeadAttention): ", node->name);      \
-    if (n_ >= 0 && (size_t)n_ < errlen) snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
-    return -1;                                                                              \
-  } while (0)
+#define OM_MHA_FAIL(...) OM_MHA_FAIL_AS("MultiHeadAttention", __VA_ARGS__)
 
 static int om_mha_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_mha_node* m = node->impl;
   if (om_mha_attrs_read(node, a, "MultiHeadAttention", &m->attrs, err, errlen) != 0) return -1;
-  for (size_t k = 0; k < node->n_inputs; k++) {
-    int t = node->input_types[k];
-    if (t == 0) continue;
-    if (k >= OM_MHA_SERVED) OM_MHA_FAIL("input %zu (%s) is not served", k, om_mha_inputs[k]);
-    int want = k == OM_MHA_MASK ? OM_T_INT32 : OM_T_FLOAT;
-    if (t != want)
-      OM_MHA_FAIL("input %zu (%s) of element type %s is not served (%s)", k, om_mha_inputs[k], om_type_name(t),
-                  om_type_name(want));
-  }
-  for (size_t k = 0; k < OM_MHA_SERVED; k++) m->present[k] = k < node->n_inputs && node->input_types[k] != 0;
+  if (om_mha_input_types(node, "MultiHeadAttention", om_mha_inputs, OM_MHA_SERVED, OM_MHA_MASK, m->present, err,
+                         errlen) != 0)
+    return -1;
   if (!m->present[OM_MHA_K] || !m->present[OM_MHA_V])
     OM_MHA_FAIL("packed QKV or KV (key or value absent) is not served: give query, key and value apart");
   if (m->present[OM_MHA_PK] != m->present[OM_MHA_PV])
@@ -134,10 +121,7 @@ static int om_mha_geometry(const om_node* node, const om_node_io* io, om_mha_cal
     c->past_k = data[OM_MHA_PK];
     c->past_v = data[OM_MHA_PV];
   }
-  c->unidirectional = m->attrs.unidirectional;
-  c->filter = m->attrs.filter;
-  c->scale = om_mha_scale(m->attrs.scale, c->H);
-  return om_mha_masks(c, io, OM_MHA_MASK, OM_MHA_ABIAS, 0, "MultiHeadAttention");
+  return om_mha_masks(c, &m->attrs, io, OM_MHA_MASK, OM_MHA_ABIAS, 0, "MultiHeadAttention");
 }
 
 static int om_mha_shapes(const om_node* node, const om_node_io* io) {
