@@ -320,6 +320,16 @@ def test_bad_shapes_name_node_op_and_problem() -> None:
         assert "'bad'" in str(e.value) and "op Attention" in str(e.value) and says in str(e.value), e.value
 
 
+def test_qk_output_left_to_stock() -> None:
+    """A node with the fourth output (qk) is not claimed: stock ORT runs it, both ways in."""
+    ins: list[np.ndarray | None] = [np.ones((1, 3, 16), np.float32)] * 3
+    model = _model("MultiHeadAttention", MHA_NAMES, M.Attrs(2), ins, ["o", "pk", "pv", "qk"])
+    for via in S.VIAS:
+        sess = S.session(model, via, None, 1)
+        assert [n.op for n in sess.report.moved] == [], sess.report.summary()
+        assert "output 3 (qk) is not served" in sess.report.summary(), sess.report.summary()
+
+
 def test_mask_of_rank_4_refused_at_session_creation() -> None:
     """A declared mask rank the node cannot serve (Megatron's 4-D form) stops the session's creation with
     the node, op and problem named, both ways in."""
