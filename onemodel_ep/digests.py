@@ -478,6 +478,28 @@ def _qlinear_conv_cases(input0_types: list[int]) -> Iterator[OpCase]:
                          tag=f"/{ws}")
 
 
+def _mha_cases() -> Iterator[OpCase]:
+    """MultiHeadAttention and Attention (docs/attention.md): MHA with bias, a 2-D key mask, an attention bias
+    and past; Attention as the BERT optimiser writes it (1-D mask_index), and causal over a past."""
+    f, i32 = TensorProto.FLOAT, TensorProto.INT32
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    mask = np.ones((2, 11), np.int32)
+    mask[1, 7:] = 0
+    yield OpCase("com.microsoft.MultiHeadAttention", [f, f, f, f, i32, f, f, f], {"num_heads": 4}, opset=1,
+                 given=[r(2, 5, 64), r(2, 5, 64), r(2, 5, 64), r(192), mask, r(2, 4, 5, 11), r(2, 4, 6, 16),
+                        r(2, 4, 6, 16)], tag="bias-mask-past")
+    yield OpCase("com.microsoft.Attention", [f, f, f, i32], {"num_heads": 4}, opset=1,
+                 given=[r(2, 9, 64), r(64, 192) * np.float32(0.2), r(192), np.array([9, 6], np.int32)],
+                 tag="bert")
+    yield OpCase("com.microsoft.Attention", [f, f, f, 0, f], {"num_heads": 2, "unidirectional": 1}, opset=1,
+                 given=[r(1, 3, 32), r(32, 96) * np.float32(0.2), r(96), None, r(2, 1, 2, 8, 16)],
+                 tag="causal-past")
+
+
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
@@ -496,6 +518,11 @@ def op_cases() -> Iterator[OpCase]:
         if row.key == "QLinearConv":
             yield from _qlinear_conv_cases(sorted(row.input0_types))
             continue
+        if row.key == "com.microsoft.MultiHeadAttention":
+            yield from _mha_cases()
+            continue
+        if row.key == "com.microsoft.Attention":
+            continue  # _mha_cases gives Attention's too
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
             continue

@@ -110,11 +110,13 @@ _NBITS_ATTRS = {
     "bits": "nbits_bits",
     "accuracy_level": "nbits_accuracy_level",
 }
-# com.microsoft GroupQueryAttention's attributes (the om_attrs field has the ONNX name; docs/attention.md).
+# com.microsoft GroupQueryAttention's, MultiHeadAttention's and Attention's attributes (the om_attrs field has
+# the ONNX name; docs/attention.md).
 _GQA_ATTRS = ("num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interleaved", "local_window_size",
               "softcap", "smooth_softmax", "qk_output", "kv_cache_bit_width", "sliding_window_cache",
-              "causal")
-_GQA_FLOAT_ATTRS = ("scale", "softcap")
+              "causal", "unidirectional", "mask_filter_value", "past_present_share_buffer",
+              "rotary_embedding_dim")
+_GQA_FLOAT_ATTRS = ("scale", "softcap", "mask_filter_value")
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
 # DepthToSpace's mode values, in om_attrs.depth_mode's numbering.
@@ -199,7 +201,7 @@ def _resize_attrs(a: Any, attributes: dict[str, Any]) -> None:
 
 # List attributes of the data-movement ops (64 entries at most; Split's split 256), each with n_<name> and
 # has_<name>.
-_LIST_ATTRS = ("perm", "starts", "ends", "split")
+_LIST_ATTRS = ("perm", "starts", "ends", "split", "qkv_hidden_sizes")
 
 
 # Integer attributes of the structured ops: ONNX name -> om_attrs field.

@@ -37,10 +37,13 @@ _REQUIRED_ATTRS: dict[str, dict[str, object]] = {
     "GRU": {"hidden_size": 1},
     "RNN": {"hidden_size": 1},
     "com.microsoft.GroupQueryAttention": {"num_heads": 1, "kv_num_heads": 1},
+    "com.microsoft.MultiHeadAttention": {"num_heads": 1},
+    "com.microsoft.Attention": {"num_heads": 1},
 }
 # Input types a node needs after its min_inputs (0: absent): GroupQueryAttention's seqlens_k and
-# total_sequence_length.
-_REQUIRED_INPUTS: dict[str, list[int]] = {"com.microsoft.GroupQueryAttention": [0, 0, 0, 0, 6, 6]}
+# total_sequence_length; MultiHeadAttention's key and value (packed forms are not served).
+_REQUIRED_INPUTS: dict[str, list[int]] = {"com.microsoft.GroupQueryAttention": [0, 0, 0, 0, 6, 6],
+                                          "com.microsoft.MultiHeadAttention": [1, 1]}
 
 
 def _optional_outputs(key: str) -> str:

@@ -68,6 +68,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_MEAN_VARIANCE_NORMALIZATION: return &om_family_mvn;
     case OM_OP_CUM_SUM: return &om_family_cumsum;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
+    case OM_OP_MULTI_HEAD_ATTENTION: return &om_family_mha;
+    case OM_OP_COM_ATTENTION: return &om_family_attention;
     case OM_OP_DEPTH_TO_SPACE:
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
     case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
