@@ -23,7 +23,7 @@ from onemodel_ep._lib import MODES, check_kernel_path, op_key, served_domains
 from onemodel_ep.inference import domain_opset, subgraphs
 from onemodel_ep.node import Node, NodeError
 from onemodel_ep.report import NodeReport, RewriteReport
-from onemodel_ep.serving import input_types, node_attributes, verdict
+from onemodel_ep.serving import input_types, node_attributes, output_count, verdict
 
 __all__ = ["FOLD_MAX_BYTES", "FOLDED_REASON", "fold"]
 
@@ -111,7 +111,7 @@ def _computed(
     ranks = {n: a.ndim for n, a in zip(node.input, arrays) if a is not None}
     if verdict(node, in_types, opset, mode, kernel_path, ranks) is not None:
         return None
-    count = len(node.output)
+    count = output_count(node)
     try:
         lib_node = Node(op_key(node.domain, node.op_type), in_types, onnx_opset=opset,
                         attributes=node_attributes(node), mode=mode, kernel_path=kernel_path,

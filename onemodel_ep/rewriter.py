@@ -198,6 +198,8 @@ def rewrite(
             op_type = node.op_type
             node.op_type = key
             node.domain = DOMAIN
+            while node.output and not node.output[-1]:  # trailing absent outputs: the custom op has no slot
+                node.output.pop()
             for attr in node.attribute:
                 if attr.name in (ATTR_MODE, ATTR_OPSET, ATTR_PATH):
                     attr.name = ATTR_RENAMED_PREFIX + attr.name

@@ -33,6 +33,15 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
     }
 
 
+def output_count(node: onnx.NodeProto) -> int:
+    """The outputs the node has, trailing absent ones (empty names) not counted: what the library checks
+    against its op table (an output it does not serve, such as GroupQueryAttention's output_qk, is refused)."""
+    n = len(node.output)
+    while n > 0 and not node.output[n - 1]:
+        n -= 1
+    return n
+
+
 def rank_problem(node: onnx.NodeProto, ranks: Mapping[str, int]) -> str | None:
     """Which input or output of `node` has a rank (as `ranks` knows them) above MAX_RANK, or None. Stock ORT
     runs any rank; the library's kernels would refuse every run."""
@@ -74,7 +83,7 @@ def verdict(
         mode=mode,
         kernel_path=kernel_path,
         name=node.name,
-        n_outputs=len(node.output),
+        n_outputs=output_count(node),
     )
     return None if reason is None else (_classify(reason), reason)
 
@@ -90,7 +99,7 @@ def learn_output_types(
         return
     try:
         outs = Node(op_key(node.domain, node.op_type), in_types, onnx_opset=opset,
-                    attributes=node_attributes(node), n_outputs=len(node.output)).output_types
+                    attributes=node_attributes(node), n_outputs=output_count(node)).output_types
     except NodeError:  # not served after all: its outputs stay unknown
         return
     for k in missing:

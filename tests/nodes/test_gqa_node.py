@@ -388,3 +388,31 @@ def test_unserved_inputs_refused() -> None:
             attributes={"num_heads": 2, "kv_num_heads": 1},
             name="gqa",
         )
+
+
+def test_output_qk_left_to_stock() -> None:
+    """A GQA node that asks for its fourth output (output_qk), which the library does not write: the node
+    refuses it, the EP does not claim the node and the rewrite leaves it, so stock ORT serves it whole; the
+    same node with that output absent ("") is ours."""
+    with pytest.raises(NodeError, match=r"node 'gqa' \(op GroupQueryAttention\): output 3 is not served"):
+        Node("com.microsoft.GroupQueryAttention", [F32, F32, F32, 0, 0, I32, I32],
+             attributes={"num_heads": 4, "kv_num_heads": 2}, name="gqa", n_outputs=4)
+    at = G.Attrs(4, 2)
+    ins = _feeds(at, 1, 1, 16, 3, [3], 3, False, seed=5)
+    feeds = {n: x for n, x in zip(NAMES, ins) if x is not None}
+    for with_qk in (True, False):
+        model = _model(at, ins)
+        node = model.graph.node[0]
+        node.output.append("qk" if with_qk else "")
+        if with_qk:  # stock wants the qk_output mode too (1: the scaled scores before the Softmax)
+            node.attribute.append(helper.make_attribute("qk_output", 1))
+            model.graph.output.append(helper.make_tensor_value_info("qk", F32, None))
+        sess = onemodel_ep.InferenceSession(model.SerializeToString(), via="ep")
+        assert [n.moved for n in sess.report.nodes if n.op == "GroupQueryAttention"] == [not with_qk], (
+            sess.report.summary())
+        got = sess.run(None, feeds)
+        stock = S.stock(model, feeds)
+        np.testing.assert_allclose(got[0], stock[0], rtol=0, atol=1e-5)
+        rewritten = onemodel_ep.InferenceSession(model.SerializeToString(), via="rewrite")
+        assert [n.moved for n in rewritten.report.nodes if n.op == "GroupQueryAttention"] == [not with_qk]
+        rewritten.run(None, feeds)

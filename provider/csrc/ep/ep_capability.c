@@ -301,10 +301,19 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   attrs.onnx_opset = opset;
   om_node_attr_ctx actx = {api, node};
   om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints, om_na_floats, om_na_strings};
-  size_t n_outputs = 0; /* the outputs the node has (Split's count) */
+  size_t n_outputs = 0; /* the outputs the node has (Split's count), trailing absent ones (NULL) not counted */
   st = api->Node_GetNumOutputs(node, &n_outputs);
   if (st) api->ReleaseStatus(st);
-  else attrs.n_outputs = n_outputs;
+  else {
+    const OrtValueInfo* outs_small[8];
+    const OrtValueInfo** outs = n_outputs <= 8 ? outs_small : malloc(n_outputs * sizeof *outs);
+    st = outs && n_outputs ? api->Node_GetOutputs(node, outs, n_outputs) : NULL;
+    if (st) api->ReleaseStatus(st);
+    else if (outs)
+      while (n_outputs > 0 && !outs[n_outputs - 1]) n_outputs--;
+    if (outs != outs_small) free(outs);
+    attrs.n_outputs = n_outputs;
+  }
   char why[512];
   if (om_attrs_read(&src, om_op_row(row), 0, &attrs, why, sizeof why) != 0) {
     snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);

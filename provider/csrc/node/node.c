@@ -128,6 +128,9 @@ om_node* om_node_create(const char* node_name, const char* op, size_t n_inputs, 
   if ((row->flags & OM_F_OUTN) && attrs->n_outputs > node->n_outputs)
     OM_FAIL("node '%s' (op %s): %zu outputs, more than the %zu served", nn, op, attrs->n_outputs, node->n_outputs);
   if ((row->flags & OM_F_OUTN) && attrs->n_outputs) node->n_outputs = attrs->n_outputs;
+  if (!(row->flags & OM_F_OUTN) && attrs->n_outputs > node->n_outputs) /* e.g. GQA's output_qk: never written */
+    OM_FAIL("node '%s' (op %s): output %zu is not served (at most %zu outputs)", nn, op, node->n_outputs,
+            node->n_outputs);
   node->out_types[0] = t0;
   node->family = om_family_of(id);
   if (node->family) {

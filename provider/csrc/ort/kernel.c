@@ -222,10 +222,19 @@ OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op
     if (types != types_small) free(types);
     return om_error(api, msg);
   }
-  size_t n_outputs = 0; /* the outputs the node has (Split's count) */
+  size_t n_outputs = 0; /* the outputs the node has (Split's count), trailing absent ones ("") not counted */
   st = api->KernelInfo_GetOutputCount(info, &n_outputs);
   if (st) api->ReleaseStatus(st);
-  else attrs.n_outputs = n_outputs;
+  else {
+    while (n_outputs > 0) {
+      size_t len = 0;
+      st = api->KernelInfo_GetOutputName(info, n_outputs - 1, NULL, &len);
+      if (st) api->ReleaseStatus(st);
+      if (st || len > 1) break; /* the name's size counts its NUL: 1 is "" */
+      n_outputs--;
+    }
+    attrs.n_outputs = n_outputs;
+  }
   om_node* node = om_node_create(name, row->key, n, types, &attrs, err, sizeof err);
   if (types != types_small) free(types);
   if (!node) return om_error(api, err);
@@ -341,6 +350,8 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
   size_t n_out = k->n_out;
   OrtStatus* st = k->out_map ? NULL : api->KernelContext_GetOutputCount(ctx, &n_out);
   if (st) return st;
+  /* Outputs past the node's own count are trailing absent ones ("": creation counted only the others) */
+  if (n_out > om_node_output_count(k->node)) n_out = om_node_output_count(k->node);
   if (n_out == 0 || n_out > OM_MAX_OUTPUTS) return om_error(api, "unexpected number of outputs");
   int64_t out_shapes_s[SMALL * OM_MAX_RANK];
   size_t out_ranks_s[SMALL];

@@ -346,7 +346,7 @@ typedef struct OrtApi {
   /* 230 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetInputCount)(const OrtKernelInfo* info, size_t* out);
   /* 231 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputCount)(const OrtKernelInfo* info, size_t* out);
   /* 232 */ void* unused_232; /* KernelInfo_GetInputName */
-  /* 233 */ void* unused_233; /* KernelInfo_GetOutputName */
+  /* 233 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputName)(const OrtKernelInfo* info, size_t index, char* out, size_t* size);
   /* 234 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetInputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
   /* 235 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
   /* 236 */ void* unused_236; /* KernelInfoGetAttribute_tensor */
@@ -448,6 +448,7 @@ _Static_assert(offsetof(OrtApi, OpAttr_GetType) == 363 * sizeof(void*), "OrtApi 
 _Static_assert(offsetof(OrtApi, GetTensorElementTypeAndShapeDataReference) == 414 * sizeof(void*),
                "OrtApi layout: GetTensorElementTypeAndShapeDataReference is member 414");
 _Static_assert(offsetof(OrtApi, GetAllocatorWithDefaultOptions) == 78 * sizeof(void*), "OrtApi: member 78");
+_Static_assert(offsetof(OrtApi, KernelInfo_GetOutputName) == 233 * sizeof(void*), "OrtApi: member 233");
 _Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_float) == 162 * sizeof(void*), "OrtApi: member 162");
 _Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_string) == 417 * sizeof(void*), "OrtApi: member 417");
 
