@@ -35,7 +35,7 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, object]:
 
 def output_count(node: onnx.NodeProto) -> int:
     """The outputs the node has, trailing absent ones (empty names) not counted: what the library checks
-    against its op table (an output it does not serve, such as GroupQueryAttention's output_qk, is refused)."""
+    against its op table (an output it does not serve, GroupQueryAttention's output_qk, is refused)."""
     n = len(node.output)
     while n > 0 and not node.output[n - 1]:
         n -= 1
