@@ -33,9 +33,12 @@ def _combine(red: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         take = a < b if red == "max" else b < a
         return b if bool(take[0]) else a
     op = np.add if red == "add" else np.multiply
-    if a.dtype in HALF:  # widened exactly to float, one float operation, rounded to nearest even back
-        return op(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
-    return op(a, b)  # floats: one rounding; integers: wrapping
+    with np.errstate(invalid="ignore", over="ignore"):
+        if a.dtype in HALF:  # widened exactly to float, one float operation, rounded to nearest even back
+            r = op(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+        else:
+            r = op(a, b)  # floats: one rounding; integers: wrapping
+    return np.full_like(r, np.nan) if (r.dtype.kind == "f" or r.dtype == BF16) and np.isnan(r[0]) else r
 
 
 def _apply(x: np.ndarray, targets: list[int], upd: np.ndarray, red: str) -> np.ndarray:
@@ -232,6 +235,39 @@ def test_contract_is_stock_orts(op: str, opset: int) -> None:
 
 
 F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
+
+
+@pytest.mark.parametrize("t", [np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64), BF16])
+@pytest.mark.parametrize("red", ["add", "mul", "max", "min"])
+def test_nan_results_are_canonical_and_selections_keep_bits(t: np.dtype, red: str) -> None:
+    """add and mul write a NaN result as the canonical NaN (inf - inf, 0 * inf, a NaN operand with a payload);
+    max and min select an operand, bits as they are (docs/data-movement.md)."""
+    payload = {4: 0x7FA00001, 2: 0x7D01, 8: 0x7FF4000000000001}
+    if t == BF16:
+        nan = np.array([0x7F81], np.uint16).view(BF16)
+    else:
+        raw = np.array([payload[t.itemsize]], {4: np.uint32, 2: np.uint16, 8: np.uint64}[t.itemsize])
+        nan = raw.view(t)
+    x = np.array([np.inf, 0.0, 1.0, 2.0, -0.0], np.float32).astype(t)
+    x[3] = nan[0]
+    upd = np.array([-np.inf, np.inf, 0.0, 5.0, 0.0, 0.0], np.float32).astype(t)
+    upd[2] = nan[0]
+    idx = np.array([0, 1, 2, 3, 4, 4], np.int64)
+    want = scatter_elements(x, idx, upd, 0, red)
+    if red in ("add", "mul"):
+        nans = np.isnan(want.astype(np.float32))
+        assert nans.sum() >= 2 and all(v.tobytes() == np.array(np.nan, t).tobytes() for v in want[nans])
+    for path in onemodel_ep.kernel_paths():
+        types = [TensorProto.BFLOAT16 if t == BF16 else int(helper.np_dtype_to_tensor_dtype(t)), I64]
+        node = Node(
+            "ScatterElements",
+            types + types[:1],
+            onnx_opset=18,
+            attributes={"reduction": red},
+            kernel_path=path,
+            name="n",
+        )
+        _same(f"{red} {t} {path}", node.run_outputs(x, idx, upd)[0], want)
 
 
 @pytest.mark.parametrize(

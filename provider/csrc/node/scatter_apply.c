@@ -37,10 +37,15 @@ int om_scatter_reduction_serves(int reduction, int type) {
  * element stays) */
 #define OM_SC_MAX(T, a, b) ((a) < (b) ? (b) : (a))
 #define OM_SC_MIN(T, a, b) ((b) < (a) ? (b) : (a))
-#define OM_SC_FADD(T, a, b) ((a) + (b))
-#define OM_SC_FMUL(T, a, b) ((a) * (b))
-/* float16 and bfloat16: both widened exactly to float, one float operation, rounded to nearest even back */
-#define OM_SC_H(T, a, b, OP) om_f32_to_f16(om_f16_to_f32(a) OP om_f16_to_f32(b))
+/* float and double: one operation; a NaN result is the canonical NaN (docs/exact-mode.md) */
+static inline float om_sc_canon_f32(float r) { return r != r ? om_f32_from_bits(0x7fc00000u) : r; }
+static inline double om_sc_canon_f64(double r) { return r != r ? om_f64_from_bits(0x7ff8000000000000ull) : r; }
+#define OM_SC_CANON(T, r) (sizeof(T) == 4 ? (T)om_sc_canon_f32((float)(r)) : (T)om_sc_canon_f64((double)(r)))
+#define OM_SC_FADD(T, a, b) OM_SC_CANON(T, (a) + (b))
+#define OM_SC_FMUL(T, a, b) OM_SC_CANON(T, (a) * (b))
+/* float16 and bfloat16: both widened exactly to float, one float operation, rounded to nearest even back; a NaN
+ * result is the canonical NaN (0x7e00, and om_f32_to_bf16's 0x7fc0) */
+#define OM_SC_H(T, a, b, OP) om_f32_to_f16(om_sc_canon_f32(om_f16_to_f32(a) OP om_f16_to_f32(b)))
 #define OM_SC_HADD(T, a, b) OM_SC_H(T, a, b, +)
 #define OM_SC_HMUL(T, a, b) OM_SC_H(T, a, b, *)
 #define OM_SC_HMAX(T, a, b) (om_f16_to_f32(a) < om_f16_to_f32(b) ? (b) : (a))
