@@ -6,6 +6,7 @@
 
 #include "core/om_types.h"
 #include "math/om_half.h"
+#include "movement.h"
 
 const char* om_scatter_reduction_name(int reduction) {
   static const char* const names[] = {"none", "add", "mul", "max", "min"};
@@ -17,17 +18,21 @@ int om_scatter_reduction_serves(int reduction, int type) {
   return type != OM_T_BOOL;
 }
 
-/* One loop over the runs with the element combination C(T, a, b) (a: the output element, b: the update). */
-#define OM_SC_LOOP(T, C)                                  \
-  do {                                                    \
-    T* o = out;                                           \
-    const T* u = upd;                                     \
-    for (size_t g = 0; g < runs; g++)                     \
-      for (size_t j = 0; j < run; j++) {                  \
-        T* a = &o[off[g] + j];                            \
-        T b = u[g * run + j];                             \
-        *a = C(T, *a, b);                                 \
-      }                                                   \
+/* One loop over the runs with the element combination C(T, a, b) (a: the output element, b: the update); runs of
+ * one element (ScatterElements) in a loop of their own. */
+#define OM_SC_LOOP(T, C)                                          \
+  do {                                                            \
+    if (run == 1) {                                               \
+      T* o = out;                                                 \
+      const T* u = upd;                                           \
+      for (size_t g = 0; g < runs; g++) o[off[g]] = C(T, o[off[g]], u[g]); \
+      break;                                                      \
+    }                                                             \
+    for (size_t g = 0; g < runs; g++) {                           \
+      T* restrict a = (T*)out + off[g];                           \
+      const T* restrict b = (const T*)upd + g * run;              \
+      for (size_t j = 0; j < run; j++) a[j] = C(T, a[j], b[j]);   \
+    }                                                             \
   } while (0)
 
 /* Integers: add and mul wrap (two's complement, computed on uint64_t); max and min compare. */
@@ -69,10 +74,20 @@ static inline double om_sc_canon_f64(double r) { return r != r ? om_f64_from_bit
 #define OM_SC_INT(T) OM_SC_BY_REDUCTION(T, OM_SC_IADD, OM_SC_IMUL, OM_SC_MAX, OM_SC_MIN)
 #define OM_SC_FLOAT(T) OM_SC_BY_REDUCTION(T, OM_SC_FADD, OM_SC_FMUL, OM_SC_MAX, OM_SC_MIN)
 
+/* Runs of one element of T: out[off[g]] = upd[g]. */
+#define OM_SC_ONE(T)                                                        \
+  do {                                                                      \
+    for (size_t g = 0; g < runs; g++) ((T*)out)[off[g]] = ((const T*)upd)[g]; \
+  } while (0)
+
 void om_scatter_apply(int type, int reduction, void* out, const void* upd, const size_t* off, size_t runs,
                       size_t run) {
   if (reduction == OM_SCATTER_NONE) {
     size_t esz = om_type_size(type), bytes = run * esz;
+    if (run == 1) { /* ScatterElements: one element an update, its bits as they are */
+      OM_BY_ELEMENT_SIZE(esz, OM_SC_ONE);
+      return;
+    }
     for (size_t g = 0; g < runs; g++)
       memcpy((char*)out + off[g] * esz, (const char*)upd + g * bytes, bytes);
     return;
