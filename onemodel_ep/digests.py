@@ -361,6 +361,12 @@ def _movement_cases(op: str, t: int) -> list[Case]:
         "GatherElements": [([t, i64], {"axis": 1}, [(3, 5), [[0, -1, 4], [2, -5, 1]]], 13)],
         "GatherND": [([t, i64], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]]], 13),
                      ([t, i64], {"batch_dims": 1}, [(2, 5, 3), [[1, 2], [-1, 0]]], 13)],
+        "ScatterElements": [([t, i64, t], {"axis": 1}, [(3, 5), [[0, -1, 4], [2, -5, 1]], (2, 3)], 13)]
+        + ([([t, i64, t], {"axis": 0, "reduction": r}, [(3, 4), [[0, 2, -1, 0], [0, -3, 1, 2]], (2, 4)], 18)
+            for r in ("add", "mul", "max", "min")] if t != TensorProto.BOOL else []),
+        "ScatterND": [([t, i64, t], {}, [(4, 5, 3), [[0, -1], [3, 2], [-4, 0]], (3, 3)], 13)]
+        + ([([t, i64, t], {"reduction": "add"}, [(4, 3), [[1], [-3], [0]], (3, 3)], 18)]
+           if t != TensorProto.BOOL else []),
         "Resize": _resize_cases(t),
         "NonZero": [([t], {}, [(3, 37, 5)], 13)],
         "OneHot": [([t, i64, f], {"axis": 1}, [[[0, 2, 4], [1, 3, 5]], [4], (2,)], 11)],

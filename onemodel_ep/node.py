@@ -53,6 +53,11 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         a.has_pad_mode = 1
         a.depth_mode = _DEPTH_MODES.index(pad_mode) if pad_mode in _DEPTH_MODES else -1  # DepthToSpace's
         a.has_depth_mode = 1
+    if "reduction" in attributes:  # ScatterElements', ScatterND's
+        red = attributes["reduction"]
+        red = red.decode() if isinstance(red, bytes) else str(red)
+        a.scatter_reduction = _SCATTER_REDUCTIONS.index(red) if red in _SCATTER_REDUCTIONS else -1
+        a.has_scatter_reduction = 1
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1
@@ -119,6 +124,8 @@ _GQA_ATTRS = ("num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interle
 _GQA_FLOAT_ATTRS = ("scale", "softcap", "mask_filter_value")
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")
+# ScatterElements' and ScatterND's reduction values, in om_attrs.scatter_reduction's numbering.
+_SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 # DepthToSpace's mode values, in om_attrs.depth_mode's numbering.
 _DEPTH_MODES = ("DCR", "CRD")
 

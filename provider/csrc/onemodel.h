@@ -62,6 +62,8 @@ typedef struct om_attrs {
   int has_pad_mode;
   int depth_mode;    /* DepthToSpace's `mode`: 0 "DCR", 1 "CRD", -1 another string */
   int has_depth_mode;
+  int scatter_reduction; /* ScatterElements, ScatterND `reduction`: 0 none, 1 add, 2 mul, 3 max, 4 min, -1 another */
+  int has_scatter_reduction;
   /* Resize's and Upsample's string attributes (docs/resize.md), each 0 when absent, else the code
    * om_resize_attr_code gives its value (-1: a value not among its names) */
   int resize_mode;      /* mode: 1 nearest, 2 linear, 3 cubic */

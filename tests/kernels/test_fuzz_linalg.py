@@ -58,6 +58,8 @@ OWN_TESTS = {
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
     "GatherElements": "tests/nodes/test_movement_gather_nd.py",
     "GatherND": "tests/nodes/test_movement_gather_nd.py",
+    "ScatterElements": "tests/nodes/test_movement_scatter.py",
+    "ScatterND": "tests/nodes/test_movement_scatter.py",
     "MaxPool": "tests/nodes/test_window_pool_exact.py",
     "AveragePool": "tests/nodes/test_window_pool_exact.py",
     "Pad": "tests/nodes/test_pad.py",

@@ -47,6 +47,7 @@ static int om_type_since(int id, int t) {
       return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_PAD: return t == OM_T_BFLOAT16 || t == OM_T_BOOL ? 13 : 0;
     case OM_OP_DEPTH_TO_SPACE: case OM_OP_SPACE_TO_DEPTH: case OM_OP_GATHER_ELEMENTS: case OM_OP_GATHER_ND:
+    case OM_OP_SCATTER_ELEMENTS: case OM_OP_SCATTER_ND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_ARG_MAX: case OM_OP_ARG_MIN: return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_RESIZE: case OM_OP_NON_ZERO: return t == OM_T_BFLOAT16 ? 13 : 0;

@@ -74,6 +74,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
     case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
     case OM_OP_GATHER_ND: return &om_family_gather_nd;
+    case OM_OP_SCATTER_ELEMENTS: case OM_OP_SCATTER_ND: return &om_family_scatter;
     case OM_OP_MATMUL_INTEGER_TO_FLOAT:
     case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
     case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;

@@ -148,6 +148,7 @@ extern const om_family om_family_attention; /* node_attention.c: com.microsoft A
 extern const om_family om_family_depth_space; /* node_depth_space.c: DepthToSpace, SpaceToDepth */
 extern const om_family om_family_gather_elements; /* node_gather_elements.c: GatherElements */
 extern const om_family om_family_gather_nd; /* node_gather_nd.c: GatherND */
+extern const om_family om_family_scatter; /* node_scatter.c: ScatterElements, ScatterND */
 extern const om_family om_family_quant_matmul; /* node_quant_matmul.c: MatMulIntegerToFloat, DynamicQuantizeMatMul,
                                                 * QLinearMatMul */
 extern const om_family om_family_qconv;     /* node_qconv.c: ConvInteger, QLinearConv */

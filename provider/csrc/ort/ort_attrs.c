@@ -161,6 +161,16 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       attrs->has_depth_mode = 1;
     }
   }
+  if (r >= 0 && (strcmp(op, "ScatterElements") == 0 || strcmp(op, "ScatterND") == 0)) {
+    r = src->get_string(src->ctx, "reduction", sval, sizeof sval, err, errlen);
+    if (r == 0) {
+      static const char* const reductions[] = {"none", "add", "mul", "max", "min"}; /* scatter_apply.h's codes */
+      attrs->scatter_reduction = -1;
+      for (int q = 0; q < 5; q++)
+        if (strcmp(sval, reductions[q]) == 0) attrs->scatter_reduction = q;
+      attrs->has_scatter_reduction = 1;
+    }
+  }
   if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
     r = om_attrs_read_resize(src, flags, attrs, err, errlen);
   if (r >= 0 && (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "RNN") == 0))
