@@ -3,7 +3,8 @@
  * flipped), reversed for the smallest; a NaN keeps the top key for both (docs/shape-ops.md). The selection is a
  * binary heap of the k best so far, worst at the root: elements come in index order, so one replaces the root
  * only when its key is strictly greater. The heap is then emptied worst first into the outputs' last places.
- * O(n log k) comparisons per row; one row loop per element type.
+ * O(n log k) comparisons per row; a row of which k is a large share is instead ranked whole by a radix sort
+ * on the keys (stable, so ties stay in index order). One row loop per element type.
  */
 #include "topk.h"
 
@@ -12,6 +13,10 @@
 #include "core/om_types.h"
 
 #define OM_TOPK_NAN_KEY UINT64_MAX
+
+/* A row is ranked whole (radix sort) rather than through a heap of k when k is a quarter of it or more and
+ * above 64 (measured: docs/shape-ops.md). Either way the answer is the same. */
+static int om_topk_sorts(size_t n, size_t k) { return k > 64 && 4 * k >= n; }
 
 /* The order key of sign-magnitude floating-point bits b (sign bit s), NaN excluded: -0 as +0; negatives below
  * s (greater magnitude lower), +0 and positives from s up. */
@@ -93,6 +98,37 @@ static void om_topk_drain(om_topk_entry* heap, size_t k, const char* x, size_t s
   }
 }
 
+/* Sort the n entries of a by key, greatest first, equal keys in index order (the entries come in index
+ * order): a stable least-significant-digit radix sort on the complemented key, one byte a pass, a pass skipped
+ * when every entry has the same byte there. tmp: n more entries. Returns the array holding the result. */
+static om_topk_entry* om_topk_radix(om_topk_entry* a, om_topk_entry* tmp, size_t n) {
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    size_t count[256] = {0};
+    for (size_t i = 0; i < n; i++) count[(uint8_t)(~a[i].key >> shift)]++;
+    if (count[(uint8_t)(~a[0].key >> shift)] == n) continue;
+    size_t pos = 0;
+    for (size_t b = 0; b < 256; b++) {
+      size_t c = count[b];
+      count[b] = pos;
+      pos += c;
+    }
+    for (size_t i = 0; i < n; i++) tmp[count[(uint8_t)(~a[i].key >> shift)]++] = a[i];
+    om_topk_entry* t = a;
+    a = tmp;
+    tmp = t;
+  }
+  return a;
+}
+
+/* Write the first k of the ranked entries e to the outputs. */
+static void om_topk_write(const om_topk_entry* e, size_t k, const char* x, size_t stride, size_t esz, void* values,
+                          int64_t* indices, size_t inner) {
+  for (size_t m = 0; m < k; m++) {
+    if (values) memcpy((char*)values + m * inner * esz, x + (size_t)e[m].idx * stride, esz);
+    indices[m * inner] = e[m].idx;
+  }
+}
+
 /* The selection of one row for one element type (key function om_topk_key_S, element size ESZ). */
 #define OM_TOPK_ROW(ID, S, ESZ)                                                                                 \
   static void om_topk_row_##S(const om_topk* t, const void* src, void* values, int64_t* indices,              \
@@ -100,6 +136,11 @@ static void om_topk_drain(om_topk_entry* heap, size_t k, const char* x, size_t s
     const size_t n = t->n, k = t->k, stride = t->inner * (ESZ);                                               \
     const uint64_t flip = t->largest ? 0 : (ESZ) == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * (ESZ) % 64)) - 1;   \
     const char* x = src;                                                                                      \
+    if (om_topk_sorts(n, k)) { /* a large share of the row: rank it all */                                    \
+      for (size_t j = 0; j < n; j++) heap[j] = (om_topk_entry){om_topk_key_##S(x + j * stride, flip), (int64_t)j}; \
+      om_topk_write(om_topk_radix(heap, heap + n, n), k, x, stride, ESZ, values, indices, t->inner);          \
+      return;                                                                                                 \
+    }                                                                                                         \
     for (size_t j = 0; j < k; j++) heap[j] = (om_topk_entry){om_topk_key_##S(x + j * stride, flip), (int64_t)j}; \
     for (size_t i = k / 2; i-- > 0;) om_topk_sift(heap, i, k);                                                \
     uint64_t root = heap[0].key;                                                                              \
@@ -130,6 +171,8 @@ static om_topk_fn om_topk_of(int type) {
     default: return 0;
   }
 }
+
+size_t om_topk_scratch(size_t n, size_t k) { return om_topk_sorts(n, k) ? 2 * n : k; }
 
 int om_topk_supported(int type) { return om_topk_of(type) ? 0 : -1; }
 

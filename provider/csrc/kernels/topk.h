@@ -23,12 +23,15 @@ typedef struct om_topk_entry {
   int64_t idx;
 } om_topk_entry;
 
+/* The scratch entries om_topk_row needs for a row of n elements and k wanted. */
+size_t om_topk_scratch(size_t n, size_t k);
+
 /* 0 when the selection serves this element type, -1 otherwise. */
 int om_topk_supported(int type);
 
 /* The row starting at src (element j at src + j * inner elements): its k best into values (element r at
  * values + r * inner elements, copied bit for bit; values NULL: not wanted) and their indices (indices[r * inner]), best first.
- * heap: k entries of scratch. */
+ * heap: om_topk_scratch(n, k) entries of scratch. */
 void om_topk_row(const om_topk* t, const void* src, void* values, int64_t* indices, om_topk_entry* heap);
 
 #endif

@@ -121,7 +121,7 @@ static int om_tk_rows(const void* vt, size_t begin, size_t end) {
   const om_topk_task* t = vt;
   const om_topk* s = &t->sel;
   size_t esz = om_type_size(s->type);
-  om_topk_entry* heap = malloc(s->k * sizeof *heap);
+  om_topk_entry* heap = malloc(om_topk_scratch(s->n, s->k) * sizeof *heap);
   if (!heap) return -1;
   for (size_t q = begin; q < end; q++) {
     size_t o = q / s->inner, i = q % s->inner;
