@@ -249,6 +249,9 @@ _INT_ATTRS = {
     "transBatchA": "trans_batch_a",
     "transBatchB": "trans_batch_b",
     "channels_last": "channels_last",
+    "k": "topk_k",
+    "largest": "largest",
+    "sorted": "sorted",
 }
 
 

@@ -65,6 +65,7 @@ OWN_TESTS = {
     "Pad": "tests/nodes/test_pad.py",
     "ArgMax": "tests/nodes/test_argminmax.py",
     "ArgMin": "tests/nodes/test_argminmax.py",
+    "TopK": "tests/nodes/test_topk.py",
     "QuantizeLinear": "tests/nodes/test_quant_qdq.py",
     "DequantizeLinear": "tests/nodes/test_quant_qdq.py",
     "DynamicQuantizeLinear": "tests/nodes/test_quant_qdq.py",

@@ -50,6 +50,8 @@ static int om_type_since(int id, int t) {
     case OM_OP_SCATTER_ELEMENTS: case OM_OP_SCATTER_ND:
       return t == OM_T_BFLOAT16 ? 13 : 0;
     case OM_OP_ARG_MAX: case OM_OP_ARG_MIN: return t == OM_T_BFLOAT16 ? 13 : 0;
+    case OM_OP_TOP_K: /* float types from opset 1, the integers from 11, bfloat16 from 24 */
+      return t == OM_T_BFLOAT16 ? 24 : (t == OM_T_FLOAT || t == OM_T_FLOAT16 || t == OM_T_DOUBLE ? 0 : 11);
     case OM_OP_RESIZE: case OM_OP_NON_ZERO: return t == OM_T_BFLOAT16 ? 13 : 0;
     default: return 0;
   }

@@ -60,6 +60,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_PAD: return &om_family_pad;
     case OM_OP_ARG_MAX:
     case OM_OP_ARG_MIN: return &om_family_argminmax;
+    case OM_OP_TOP_K: return &om_family_topk;
     case OM_OP_SPLIT: return &om_family_split;
     case OM_OP_TRILU: return &om_family_trilu;
     case OM_OP_NON_ZERO: return &om_family_nonzero;
@@ -118,6 +119,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_COM_DEQUANTIZE_LINEAR: return OM_T_UNDEFINED;
     case OM_OP_DYNAMIC_QUANTIZE_LINEAR: return k == 1 ? OM_T_FLOAT : OM_T_UINT8;
     case OM_OP_MAX_POOL: return k == 1 ? OM_T_INT64 : type0; /* Indices */
+    case OM_OP_TOP_K: return k == 1 ? OM_T_INT64 : type0;    /* Indices */
     case OM_OP_DROPOUT: return k == 1 ? OM_T_BOOL : type0; /* mask */
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */

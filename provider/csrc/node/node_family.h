@@ -140,6 +140,7 @@ extern const om_family om_family_dynamic_quantize; /* node_dynamic_quantize.c: D
 extern const om_family om_family_matmul_nbits; /* node_matmul_nbits.c: com.microsoft MatMulNBits */
 extern const om_family om_family_pad;       /* node_pad.c: Pad */
 extern const om_family om_family_argminmax; /* node_argminmax.c: ArgMax, ArgMin */
+extern const om_family om_family_topk;      /* node_topk.c: TopK */
 extern const om_family om_family_split;     /* node_split.c: Split */
 extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 extern const om_family om_family_gqa;       /* node_gqa.c: com.microsoft GroupQueryAttention */
