@@ -213,6 +213,7 @@ _INT_ATTRS = {
     "exclusive": "exclusive",
     "reverse": "reverse",
     "stash_type": "stash_type",
+    "mask_index_type": "mask_index_type",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",
