@@ -500,6 +500,26 @@ def _mha_cases() -> Iterator[OpCase]:
                  tag="causal-past")
 
 
+def _embed_layernorm_cases() -> Iterator[OpCase]:
+    """EmbedLayerNormalization (docs/transformer-ops.md): BERT's form with segments and a mask; without
+    segments, with [1, S] position_ids."""
+    f, i32 = TensorProto.FLOAT, TensorProto.INT32
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    def ids(hi: int, *shape: int) -> np.ndarray:
+        return rng.integers(0, hi, shape).astype(np.int32)
+
+    yield OpCase("com.microsoft.EmbedLayerNormalization", [i32, i32, f, f, f, f, f, i32], {}, opset=1,
+                 given=[ids(30, 2, 9), ids(2, 2, 9), r(30, 64), r(16, 64), r(2, 64), r(64), r(64),
+                        ids(2, 2, 9)], tag="bert")
+    yield OpCase("com.microsoft.EmbedLayerNormalization", [i32, 0, f, f, 0, f, f, 0, i32], {"epsilon": 1e-5},
+                 opset=1, given=[ids(30, 3, 5), None, r(30, 40), r(8, 40), None, r(40), r(40), None,
+                                 ids(8, 1, 5)], tag="position-ids")
+
+
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
@@ -523,6 +543,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.Attention":
             continue  # _mha_cases gives Attention's too
+        if row.key == "com.microsoft.EmbedLayerNormalization":
+            yield from _embed_layernorm_cases()
+            continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
             continue
