@@ -213,3 +213,14 @@ def test_zero_size_dimensions(dims: tuple[int, int, int]) -> None:
     got = _node(ins).run_outputs(*_args(ins), n_outputs=3)
     for what, g, w in zip(OUTS, got, _ref(ins)):
         S.assert_exact_bits(f"{dims} {what}", g, w)
+
+
+def test_exact_mode_nan_sum_is_canonical() -> None:
+    """A NaN sum is the canonical NaN 0x7fc00000 in exact mode, whatever the input NaN's payload and sign."""
+    ins = _inputs(CASES[1], seed=13)
+    word, ids = ins[2], ins[0]
+    assert word is not None and ids is not None
+    word[ids[0, 0], 5] = np.array([0xFFC00123], np.uint32).view(np.float32)[0]
+    got = _node(ins).run_outputs(*_args(ins), n_outputs=3)
+    assert int(got[2][0, 0].view(np.uint32)[5]) == 0x7FC00000
+    assert int(got[2][0, 0].view(np.uint32)[4]) == int(_ref(ins)[2][0, 0].view(np.uint32)[4])
