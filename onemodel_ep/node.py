@@ -214,6 +214,8 @@ _INT_ATTRS = {
     "reverse": "reverse",
     "stash_type": "stash_type",
     "mask_index_type": "mask_index_type",
+    "gather_axis": "gather_axis",
+    "quantize_axis": "quantize_axis",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",
