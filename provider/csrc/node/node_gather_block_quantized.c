@@ -168,10 +168,15 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
     const float* sc = j->scales + src * m->blocks;
     const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
     float* y = j->y + row * m->q;
-    for (size_t t = 0; t < m->q; t++) {
-      size_t blk = t / j->g->block;
+    size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
+    for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
-      y[t] = (float)(om_gbq_value(q, t, bits) - z) * sc[blk];
+      float s = sc[blk];
+      size_t t1 = t0 + block < m->q ? t0 + block : m->q;
+      for (size_t t = t0; t < t1; t++) {
+        size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
+        y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
+      }
     }
   }
   return 0;
