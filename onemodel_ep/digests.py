@@ -509,6 +509,45 @@ def _mha_cases() -> Iterator[OpCase]:
                  tag="causal-past")
 
 
+def _embed_layernorm_cases() -> Iterator[OpCase]:
+    """EmbedLayerNormalization (docs/transformer-ops.md): BERT's form with segments and a mask; without
+    segments, with [1, S] position_ids."""
+    f, i32 = TensorProto.FLOAT, TensorProto.INT32
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    def ids(hi: int, *shape: int) -> np.ndarray:
+        return rng.integers(0, hi, shape).astype(np.int32)
+
+    yield OpCase("com.microsoft.EmbedLayerNormalization", [i32, i32, f, f, f, f, f, i32], {}, opset=1,
+                 given=[ids(30, 2, 9), ids(2, 2, 9), r(30, 64), r(16, 64), r(2, 64), r(64), r(64),
+                        ids(2, 2, 9)], tag="bert")
+    yield OpCase("com.microsoft.EmbedLayerNormalization", [i32, 0, f, f, 0, f, f, 0, i32], {"epsilon": 1e-5},
+                 opset=1, given=[ids(30, 3, 5), None, r(30, 40), r(8, 40), None, r(40), r(40), None,
+                                 ids(8, 1, 5)], tag="position-ids")
+
+
+def _gather_block_quantized_cases() -> Iterator[OpCase]:
+    """GatherBlockQuantized with uint8 data (docs/transformer-ops.md): 4-bit rows with the default zero point,
+    8-bit rows with packed zero points and rank-3 data."""
+    u8, i32, i64, f = TensorProto.UINT8, TensorProto.INT32, TensorProto.INT64, TensorProto.FLOAT
+    rng = np.random.default_rng(SEED)
+
+    def q(*shape: int) -> np.ndarray:
+        return rng.integers(0, 256, shape).astype(np.uint8)
+
+    def sc(*shape: int) -> np.ndarray:
+        return (rng.random(shape) + 0.01).astype(np.float32)
+
+    yield OpCase("com.microsoft.GatherBlockQuantized", [u8, i64, f], {"bits": 4, "block_size": 32}, opset=1,
+                 given=[q(40, 48), np.array([[3, -1, 17], [0, 39, 5]], np.int64), sc(40, 3)], tag="4bit")
+    yield OpCase("com.microsoft.GatherBlockQuantized", [u8, i32, f, u8],
+                 {"bits": 8, "block_size": 16, "quantize_axis": 2}, opset=1,
+                 given=[q(6, 2, 40), np.array([5, 0, -2], np.int32), sc(6, 2, 3), q(6, 2, 3)], tag="8bit-zp")
+
+
 def op_cases() -> Iterator[OpCase]:
     """Every case of every row of the op table, in a fixed order."""
     for row in op_table().values():
@@ -532,6 +571,12 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.Attention":
             continue  # _mha_cases gives Attention's too
+        if row.key == "com.microsoft.EmbedLayerNormalization":
+            yield from _embed_layernorm_cases()
+            continue
+        if row.key == "com.microsoft.GatherBlockQuantized":
+            yield from _gather_block_quantized_cases()
+            continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))
             continue

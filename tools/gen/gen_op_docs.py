@@ -41,9 +41,11 @@ _REQUIRED_ATTRS: dict[str, dict[str, object]] = {
     "com.microsoft.Attention": {"num_heads": 1},
 }
 # Input types a node needs after its min_inputs (0: absent): GroupQueryAttention's seqlens_k and
-# total_sequence_length; MultiHeadAttention's key and value (packed forms are not served); TopK's K.
+# total_sequence_length; MultiHeadAttention's key and value (packed forms are not served); TopK's K;
+# EmbedLayerNormalization's embeddings, gamma and beta.
 _REQUIRED_INPUTS: dict[str, list[int]] = {"com.microsoft.GroupQueryAttention": [0, 0, 0, 0, 6, 6],
-                                          "com.microsoft.MultiHeadAttention": [1, 1], "TopK": [7]}
+                                          "com.microsoft.MultiHeadAttention": [1, 1], "TopK": [7],
+                                          "com.microsoft.EmbedLayerNormalization": [0, 1, 1, 0, 1, 1]}
 
 
 def _optional_outputs(key: str) -> str:

@@ -71,6 +71,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
     case OM_OP_MULTI_HEAD_ATTENTION: return &om_family_mha;
     case OM_OP_COM_ATTENTION: return &om_family_attention;
+    case OM_OP_EMBED_LAYER_NORMALIZATION: return &om_family_embed_layernorm;
+    case OM_OP_GATHER_BLOCK_QUANTIZED: return &om_family_gather_block_quantized;
     case OM_OP_DEPTH_TO_SPACE:
     case OM_OP_SPACE_TO_DEPTH: return &om_family_depth_space;
     case OM_OP_GATHER_ELEMENTS: return &om_family_gather_elements;
@@ -126,6 +128,8 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
     case OM_OP_ONE_HOT: return OM_T_UNDEFINED;        /* ORT takes the last input's: values, y's type */
     case OM_OP_QLINEAR_CONV: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of y's type */
+    case OM_OP_EMBED_LAYER_NORMALIZATION: return k == 1 ? OM_T_INT32 : OM_T_FLOAT; /* mask_index */
+    case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_FLOAT;
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

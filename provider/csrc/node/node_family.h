@@ -146,6 +146,10 @@ extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 extern const om_family om_family_gqa;       /* node_gqa.c: com.microsoft GroupQueryAttention */
 extern const om_family om_family_mha;       /* node_mha.c: com.microsoft MultiHeadAttention */
 extern const om_family om_family_attention; /* node_attention.c: com.microsoft Attention */
+extern const om_family om_family_embed_layernorm; /* node_embed_layernorm.c: com.microsoft
+                                                 * EmbedLayerNormalization */
+extern const om_family om_family_gather_block_quantized; /* node_gather_block_quantized.c: com.microsoft
+                                                        * GatherBlockQuantized */
 extern const om_family om_family_depth_space; /* node_depth_space.c: DepthToSpace, SpaceToDepth */
 extern const om_family om_family_gather_elements; /* node_gather_elements.c: GatherElements */
 extern const om_family om_family_gather_nd; /* node_gather_nd.c: GatherND */

@@ -1,0 +1,211 @@
+/* node_gather_block_quantized.c - com.microsoft GatherBlockQuantized nodes with uint8 data (docs/transformer-ops.md):
+ * rows of blocked, packed quantized values gathered along axis 0, then dequantized as DequantizeLinear does,
+ * y = RN((float)(q - zero_point) * scale), the difference an exact integer.
+ *
+ * data: uint8 [D0, ..., Dr-1] holding 8 / bits values per byte along the last axis, lowest bits first (bits 2,
+ * 4 or 8), Q = Dr-1 * 8 / bits values per row; gather_axis 0 and quantize_axis the last (ONNX Runtime's rule
+ * for uint8 data); indices: int32 or int64, any shape, negative ones counted from the end, one out of
+ * [-D0, D0 - 1] fails the run; scales: f32, data's shape with the last dimension ceil(Q / block_size)
+ * (block_size a power of 2, at least 16, default 128); zero_points: optional uint8, scales' shape with the last
+ * dimension ceil(blocks * bits / 8), packed as data; absent: 2^(bits - 1). Output: f32 of shape indices' shape
+ * + data's [D1, ..., Dr-2] + [Q]. Other data types (int4, uint4, float8) and f16 scales are left to stock ORT.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadcast.h"
+#include "index_input.h"
+#include "node_family.h"
+#include "parallel.h"
+#include "core/om_ops.h"
+
+#define OM_GBQ_CHUNK_ELEMS ((size_t)1 << 15)
+
+typedef struct om_gbq_node {
+  int bits;
+  size_t block;
+  int64_t quantize_axis; /* the attribute (default 1): it must name data's last axis */
+  int index_type;        /* int32 or int64 */
+} om_gbq_node;
+
+#define OM_GBQ_FAIL(...)                                                                      \
+  do {                                                                                        \
+    int n_ = snprintf(err, errlen, "node '%s' (op GatherBlockQuantized): ", node->name);      \
+    if (n_ >= 0 && (size_t)n_ < errlen) snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__); \
+    return -1;                                                                                \
+  } while (0)
+
+static int om_gbq_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
+  om_gbq_node* g = node->impl;
+  const int* types = node->input_types;
+  int64_t bits = a->has_nbits_bits ? a->nbits_bits : 4;
+  int64_t block = a->has_block_size ? a->block_size : 128;
+  if (bits != 2 && bits != 4 && bits != 8)
+    OM_GBQ_FAIL("attribute bits = %lld is not served (2, 4 or 8)", (long long)bits);
+  if (block < 16 || (block & (block - 1)) != 0)
+    OM_GBQ_FAIL("attribute block_size = %lld must be a power of 2, at least 16", (long long)block);
+  if (a->has_gather_axis && a->gather_axis != 0)
+    OM_GBQ_FAIL("attribute gather_axis = %lld is not served (only 0, for uint8 data)", (long long)a->gather_axis);
+  if (types[1] != OM_T_INT32 && types[1] != OM_T_INT64)
+    OM_GBQ_FAIL("indices have type %s; they must be int32 or int64", om_type_name(types[1]));
+  if (types[2] != OM_T_FLOAT) OM_GBQ_FAIL("scales have type %s; only float is served", om_type_name(types[2]));
+  if (node->n_inputs > 3 && types[3] && types[3] != OM_T_UINT8)
+    OM_GBQ_FAIL("zero_points have type %s; they must be uint8 like data", om_type_name(types[3]));
+  g->bits = (int)bits;
+  g->block = (size_t)block;
+  g->quantize_axis = a->has_quantize_axis ? a->quantize_axis : 1;
+  g->index_type = types[1];
+  node->out_types[0] = OM_T_FLOAT;
+  return 0;
+}
+
+/* quantize_axis against data's rank: 0, or -1 with a message. */
+static int om_gbq_axes(const om_node* node, size_t rank, char* err, size_t errlen) {
+  const om_gbq_node* g = node->impl;
+  int64_t r = (int64_t)rank, q = g->quantize_axis < 0 ? g->quantize_axis + r : g->quantize_axis;
+  if (rank < 2)
+    OM_GBQ_FAIL("data has rank %zu; it must have rank 2 at least (gather axis 0, quantize axis last)", rank);
+  if (q != r - 1)
+    OM_GBQ_FAIL("attribute quantize_axis = %lld is not served for data of rank %zu (only the last axis, %lld, for "
+                "uint8 data)", (long long)g->quantize_axis, rank, (long long)(r - 1));
+  return 0;
+}
+
+static int om_gbq_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  if (ranks[0] != OM_RANK_UNKNOWN && om_gbq_axes(node, ranks[0], err, errlen) != 0) return -1;
+  for (size_t k = 2; k < n_inputs && k < 4; k++)
+    if (ranks[0] != OM_RANK_UNKNOWN && ranks[k] != OM_RANK_UNKNOWN && ranks[k] != ranks[0])
+      OM_GBQ_FAIL("%s have rank %zu; they must have data's rank %zu", k == 2 ? "scales" : "zero_points", ranks[k],
+                  ranks[0]);
+  return 0;
+}
+
+/* The shapes of one call. */
+typedef struct om_gbq_geom {
+  size_t rows;      /* D0 */
+  size_t inner;     /* D1 * ... * Dr-2 */
+  size_t bytes;     /* Dr-1 */
+  size_t q;         /* values per row */
+  size_t blocks;    /* scales per row */
+  size_t zp_bytes;  /* zero-point bytes per row */
+  size_t n_indices;
+} om_gbq_geom;
+
+static int om_gbq_geometry(const om_node* node, const om_node_io* io, om_gbq_geom* m) {
+  const om_gbq_node* g = node->impl;
+  char* err = io->err;
+  size_t errlen = io->errlen;
+  size_t r = io->ranks[0];
+  if (om_gbq_axes(node, r, err, errlen) != 0) return -1;
+  const int64_t* d = io->shapes[0];
+  size_t per = (size_t)(8 / g->bits);
+  m->rows = (size_t)d[0];
+  m->inner = om_shape_count(d + 1, r - 2);
+  m->bytes = (size_t)d[r - 1];
+  m->q = m->bytes * per;
+  m->blocks = (m->q + g->block - 1) / g->block;
+  m->zp_bytes = (m->blocks + per - 1) / per;
+  m->n_indices = om_shape_count(io->shapes[1], io->ranks[1]);
+  char sx[200], sd[200];
+  for (size_t k = 2; k < io->n_inputs && k < 4; k++) {
+    if (!io->shapes[k]) continue;
+    const int64_t* s = io->shapes[k];
+    int ok = io->ranks[k] == r;
+    for (size_t a = 0; ok && a + 1 < r; a++) ok = s[a] == d[a];
+    if (ok) ok = (size_t)s[r - 1] == (k == 2 ? m->blocks : m->zp_bytes);
+    if (ok) continue;
+    om_shape_text(s, io->ranks[k], sx, sizeof sx);
+    om_shape_text(d, r, sd, sizeof sd);
+    OM_GBQ_FAIL("%s %s do not fit data %s: they must be data's shape with the last dimension %zu (%s)",
+                k == 2 ? "scales" : "zero_points", sx, sd, k == 2 ? m->blocks : m->zp_bytes,
+                k == 2 ? "blocks per row" : "bytes of packed zero points per row");
+  }
+  return 0;
+}
+
+static int om_gbq_shapes(const om_node* node, const om_node_io* io) {
+  om_gbq_geom m;
+  if (om_gbq_geometry(node, io, &m) != 0) return -1;
+  size_t r = io->ranks[0], ir = io->ranks[1], o = 0;
+  if (ir + r - 1 > OM_MAX_RANK) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): the output's rank %zu is above %d",
+             node->name, ir + r - 1, OM_MAX_RANK);
+    return -1;
+  }
+  for (size_t a = 0; a < ir; a++) io->out_shapes[o++] = io->shapes[1][a];
+  for (size_t a = 1; a + 1 < r; a++) io->out_shapes[o++] = io->shapes[0][a];
+  io->out_shapes[o++] = (int64_t)m.q;
+  io->out_ranks[0] = o;
+  return 0;
+}
+
+typedef struct om_gbq_job {
+  const om_gbq_node* g;
+  om_gbq_geom m;
+  int index_type;
+  const void* indices;
+  const uint8_t *data, *zp;
+  const float* scales;
+  float* y;
+} om_gbq_job;
+
+/* Value j of a packed row of `bits`-bit values, lowest bits first. */
+static int32_t om_gbq_value(const uint8_t* row, size_t j, int bits) {
+  size_t per = (size_t)(8 / bits);
+  return (int32_t)((row[j / per] >> ((j % per) * (size_t)bits)) & ((1u << bits) - 1u));
+}
+
+/* Output rows [b, e) (index i = row / inner, inner row k = row % inner). */
+static int om_gbq_rows(const void* args, size_t b, size_t e) {
+  const om_gbq_job* j = args;
+  const om_gbq_geom* m = &j->m;
+  int bits = j->g->bits;
+  for (size_t row = b; row < e; row++) {
+    int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
+    size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
+    const uint8_t* q = j->data + src * m->bytes;
+    const float* sc = j->scales + src * m->blocks;
+    const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
+    float* y = j->y + row * m->q;
+    size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
+    for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
+      int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
+      float s = sc[blk];
+      size_t t1 = t0 + block < m->q ? t0 + block : m->q;
+      for (size_t t = t0; t < t1; t++) {
+        size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
+        y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
+      }
+    }
+  }
+  return 0;
+}
+
+static int om_gbq_run(const om_node* node, const om_node_io* io) {
+  om_gbq_job j;
+  memset(&j, 0, sizeof j);
+  if (om_gbq_geometry(node, io, &j.m) != 0) return -1;
+  j.g = node->impl;
+  j.index_type = j.g->index_type;
+  j.indices = io->data[1];
+  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.rows, "axis", 0, io->err,
+                       io->errlen) != 0)
+    return -1;
+  size_t out_rows = j.m.n_indices * j.m.inner;
+  if (out_rows == 0 || j.m.q == 0) return 0;
+  j.data = io->data[0];
+  j.scales = io->data[2];
+  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
+  j.y = io->outs[0];
+  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows, &j) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
+    return -1;
+  }
+  return 0;
+}
+
+const om_family om_family_gather_block_quantized = {.state_size = sizeof(om_gbq_node), .create = om_gbq_create,
+                                                    .shapes = om_gbq_shapes, .run = om_gbq_run,
+                                                    .check_ranks = om_gbq_check_ranks};
