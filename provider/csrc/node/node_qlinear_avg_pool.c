@@ -23,7 +23,7 @@ enum { OM_QAP_X, OM_QAP_X_SCALE, OM_QAP_X_ZP, OM_QAP_Y_SCALE, OM_QAP_Y_ZP };
 
 static const char* const om_qap_names[5] = {"X", "x_scale", "x_zero_point", "y_scale", "y_zero_point"};
 
-#define OM_QAP_MAX_TAPS ((int64_t)1 << 23)
+#define OM_QAP_MAX_TAPS_LOG2 23 /* taps in a window: at most 2^23 */
 #define OM_QAP_CHUNK_TAPS ((size_t)1 << 16) /* window taps per parallel chunk (whole output rows, at least one) */
 
 typedef struct om_qap_node {
@@ -55,7 +55,7 @@ static int om_qap_create(om_node* node, const om_attrs* a, char* err, size_t err
       om_qap_flag(node, "channels_last", a->has_channels_last, a->channels_last, &p->channels_last, err,
                   errlen) != 0)
     return -1;
-  return om_window_check(node, &p->conv, OM_QAP_MAX_TAPS, err, errlen);
+  return om_window_check(node, &p->conv, OM_QAP_MAX_TAPS_LOG2, err, errlen);
 }
 
 static int om_qap_rank_ok(const om_node* node, size_t rank, char* err, size_t errlen) {

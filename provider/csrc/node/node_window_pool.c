@@ -51,7 +51,7 @@ static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t e
       om_wpool_flag(node, "count_include_pad", !p->is_max && a->has_count_include_pad, a->count_include_pad,
                     &p->count_include_pad, err, errlen) != 0)
     return -1;
-  if (om_window_check(node, c, (int64_t)1 << 24, err, errlen) != 0) return -1;
+  if (om_window_check(node, c, 24, err, errlen) != 0) return -1;
   node->out_types[1] = OM_T_INT64;
   return 0;
 }

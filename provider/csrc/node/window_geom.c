@@ -8,7 +8,7 @@
 
 static const char* om_window_op(const om_node* node) { return om_op_row(node->op)->name; }
 
-int om_window_check(const om_node* node, const om_conv* c, int64_t max_taps, char* err, size_t errlen) {
+int om_window_check(const om_node* node, const om_conv* c, int max_log2, char* err, size_t errlen) {
   if (!c->has_kernel) {
     snprintf(err, errlen, "node '%s' (op %s): attribute kernel_shape is required", node->name, om_window_op(node));
     return -1;
@@ -28,9 +28,9 @@ int om_window_check(const om_node* node, const om_conv* c, int64_t max_taps, cha
                (long long)c->dilations[i]);
       return -1;
     }
-    if (taps > max_taps) {
-      snprintf(err, errlen, "node '%s' (op %s): kernel_shape holds more than %lld taps, which is not served",
-               node->name, om_window_op(node), (long long)max_taps);
+    if (taps > ((int64_t)1 << max_log2)) {
+      snprintf(err, errlen, "node '%s' (op %s): kernel_shape holds more than 2^%d taps, which is not served",
+               node->name, om_window_op(node), max_log2);
       return -1;
     }
   }

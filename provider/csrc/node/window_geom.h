@@ -11,8 +11,8 @@
 #include "pool/window_pool.h"
 
 /* After om_conv_create: kernel_shape given, each pad smaller than its kernel, no dilation with auto_pad SAME_*,
- * at most max_taps taps in a window. 0, or -1 with a message naming node, op and problem. */
-int om_window_check(const om_node* node, const om_conv* c, int64_t max_taps, char* err, size_t errlen);
+ * at most 2^max_log2 taps in a window. 0, or -1 with a message naming node, op and problem. */
+int om_window_check(const om_node* node, const om_conv* c, int max_log2, char* err, size_t errlen);
 
 /* X's shape x (rank) with its spatial axes at x[spatial0 ...] (c->axes of them, as many as the attributes
  * give): the geometry g (leading axes of size 1) and the output's spatial sizes out[0 .. c->axes). 0, or -1
