@@ -100,6 +100,21 @@ typedef struct om_qap_job {
   float sx, sy;
 } om_qap_job;
 
+/* a[ch] += the n taps of x at stride cw, for ch < cw (one channel: one running sum). */
+#define OM_QAP_ADD(NAME, T)                                                                                   \
+  static void NAME(int32_t* restrict a, const T* restrict x, size_t n, size_t cw) {                           \
+    if (cw == 1) {                                                                                            \
+      int32_t s = 0;                                                                                          \
+      for (size_t i = 0; i < n; i++) s += x[i];                                                               \
+      a[0] += s;                                                                                              \
+      return;                                                                                                 \
+    }                                                                                                         \
+    for (size_t i = 0; i < n; i++)                                                                            \
+      for (size_t ch = 0; ch < cw; ch++) a[ch] += x[i * cw + ch];                                             \
+  }
+OM_QAP_ADD(om_qap_add_s8, int8_t)
+OM_QAP_ADD(om_qap_add_u8, uint8_t)
+
 /* Output rows [begin, end): row r is plane r / (out[0] out[1]) at (od, oh), its out[2] x cw outputs contiguous. */
 static int om_qap_rows(const void* args, size_t begin, size_t end) {
   const om_qap_job* j = args;
@@ -129,18 +144,16 @@ static int om_qap_rows(const void* args, size_t begin, size_t end) {
       const size_t count = j->cip ? dh_pad * om_wpool_padded(g, 2, ow) : real;
       int32_t* a = acc + ow * j->cw;
       for (size_t ch = 0; ch < j->cw; ch++) a[ch] = -(int32_t)real * j->zx;
-      for (size_t jd = dlo; jd < dhi; jd++)
+      for (size_t jd = dlo; jd < dhi && whi > wlo; jd++)
         for (size_t jh = hlo; jh < hhi; jh++) {
           const size_t pd = od * g->stride[0] + jd - g->pad_begin[0];
           const size_t ph = oh * g->stride[1] + jh - g->pad_begin[1];
           const size_t row_in = x0 + (pd * g->in[1] + ph) * g->in[2] * j->cw;
-          for (size_t jw = wlo; jw < whi; jw++) {
-            const size_t at = row_in + (ow * g->stride[2] + jw - g->pad_begin[2]) * j->cw;
-            if (j->is_signed)
-              for (size_t ch = 0; ch < j->cw; ch++) a[ch] += ((const int8_t*)j->x)[at + ch];
-            else
-              for (size_t ch = 0; ch < j->cw; ch++) a[ch] += ((const uint8_t*)j->x)[at + ch];
-          }
+          const size_t at = row_in + (ow * g->stride[2] + wlo - g->pad_begin[2]) * j->cw;
+          if (j->is_signed)
+            om_qap_add_s8(a, (const int8_t*)j->x + at, whi - wlo, j->cw);
+          else
+            om_qap_add_u8(a, (const uint8_t*)j->x + at, whi - wlo, j->cw);
         }
       const float ys = j->sy * (float)count; /* one binary32 rounding each; count 0 (no window): m inf or NaN */
       const float mk = j->sx / ys;
