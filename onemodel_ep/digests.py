@@ -274,7 +274,7 @@ def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
             yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
                          given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
 QLINEAR_OPS = tuple(f"com.microsoft.QLinear{n}" for n in ("Add", "Mul", "Sigmoid", "LeakyRelu",
-                                                            "GlobalAveragePool", "Concat"))
+                                                            "GlobalAveragePool", "AveragePool", "Concat"))
 
 
 def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
@@ -308,6 +308,15 @@ def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
             for last in (0, 1):
                 yield OpCase(op, [t, f, t, f, t], {"channels_last": last}, opset=1, tag=f"/{last}",
                              given=[q(2, 37, 9, 11), s(0.01, 0.1), q(), s(0.005, 0.05), q()])
+        elif name == "QLinearAveragePool":  # padding counted or not, ceil_mode, both layouts, SAME_LOWER 1-D
+            for last, cip in ((0, 0), (1, 1)):
+                x = q(2, 9, 11, 37) if last else q(2, 37, 9, 11)
+                attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 2, 1], "ceil_mode": 1,
+                         "count_include_pad": cip, "channels_last": last}
+                yield OpCase(op, [t, f, t, f, t], attrs, opset=1, tag=f"/{last}",
+                             given=[x, s(0.01, 0.1), q(), s(0.005, 0.05), q()])
+            yield OpCase(op, [t, f, t, f, t], {"kernel_shape": [4], "strides": [3], "auto_pad": "SAME_LOWER"},
+                         opset=1, tag="/1d", given=[q(3, 5, 67), s(0.01, 0.1), q(), s(0.005, 0.05), q()])
         else:  # QLinearConcat
             yield OpCase(op, [f, t] + [t, f, t] * 3, {"axis": 1}, opset=1,
                          given=[s(0.02, 0.05), q(), q(3, 5, 67), s(0.01, 0.1), q(), q(3, 1, 67), s(0.01, 0.1),

@@ -102,6 +102,7 @@ OWN_TESTS = {
     "com.microsoft.QLinearLeakyRelu": "tests/nodes/test_qlinear_eltwise.py",
     "com.microsoft.QLinearGlobalAveragePool": "tests/nodes/test_qlinear_pool_concat.py",
     "com.microsoft.QLinearConcat": "tests/nodes/test_qlinear_pool_concat.py",
+    "com.microsoft.QLinearAveragePool": "tests/nodes/test_qlinear_avg_pool.py",
     "ConvInteger": "tests/nodes/test_qconv.py",
     "QLinearConv": "tests/nodes/test_qconv.py",
 }

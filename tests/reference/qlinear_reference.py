@@ -1,13 +1,17 @@
 """NumPy reference of com.microsoft QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
-QLinearGlobalAveragePool and QLinearConcat, written from docs/quantized-elementwise.md (NumPy's float32
-operations are single IEEE operations, correctly rounded; integer steps in int64, exact)."""
+QLinearGlobalAveragePool, QLinearAveragePool and QLinearConcat, written from docs/quantized-elementwise.md
+(NumPy's float32 operations are single IEEE operations, correctly rounded; integer steps in int64, exact)."""
 
 from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
 from tests.reference import qdq_docs_reference as Q
 from tests.reference import transcendental32 as T32
+from tests.reference import window_pool_reference as W
 
 F32 = np.float32
 
@@ -74,6 +78,46 @@ def qlinear_global_average_pool(x, sx, zx, sy, zy, channels_last: bool = False) 
         m = F32(sx) / (F32(sy) * F32(s))
         v = acc.astype(F32) * m  # acc exact in f32 when |acc| < 2^24
     return _store(v, _zp(zy), x.dtype)
+
+
+def _grid(parts: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per-axis arrays [O_i] reshaped to broadcast against one another as [O_1, ..., O_k]."""
+    k = len(parts)
+    return [p.reshape((1,) * i + (-1,) + (1,) * (k - 1 - i)) for i, p in enumerate(parts)]
+
+
+def qlinear_average_pool(x, sx, zx, sy, zy, *, kernel_shape: Sequence[int],
+                         strides: Sequence[int] | None = None, pads: Sequence[int] | None = None,
+                         auto_pad: str = "NOTSET", ceil_mode: int = 0, count_include_pad: int = 0,
+                         channels_last: int = 0) -> np.ndarray:
+    """Each output: acc = the exact sum over its window's real taps of x - zx; n = the count of its taps in
+    the padded range (count_include_pad) or of its real ones; m = fl(sx / fl(sy * n));
+    Store(fl(fl(acc) * m), zy). The window geometry is AveragePool's (window_pool_reference.geometry, no
+    dilations)."""
+    xc = np.moveaxis(x, -1, 1) if channels_last else x
+    axes = W.geometry(xc.shape[2:], kernel_shape, strides, None, pads, auto_pad, ceil_mode)
+    d = xc.astype(np.int64) - _zp(zx)
+    out = tuple(a.out for a in axes)
+    acc = np.zeros(xc.shape[:2] + out, np.int64)
+    n_real = np.zeros(out, np.int64)
+    n_padded = np.zeros(out, np.int64)
+    for j in itertools.product(*(range(a.kernel) for a in axes)):
+        ps = [a.taps(jj) for a, jj in zip(axes, j)]
+        real, padded = np.ones(out, bool), np.ones(out, bool)
+        for r, q in zip(_grid([a.real(p) for a, p in zip(axes, ps)]),
+                        _grid([a.in_padded_range(p) for a, p in zip(axes, ps)])):
+            real, padded = real & r, padded & q
+        if d.size:
+            at = np.ix_(*[np.clip(p, 0, a.size - 1) for a, p in zip(axes, ps)])
+            acc += np.where(real, d[(slice(None), slice(None)) + at], 0)
+        n_real += real
+        n_padded += padded
+    n = n_padded if count_include_pad else n_real
+    with np.errstate(all="ignore"):
+        m = F32(sx) / (F32(sy) * n.astype(F32))
+        v = acc.astype(F32) * m
+    y = _store(v, _zp(zy), x.dtype)
+    return np.moveaxis(y, 1, -1) if channels_last else y
 
 
 def qlinear_concat(sy, zy, triples, axis: int) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Write one-node com.microsoft QOperator models (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
-QLinearGlobalAveragePool, QLinearConcat) at the shapes `quantize_static` gives a ResNet-50 / MobileNet
-activation, with inputs, for `onemodel bench --model` (docs/quantized-elementwise.md). uint8 activations,
-constant per-tensor scales and zero points, as the QOperator format writes them. Usage:
+QLinearGlobalAveragePool, QLinearAveragePool (3 x 3, stride 2, pads 1), QLinearConcat) at the shapes
+`quantize_static` gives a ResNet-50 / MobileNet activation, with inputs, for `onemodel bench --model`
+(docs/quantized-elementwise.md). uint8 activations, constant per-tensor scales and zero points, as the
+QOperator format writes them. Usage:
 
     python tools/bench/qlinear_models.py [OUT_DIR]        (default build/)
     onemodel bench --model build/qladd_1x256x56x56.onnx --inputs build/qladd_1x256x56x56.npz --threads 1 \\
@@ -40,6 +41,8 @@ def _model(op: str, shape: tuple[int, ...]) -> tuple[onnx.ModelProto, dict[str, 
     else:
         ins = ["x", "s1", "z1", "s3", "z3"]
         attrs = {"alpha": 0.1} if op == "QLinearLeakyRelu" else {}
+        if op == "QLinearAveragePool":
+            attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
     node = helper.make_node(op, ins, ["y"], name="q", domain=MS, **attrs)
     graph = helper.make_graph([node], "q", [helper.make_tensor_value_info(k, U8, list(v.shape))
                                             for k, v in feeds.items()],
@@ -50,7 +53,8 @@ def _model(op: str, shape: tuple[int, ...]) -> tuple[onnx.ModelProto, dict[str, 
 
 
 MODELS = {"qladd": "QLinearAdd", "qlmul": "QLinearMul", "qlsig": "QLinearSigmoid",
-          "qllrelu": "QLinearLeakyRelu", "qlgap": "QLinearGlobalAveragePool", "qlcat": "QLinearConcat"}
+          "qllrelu": "QLinearLeakyRelu", "qlgap": "QLinearGlobalAveragePool", "qlap": "QLinearAveragePool",
+          "qlcat": "QLinearConcat"}
 
 
 def main(argv: list[str]) -> int:

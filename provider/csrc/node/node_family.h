@@ -167,6 +167,7 @@ extern const om_family om_family_gelu;      /* node_gelu.c: com.microsoft Gelu, 
 extern const om_family om_family_qlinear_binary; /* node_qlinear_binary.c: com.microsoft QLinearAdd, QLinearMul */
 extern const om_family om_family_qlinear_lut; /* node_qlinear_lut.c: com.microsoft QLinearSigmoid, QLinearLeakyRelu */
 extern const om_family om_family_qlinear_global_pool; /* node_qlinear_pool.c: com.microsoft QLinearGlobalAveragePool */
+extern const om_family om_family_qlinear_avg_pool; /* node_qlinear_avg_pool.c: com.microsoft QLinearAveragePool */
 extern const om_family om_family_qlinear_concat; /* node_qlinear_concat.c: com.microsoft QLinearConcat */
 extern const om_family om_family_nonzero;   /* node_nonzero.c: NonZero */
 extern const om_family om_family_one_hot;   /* node_one_hot.c: OneHot */

@@ -16,6 +16,7 @@
 #include "parallel.h"
 #include "core/om_ops.h"
 #include "pool/window_pool.h"
+#include "window_geom.h"
 
 /* Window taps per parallel chunk (whole output rows, at least one). */
 #define OM_WPOOL_CHUNK_TAPS ((size_t)1 << 16)
@@ -44,37 +45,13 @@ static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t e
   if (!(p->is_max ? om_wpool_max_supported(node->type) : om_wpool_avg_supported(node->type)))
     return om_family_no_kernel(node, err, errlen);
   if (om_conv_create(node, a, err, errlen) != 0) return -1;
-  if (!c->has_kernel) {
-    snprintf(err, errlen, "node '%s' (op %s): attribute kernel_shape is required", node->name, om_wpool_op(node));
-    return -1;
-  }
   if (om_wpool_flag(node, "ceil_mode", a->has_ceil_mode, a->ceil_mode, &p->ceil_mode, err, errlen) != 0 ||
       om_wpool_flag(node, "storage_order", p->is_max && a->has_storage_order, a->storage_order, &p->col_major, err,
                     errlen) != 0 ||
       om_wpool_flag(node, "count_include_pad", !p->is_max && a->has_count_include_pad, a->count_include_pad,
                     &p->count_include_pad, err, errlen) != 0)
     return -1;
-  int64_t taps = 1;
-  for (size_t i = 0; i < c->axes; i++) {
-    taps *= c->kernel[i];
-    if (c->has_pads && (c->pads[i] >= c->kernel[i] || c->pads[c->axes + i] >= c->kernel[i])) {
-      snprintf(err, errlen, "node '%s' (op %s): pads %lld and %lld of spatial axis %zu must both be smaller than "
-               "kernel_shape's %lld", node->name, om_wpool_op(node), (long long)c->pads[i],
-               (long long)c->pads[c->axes + i], i, (long long)c->kernel[i]);
-      return -1;
-    }
-    if ((c->auto_pad == 1 || c->auto_pad == 2) && c->has_dilations && c->dilations[i] != 1) {
-      snprintf(err, errlen, "node '%s' (op %s): auto_pad SAME_UPPER or SAME_LOWER with dilation %lld is not served "
-               "(stock ONNX Runtime's output shape there is not ONNX's)", node->name, om_wpool_op(node),
-               (long long)c->dilations[i]);
-      return -1;
-    }
-    if (taps > ((int64_t)1 << 24)) {
-      snprintf(err, errlen, "node '%s' (op %s): kernel_shape holds more than 2^24 taps, which is not served",
-               node->name, om_wpool_op(node));
-      return -1;
-    }
-  }
+  if (om_window_check(node, c, 24, err, errlen) != 0) return -1;
   node->out_types[1] = OM_T_INT64;
   return 0;
 }
@@ -99,33 +76,11 @@ static int om_wpool_geom_of(const om_node* node, const om_node_io* io, om_wpool_
   const om_wpool_node* p = node->impl;
   const om_conv* c = &p->conv;
   const int64_t* x = io->shapes[0];
-  size_t rank = io->ranks[0], lead = 3 - c->axes;
+  size_t rank = io->ranks[0];
   if (om_wpool_rank_ok(node, rank, io->err, io->errlen) != 0) return -1;
-  char sx[160], sk[160], what[200];
-  om_shape_text(x, rank, sx, sizeof sx);
-  om_shape_text(c->kernel, c->axes, sk, sizeof sk);
-  for (size_t a = 0; a < 3; a++) {
-    g->in[a] = g->out[a] = g->kernel[a] = g->stride[a] = g->dilation[a] = 1;
-    g->pad_begin[a] = g->pad_end[a] = 0;
-  }
   out_shape[0] = x[0];
   out_shape[1] = x[1];
-  for (size_t i = 0; i < c->axes; i++) {
-    int64_t dil = c->has_dilations ? c->dilations[i] : 1;
-    snprintf(what, sizeof what, "kernel_shape %s, dilation %lld", sk, (long long)dil);
-    om_conv_axis ax;
-    if (om_conv_axis_of(node, c, i, x[2 + i], c->kernel[i], p->ceil_mode, what, sx, &ax, io->err, io->errlen) != 0)
-      return -1;
-    out_shape[2 + i] = ax.out;
-    g->in[lead + i] = (size_t)x[2 + i];
-    g->out[lead + i] = (size_t)ax.out;
-    g->kernel[lead + i] = (size_t)c->kernel[i];
-    g->stride[lead + i] = (size_t)(c->has_strides ? c->strides[i] : 1);
-    g->dilation[lead + i] = (size_t)dil;
-    g->pad_begin[lead + i] = (size_t)ax.pad_begin;
-    g->pad_end[lead + i] = (size_t)ax.pad_end;
-  }
-  return 0;
+  return om_window_geom_of(node, c, p->ceil_mode, x, rank, 2, g, out_shape + 2, io->err, io->errlen);
 }
 
 static int om_wpool_shapes(const om_node* node, const om_node_io* io) {

@@ -54,7 +54,7 @@ static const char* om_qlin_param_name(int op, size_t k) {
   static const char* const un[5] = {"", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"};
   static const char* const pool[5] = {"", "x_scale", "x_zero_point", "y_scale", "y_zero_point"};
   if (op == OM_OP_QLINEAR_ADD || op == OM_OP_QLINEAR_MUL) return k < 8 ? bin[k] : "";
-  if (op == OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL) return k < 5 ? pool[k] : "";
+  if (op == OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL || op == OM_OP_QLINEAR_AVERAGE_POOL) return k < 5 ? pool[k] : "";
   if (op == OM_OP_QLINEAR_CONCAT) return k < 2 ? (k ? "Y_zero_point" : "Y_scale") : (k - 2) % 3 ? "a scale or zero point" : "";
   return k < 5 ? un[k] : "";
 }

@@ -1,5 +1,5 @@
 /* qlinear_params.h - what the nodes of ONNX Runtime's QOperator format (com.microsoft QLinearAdd, QLinearMul,
- * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat; docs/quantized-elementwise.md)
+ * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat; docs/quantized-elementwise.md)
  * share: the check of their inputs' element types at creation, the per-tensor scales and zero points read at
  * run time, and the 256-entry table of a one-input op (DequantizeLinear, a float function, QuantizeLinear).
  * Knows nothing of ORT.

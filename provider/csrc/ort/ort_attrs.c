@@ -99,7 +99,7 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
   const char* op = row->name;
   const int windowed = strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 ||
                          strcmp(op, "ConvTranspose") == 0 || strcmp(op, "ConvInteger") == 0 ||
-                         strcmp(op, "QLinearConv") == 0;
+                         strcmp(op, "QLinearConv") == 0 || strcmp(op, "QLinearAveragePool") == 0;
   const int in_scope[] = {1, (row->flags & OM_F_STRUCT) != 0, windowed}; /* by OM_AS_* */
   char sval[64];
   int64_t ival;

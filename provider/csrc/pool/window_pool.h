@@ -14,6 +14,32 @@ typedef struct om_wpool_geom {
   size_t in[3], out[3], kernel[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
 } om_wpool_geom;
 
+/* The real taps of output o on axis a: j in [*lo, *hi) (lo == hi: none). */
+static inline void om_wpool_taps(const om_wpool_geom* g, int a, size_t o, size_t* lo, size_t* hi) {
+  int64_t start = (int64_t)(o * g->stride[a]) - (int64_t)g->pad_begin[a], dil = (int64_t)g->dilation[a];
+  int64_t room = (int64_t)g->in[a] - start, l, h;
+  if (dil == 1) { /* no division: this runs per border column */
+    l = start < 0 ? -start : 0;
+    h = room <= 0 ? 0 : room;
+  } else {
+    l = start < 0 ? (-start + dil - 1) / dil : 0;
+    h = room <= 0 ? 0 : (room + dil - 1) / dil;
+  }
+  if (h > (int64_t)g->kernel[a]) h = (int64_t)g->kernel[a];
+  if (l > h) l = h;
+  *lo = (size_t)l;
+  *hi = (size_t)h;
+}
+
+/* The taps of output o on axis a in the padded range (they are j = 0, 1, ...: the first tap is never before
+ * -pad_begin). */
+static inline size_t om_wpool_padded(const om_wpool_geom* g, int a, size_t o) {
+  int64_t start = (int64_t)(o * g->stride[a]) - (int64_t)g->pad_begin[a], dil = (int64_t)g->dilation[a];
+  int64_t room = (int64_t)(g->in[a] + g->pad_end[a]) - start;
+  int64_t n = room <= 0 ? 0 : dil == 1 ? room : (room + dil - 1) / dil;
+  return n > (int64_t)g->kernel[a] ? g->kernel[a] : (size_t)n;
+}
+
 /* Whether element type t (OM_T_*) has a MaxPool kernel (f16, f32, f64, int8, uint8), an AveragePool one
  * (f16, f32, f64). */
 int om_wpool_max_supported(int t);
