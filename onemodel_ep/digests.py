@@ -209,6 +209,8 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {"axes": [-1], "keepdims": 1}, [(7, 1037)], since - 1),
                 ([t, 7], {"keepdims": 1}, [(3, 33, 19), [0, 2]], since),
                 ([t], {}, [(3, 33, 19)], since)]
+    if op == "Shrink":  # the defaults; a wider dead band and a negative bias
+        return [([t], {}, [(7, 1037)], 9), ([t], {"lambd": 3.0, "bias": -1.5}, [(3, 33, 19)], 9)]
     if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
         return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
     if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis

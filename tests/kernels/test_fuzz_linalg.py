@@ -53,6 +53,7 @@ OWN_TESTS = {
     "OneHot": "tests/nodes/test_one_hot.py",
     "CumSum": "tests/nodes/test_cumsum.py",
     "LpNormalization": "tests/nodes/test_stat_norm.py",
+    "Shrink": "tests/nodes/test_shrink.py",
     "MeanVarianceNormalization": "tests/nodes/test_stat_norm.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",

@@ -167,6 +167,7 @@ extern const om_family om_family_one_hot;   /* node_one_hot.c: OneHot */
 extern const om_family om_family_lp_norm;   /* node_lp_norm.c: LpNormalization */
 extern const om_family om_family_mvn;       /* node_mvn.c: MeanVarianceNormalization */
 extern const om_family om_family_cumsum;    /* node_cumsum.c: CumSum */
+extern const om_family om_family_shrink;    /* node_shrink.c: Shrink */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */
