@@ -211,6 +211,9 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {}, [(3, 33, 19)], since)]
     if op == "Shrink":  # the defaults; a wider dead band and a negative bias
         return [([t], {}, [(7, 1037)], 9), ([t], {"lambd": 3.0, "bias": -1.5}, [(3, 33, 19)], 9)]
+    if op == "LRN":  # the defaults with AlexNet's size; an even size over a 1-D map
+        return [([t], {"size": 5}, [(2, 16, 9, 9)], 13),
+                ([t], {"size": 4, "alpha": 0.5, "beta": 0.6, "bias": 2.0}, [(3, 7, 33)], 13)]
     if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
         return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
     if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis

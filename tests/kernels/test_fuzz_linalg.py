@@ -54,6 +54,7 @@ OWN_TESTS = {
     "CumSum": "tests/nodes/test_cumsum.py",
     "LpNormalization": "tests/nodes/test_stat_norm.py",
     "Shrink": "tests/nodes/test_shrink.py",
+    "LRN": "tests/nodes/test_lrn.py",
     "MeanVarianceNormalization": "tests/nodes/test_stat_norm.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",
