@@ -55,6 +55,8 @@ OWN_TESTS = {
     "LpNormalization": "tests/nodes/test_stat_norm.py",
     "Shrink": "tests/nodes/test_shrink.py",
     "LRN": "tests/nodes/test_lrn.py",
+    "LpPool": "tests/nodes/test_lp_pool.py",
+    "GlobalLpPool": "tests/nodes/test_lp_pool.py",
     "MeanVarianceNormalization": "tests/nodes/test_stat_norm.py",
     "DepthToSpace": "tests/nodes/test_movement_depth_space.py",
     "SpaceToDepth": "tests/nodes/test_movement_depth_space.py",

@@ -34,7 +34,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_GLOBAL_AVERAGE_POOL:
     case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
     case OM_OP_MAX_POOL:
-    case OM_OP_AVERAGE_POOL: return &om_family_window_pool;
+    case OM_OP_AVERAGE_POOL:
+    case OM_OP_LP_POOL:
+    case OM_OP_GLOBAL_LP_POOL: return &om_family_window_pool;
     case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     case OM_OP_RESHAPE:
     case OM_OP_UNSQUEEZE:

@@ -122,7 +122,7 @@ extern const om_family om_family_dropout;   /* node_dropout.c: Dropout (inferenc
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
-extern const om_family om_family_window_pool; /* node_window_pool.c: MaxPool, AveragePool */
+extern const om_family om_family_window_pool; /* node_window_pool.c: MaxPool, AveragePool, LpPool, GlobalLpPool */
 extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
