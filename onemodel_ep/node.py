@@ -65,7 +65,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if name in attributes:
             setattr(a, name, int(attributes[name]))
             setattr(a, "has_" + name, 1)
-    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip"):
+    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip", "lambd", "bias"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)
@@ -217,6 +217,7 @@ _INT_ATTRS = {
     "transB": "trans_b",
     "axis": "axis",
     "p": "p",
+    "size": "lrn_size",
     "exclusive": "exclusive",
     "reverse": "reverse",
     "stash_type": "stash_type",

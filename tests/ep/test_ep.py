@@ -46,7 +46,7 @@ def _f32(name, shape):
 
 def mixed_model() -> onnx.ModelProto:
     """Transcendentals, broadcasting, a constant subexpression, 1/x*y and x+0 (level-1 optimiser bait), a
-    Shrink (not served) in the middle, and Gelu with an attribute."""
+    Atan (not served) in the middle, and Gelu with an attribute."""
     c = numpy_helper.from_array(np.linspace(-30, 30, N, dtype=np.float32), "c")
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     zero = numpy_helper.from_array(np.zeros(N, np.float32), "zero")
@@ -58,7 +58,7 @@ def mixed_model() -> onnx.ModelProto:
           [recip] r = Div(one, x)
           [mul] m = Mul(s, r)
           [add_zero] m0 = Add(m, zero)
-          [shrink] sm = Shrink<lambd = 0.5>(m0)
+          [atan] sm = Atan(m0)
           [gelu] g = Gelu<approximate = "tanh">(sm)
           [sigmoid] y = Sigmoid(m0)
         }"""
@@ -154,10 +154,10 @@ def test_claims_exactly_what_the_library_serves_and_reports_the_rest():
     moved = {n.name for n in rep.moved}
     assert moved == {"exp_const", "tanh", "add", "recip", "mul", "add_zero", "gelu", "sigmoid"}
     (stayed,) = rep.stayed
-    assert stayed.name == "shrink" and stayed.category == "op" and "Shrink" in stayed.reason
+    assert stayed.name == "atan" and stayed.category == "op" and "Atan" in stayed.reason
     assert "8 node(s) on OneModelExecutionProvider" in rep.summary()
     on_cpu = {a.name for a in ep.assignments(sess) if a.ep == "CPUExecutionProvider"}
-    assert on_cpu == {"shrink"}
+    assert on_cpu == {"atan"}
 
 
 def test_unsupported_type_stays_with_the_cpu_ep_with_its_reason():
@@ -567,7 +567,7 @@ def test_an_already_rewritten_model_runs_through_the_ep_options():
     assert _bits(_ep_session(rewritten).run(None, feeds)) == want
     sess = onemodel_ep.InferenceSession(rewritten, _quiet(ort.SessionOptions()))
     assert sess.via == "ep" and _bits(sess.run(None, feeds)) == want
-    assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["shrink"]
+    assert len(sess.report.moved) == 8 and [n.name for n in sess.report.stayed] == ["atan"]
 
 
 def test_elu_selu_celu_parameters_reach_the_kernel():

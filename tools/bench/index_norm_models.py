@@ -1,4 +1,5 @@
-"""Write the one-node NonZero, OneHot, LpNormalization, MeanVarianceNormalization and CumSum bench models.
+"""Write the one-node NonZero, OneHot, LpNormalization, MeanVarianceNormalization, CumSum, Shrink, LRN,
+LpPool and GlobalLpPool bench models.
 
 Their timings are in docs/data-movement.md and docs/pooling-norm.md; run them with `onemodel bench --model`:
 
@@ -9,7 +10,9 @@ NonZero on a bool mask (about half set: `onemodel bench` feeds random 0/1) and o
 element nonzero); OneHot of token ids (fed in [0, 64)) into a float vocabulary axis, last and first;
 LpNormalization (L2) along an LLM's hidden size and along the channels of a feature map (a strided axis);
 MeanVarianceNormalization with its default axes (per channel) and along the hidden size; CumSum along the
-hidden size (one chain a vector), along the tokens (768 chains side by side) and over many short rows.
+hidden size (one chain a vector), along the tokens (768 chains side by side) and over many short rows; Shrink
+and LRN (AlexNet's size 5) over a feature map; LpPool (p = 2) as ResNet's stem pool and GlobalLpPool
+over ResNet's last map.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ MODELS: dict[str, tuple[str, int, tuple[int, ...], dict[str, object], list[np.nd
     "mvn_hidden": ("MeanVarianceNormalization", TensorProto.FLOAT, (1, 128, 768), {"axes": [2]}, []),
     "cumsum_hidden": ("CumSum", TensorProto.FLOAT, (1, 128, 768), {}, [np.array(-1, np.int64)]),
     "cumsum_tokens": ("CumSum", TensorProto.FLOAT, (1, 128, 768), {}, [np.array(1, np.int64)]),
+    "shrink_fmap": ("Shrink", TensorProto.FLOAT, (1, 64, 80, 80), {"lambd": 0.5, "bias": 0.25}, []),
+    "lrn_fmap": ("LRN", TensorProto.FLOAT, (1, 64, 56, 56), {"size": 5, "alpha": 1e-4, "beta": 0.75}, []),
+    "lp_pool_fmap": ("LpPool", TensorProto.FLOAT, (1, 64, 112, 112),
+                     {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, []),
+    "global_lp_pool": ("GlobalLpPool", TensorProto.FLOAT, (1, 512, 7, 7), {}, []),
     "cumsum_short_rows": ("CumSum", TensorProto.FLOAT, (4096, 16), {"exclusive": 1}, [np.array(1, np.int64)]),
 }
 

@@ -2,7 +2,7 @@
 
     python tools/gen/make_examples.py
 
-A small graph that mixes operators OneModel EP serves with one it does not (Shrink), so `onemodel run`
+A small graph that mixes operators OneModel EP serves with one it does not (Atan), so `onemodel run`
 shows both sides of the rewrite. Inputs x, y: float32 [2, 8]; z: float32 [8] broadcast over rows.
 """
 
@@ -31,7 +31,7 @@ def build() -> onnx.ModelProto:
         helper.make_node("Max", ["m", "x", "z"], ["mx"], name="max3"),
         helper.make_node("Sigmoid", ["x"], ["sig"], name="sigmoid"),
         helper.make_node("Mean", ["mx", "sig"], ["mean"], name="mean"),
-        helper.make_node("Shrink", ["mean"], ["soft"], name="shrink", lambd=0.25),
+        helper.make_node("Atan", ["mean"], ["soft"], name="atan"),
         helper.make_node("Abs", ["soft"], ["out"], name="abs"),
     ]
     outputs = [

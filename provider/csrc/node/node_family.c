@@ -34,7 +34,9 @@ const om_family* om_family_of(int op) {
     case OM_OP_GLOBAL_AVERAGE_POOL:
     case OM_OP_GLOBAL_MAX_POOL: return &om_family_global_pool;
     case OM_OP_MAX_POOL:
-    case OM_OP_AVERAGE_POOL: return &om_family_window_pool;
+    case OM_OP_AVERAGE_POOL:
+    case OM_OP_LP_POOL:
+    case OM_OP_GLOBAL_LP_POOL: return &om_family_window_pool;
     case OM_OP_BATCH_NORMALIZATION: return &om_family_batchnorm;
     case OM_OP_RESHAPE:
     case OM_OP_UNSQUEEZE:
@@ -66,6 +68,8 @@ const om_family* om_family_of(int op) {
     case OM_OP_NON_ZERO: return &om_family_nonzero;
     case OM_OP_ONE_HOT: return &om_family_one_hot;
     case OM_OP_LP_NORMALIZATION: return &om_family_lp_norm;
+    case OM_OP_SHRINK: return &om_family_shrink;
+    case OM_OP_LRN: return &om_family_lrn;
     case OM_OP_MEAN_VARIANCE_NORMALIZATION: return &om_family_mvn;
     case OM_OP_CUM_SUM: return &om_family_cumsum;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;

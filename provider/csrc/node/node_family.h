@@ -122,7 +122,7 @@ extern const om_family om_family_dropout;   /* node_dropout.c: Dropout (inferenc
 extern const om_family om_family_layernorm; /* node_layernorm.c: LayerNormalization and the RMS, skip forms */
 extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: Conv */
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
-extern const om_family om_family_window_pool; /* node_window_pool.c: MaxPool, AveragePool */
+extern const om_family om_family_window_pool; /* node_window_pool.c: MaxPool, AveragePool, LpPool, GlobalLpPool */
 extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
@@ -174,6 +174,8 @@ extern const om_family om_family_one_hot;   /* node_one_hot.c: OneHot */
 extern const om_family om_family_lp_norm;   /* node_lp_norm.c: LpNormalization */
 extern const om_family om_family_mvn;       /* node_mvn.c: MeanVarianceNormalization */
 extern const om_family om_family_cumsum;    /* node_cumsum.c: CumSum */
+extern const om_family om_family_shrink;    /* node_shrink.c: Shrink */
+extern const om_family om_family_lrn;       /* node_lrn.c: LRN */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

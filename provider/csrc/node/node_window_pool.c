@@ -1,13 +1,15 @@
-/* node_window_pool.c - the windowed pools (MaxPool with its optional Indices, AveragePool): attributes, shapes,
- * onto pool/window_pool.h.
+/* node_window_pool.c - the windowed pools (MaxPool with its optional Indices, AveragePool, LpPool) and
+ * GlobalLpPool (one window over all spatial positions): attributes, shapes, onto pool/window_pool.h.
  *
  * X is [N, C, D1, ..., Dk] (k = 1 to 3, as kernel_shape gives); Y (and Indices) [N, C, O1, ..., Ok]. The
  * attributes kernel_shape, strides, dilations, pads and auto_pad are read and checked by Conv's create
  * (node_conv_shape.c) and each axis's output size and pads come from its om_conv_axis_of, with the pools' own
  * ceil_mode; storage_order (MaxPool) and count_include_pad (AveragePool) are read here. The work is split over
  * the output rows (N x C x O1 x O2 of them, padded to three axes) in fixed chunks; each output element's sequence
- * depends only on its window (docs/pooling-norm.md).
+ * depends only on its window (docs/pooling-norm.md). LpPool and GlobalLpPool: f32, p 1 or 2 (others stay with
+ * stock ONNX Runtime); GlobalLpPool's X is [N, C, D1, ..., Dk] (k >= 1), its spatial axes flattened into one.
  */
+#include <string.h>
 #include <stdio.h>
 
 #include "broadcast.h"
@@ -24,6 +26,8 @@
 typedef struct om_wpool_node {
   om_conv conv; /* first: Conv's create fills it through node->impl */
   int is_max, ceil_mode, col_major, count_include_pad;
+  int lp;     /* LpPool, GlobalLpPool: p (1 or 2); 0 for MaxPool, AveragePool */
+  int global; /* GlobalLpPool */
 } om_wpool_node;
 
 static const char* om_wpool_op(const om_node* node) { return om_op_row(node->op)->name; }
@@ -42,7 +46,18 @@ static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t e
   om_wpool_node* p = node->impl;
   const om_conv* c = &p->conv;
   p->is_max = node->op == OM_OP_MAX_POOL;
-  if (!(p->is_max ? om_wpool_max_supported(node->type) : om_wpool_avg_supported(node->type)))
+  p->global = node->op == OM_OP_GLOBAL_LP_POOL;
+  if (node->op == OM_OP_LP_POOL || p->global) {
+    if (node->type != OM_T_FLOAT) return om_family_no_kernel(node, err, errlen);
+    int64_t pv = a->has_p ? a->p : 2;
+    if (pv != 1 && pv != 2) {
+      snprintf(err, errlen, "node '%s' (op %s): attribute p is %lld; only 1 and 2 are served", node->name,
+               om_wpool_op(node), (long long)pv);
+      return -1;
+    }
+    p->lp = (int)pv;
+    if (p->global) return 0;
+  } else if (!(p->is_max ? om_wpool_max_supported(node->type) : om_wpool_avg_supported(node->type)))
     return om_family_no_kernel(node, err, errlen);
   if (om_conv_create(node, a, err, errlen) != 0) return -1;
   if (om_wpool_flag(node, "ceil_mode", a->has_ceil_mode, a->ceil_mode, &p->ceil_mode, err, errlen) != 0 ||
@@ -57,7 +72,14 @@ static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t e
 }
 
 static int om_wpool_rank_ok(const om_node* node, size_t rank, char* err, size_t errlen) {
-  const om_conv* c = node->impl;
+  const om_wpool_node* p = node->impl;
+  const om_conv* c = &p->conv;
+  if (p->global) {
+    if (rank >= 3) return 0;
+    snprintf(err, errlen, "node '%s' (op %s): input 0 (X) has rank %zu; it must be [N, C, D1, ...] (rank 3 or more)",
+             node->name, om_wpool_op(node), rank);
+    return -1;
+  }
   if (rank == c->axes + 2) return 0;
   snprintf(err, errlen, "node '%s' (op %s): input 0 (X) has rank %zu; kernel_shape has %zu entries, so X must be "
            "[N, C] and %zu spatial axes (rank %zu)", node->name, om_wpool_op(node), rank, c->axes, c->axes,
@@ -80,12 +102,22 @@ static int om_wpool_geom_of(const om_node* node, const om_node_io* io, om_wpool_
   if (om_wpool_rank_ok(node, rank, io->err, io->errlen) != 0) return -1;
   out_shape[0] = x[0];
   out_shape[1] = x[1];
+  if (p->global) { /* one window over the flattened spatial axes */
+    for (size_t a = 0; a < 3; a++) {
+      g->in[a] = g->out[a] = g->kernel[a] = g->stride[a] = g->dilation[a] = 1;
+      g->pad_begin[a] = g->pad_end[a] = 0;
+    }
+    size_t n = om_shape_count(x + 2, rank - 2);
+    for (size_t d = 2; d < rank; d++) out_shape[d] = 1;
+    g->in[2] = g->kernel[2] = n;
+    return 0;
+  }
   return om_window_geom_of(node, c, p->ceil_mode, x, rank, 2, g, out_shape + 2, io->err, io->errlen);
 }
 
 static int om_wpool_shapes(const om_node* node, const om_node_io* io) {
   om_wpool_geom g;
-  int64_t shape[OM_CONV_MAX_AXES + 2];
+  int64_t shape[OM_MAX_RANK];
   if (om_wpool_geom_of(node, io, &g, shape) != 0) return -1;
   for (size_t o = 0; o < io->n_outputs && o < node->n_outputs; o++) {
     for (size_t d = 0; d < io->ranks[0]; d++) io->out_shapes[o * OM_MAX_RANK + d] = shape[d];
@@ -106,7 +138,9 @@ static void om_wpool_chunk(void* vt, size_t i) {
   const om_wpool_node* p = t->node->impl;
   size_t end, begin = om_chunk_begin(i, t->per_chunk, t->rows, &end);
   const om_node_io* io = t->io;
-  if (p->is_max)
+  if (p->lp)
+    om_wpool_lp_rows(t->node->path, p->lp, &t->g, io->data[0], io->outs[0], begin, end);
+  else if (p->is_max)
     om_wpool_max_rows(t->node->path, t->node->type, &t->g, io->data[0], io->outs[0],
                       io->n_outputs > 1 ? io->outs[1] : NULL, p->col_major, begin, end);
   else
@@ -118,10 +152,13 @@ static int om_wpool_run(const om_node* node, const om_node_io* io) {
   om_wpool_task t;
   t.node = node;
   t.io = io;
-  int64_t shape[OM_CONV_MAX_AXES + 2];
+  int64_t shape[OM_MAX_RANK];
   if (om_wpool_geom_of(node, io, &t.g, shape) != 0) return -1;
   t.rows = (size_t)shape[0] * (size_t)shape[1] * t.g.out[0] * t.g.out[1];
   size_t row_taps = t.g.out[2] * t.g.kernel[0] * t.g.kernel[1] * t.g.kernel[2];
+  const om_wpool_node* p = node->impl;
+  if (p->global && t.g.in[2] == 0 && io->outs[0]) /* empty windows: the sum +0, so y = +0 */
+    memset(io->outs[0], 0, t.rows * sizeof(float));
   if (t.rows == 0 || row_taps == 0) return 0;
   t.per_chunk = OM_WPOOL_CHUNK_TAPS / row_taps ? OM_WPOOL_CHUNK_TAPS / row_taps : 1;
   om_parallel_ieee(io->parallel_for, io->host_ctx, (t.rows + t.per_chunk - 1) / t.per_chunk, om_wpool_chunk, &t);

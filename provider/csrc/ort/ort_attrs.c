@@ -97,7 +97,7 @@ static int om_attrs_read_choice(const om_attr_source* src, const char* name, con
 int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned flags, om_attrs* attrs, char* err,
                   size_t errlen) {
   const char* op = row->name;
-  const int windowed = strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 ||
+  const int windowed = strcmp(op, "Conv") == 0 || strcmp(op, "MaxPool") == 0 || strcmp(op, "AveragePool") == 0 || strcmp(op, "LpPool") == 0 ||
                          strcmp(op, "ConvTranspose") == 0 || strcmp(op, "ConvInteger") == 0 ||
                          strcmp(op, "QLinearConv") == 0 || strcmp(op, "QLinearAveragePool") == 0;
   const int in_scope[] = {1, (row->flags & OM_F_STRUCT) != 0, windowed}; /* by OM_AS_* */

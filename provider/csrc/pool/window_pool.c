@@ -1,4 +1,4 @@
-/* window_pool.c - MaxPool and AveragePool over the windows of docs/pooling-norm.md: which types have kernels,
+/* window_pool.c - MaxPool, AveragePool and LpPool over the windows of docs/pooling-norm.md: which types have kernels,
  * the baseline instantiation of window_pool_body.inc (the scalar path, and every path where no wider one is
  * built) and the choice of a path's instantiation. */
 #include "window_pool.h"
@@ -53,4 +53,23 @@ void om_wpool_avg_rows(int path, int t, const om_wpool_geom* g, int count_includ
 #endif
   (void)path;
   om_wpool_avg_rows_base(t, g, count_include_pad, x, y, r0, r1);
+}
+
+void om_wpool_lp_rows(int path, int p, const om_wpool_geom* g, const void* x, void* y, size_t r0, size_t r1) {
+#if OM_ISA_X86
+  if (path == OM_PATH_512) {
+    om_wpool_lp_rows_512(p, g, x, y, r0, r1);
+    return;
+  }
+  if (path == OM_PATH_256) {
+    om_wpool_lp_rows_256(p, g, x, y, r0, r1);
+    return;
+  }
+  if (path == OM_PATH_128) {
+    om_wpool_lp_rows_128(p, g, x, y, r0, r1);
+    return;
+  }
+#endif
+  (void)path;
+  om_wpool_lp_rows_base(p, g, x, y, r0, r1);
 }
