@@ -77,7 +77,9 @@ for rel in ("provider",):
 so = build_ffi.ffibuilder.compile(tmpdir=str(tmp), verbose=False)
 pkg = build / "pkg" / "onemodel_ep"
 for p in (root / "onemodel_ep").iterdir():
-    if p.suffix == ".py" or p.name in ("py.typed", "examples"):
+    if p.is_dir() and (p / "__init__.py").exists():  # a subpackage (onemodel_ep.diff)
+        shutil.copytree(p, pkg / p.name, ignore=shutil.ignore_patterns("__pycache__"))
+    elif p.suffix == ".py" or p.name in ("py.typed", "examples"):
         (shutil.copytree if p.is_dir() else shutil.copy2)(p, pkg / p.name)
 shutil.copy2(so, pkg / Path(so).name)
 print(f"built {pkg / Path(so).name}")
