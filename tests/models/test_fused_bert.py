@@ -1,6 +1,6 @@
 """The BERT test model as ONNX Runtime's transformer optimiser rewrites it
 (testdata/fused/bert_tiny_fused.onnx, tools/gen/make_fused_bert.py: two com.microsoft Attention with a 1-D
-mask_index, SkipLayerNormalization, BiasGelu) through OneModel EP: Attention runs on our kernels; the outputs
+mask_index, SkipLayerNormalization, BiasGelu) through OneModel EP: every node runs on our kernels; the outputs
 are the same bits on every kernel path, at 1 and 2 threads, both ways in; and within float tolerance of stock
 ORT."""
 
@@ -17,8 +17,6 @@ import onemodel_ep
 
 MODEL = Path(__file__).resolve().parents[2] / "testdata" / "fused" / "bert_tiny_fused.onnx"
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
-# Fused ops ours does not serve yet (issue 36 covers Attention and MultiHeadAttention only).
-NOT_YET = {"BiasGelu"}
 
 
 def _feeds() -> dict[str, np.ndarray]:
@@ -43,12 +41,11 @@ def test_the_model_holds_what_the_optimiser_writes() -> None:
 
 
 @pytest.mark.parametrize("via", VIAS)
-def test_attention_runs_on_onemodel(via: str) -> None:
+def test_every_node_runs_on_onemodel(via: str) -> None:
     sess = _ours(via, None, 1)
     moved = [n.op for n in sess.report.moved]
-    assert moved.count("Attention") == 2, sess.report.summary()
-    stayed = {n.op for n in sess.report.stayed}
-    assert stayed <= NOT_YET, sess.report.summary()
+    assert moved.count("Attention") == 2 and moved.count("BiasGelu") == 2, sess.report.summary()
+    assert not sess.report.stayed, sess.report.summary()
 
 
 def test_same_bits_every_path_threads_and_way_in() -> None:
