@@ -34,6 +34,18 @@ def runs(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str) -> dict[
     return out
 
 
+def same_bits_every_way(model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str) -> list[np.ndarray]:
+    """The outputs, after checking that every way in, kernel path and thread count (`runs`) gives the same
+    bits as the first."""
+    every = runs(model, feeds, op)
+    first_key = next(iter(every))
+    first = every[first_key]
+    for where, got in every.items():
+        for k, (g, w) in enumerate(zip(got, first, strict=True)):
+            assert_exact_bits(f"{op} output {k} {where} vs {first_key}", g, w)
+    return first
+
+
 def assert_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, (
         what,

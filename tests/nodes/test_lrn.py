@@ -17,8 +17,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
 from tests.nodes.movement_cases import Case, model_of
-from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.nodes.test_movement_ops import _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 F32 = np.float32
@@ -81,24 +82,12 @@ def lrn_cases() -> list[Case]:
     return out
 
 
-@pytest.mark.parametrize("via", VIAS)
-@pytest.mark.parametrize("threads", (1, 2))
-def test_lrn_ep_and_rewrite_match_the_docs_order(via: str, threads: int) -> None:
-    cases = lrn_cases()
-    model, feeds = model_of(cases, 13)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+def test_lrn_ep_and_rewrite_match_the_docs_order() -> None:
+    every_way_matches(lrn_cases(), 13)
 
 
 def test_lrn_direct_every_path() -> None:
-    for c in lrn_cases():
-        for path in onemodel_ep.kernel_paths():
-            node = Node("LRN", [TensorProto.FLOAT], onnx_opset=13, attributes=c.attrs, kernel_path=path,
-                        name="m")
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(lrn_cases())
 
 
 def test_lrn_close_to_stock() -> None:

@@ -10,71 +10,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
+from tests.nodes.rnn_models import rnn_feeds, rnn_model
 from tests.reference import rnn_exact_reference as ref
-
-GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
-INPUTS = {"LSTM": ["x", "w", "r", "b", "seq", "h0", "c0", "p"], "GRU": ["x", "w", "r", "b", "seq", "h0"],
-          "RNN": ["x", "w", "r", "b", "seq", "h0"]}
-OUTPUTS = {"LSTM": ["y", "yh", "yc"], "GRU": ["y", "yh"], "RNN": ["y", "yh"]}
-
-
-def _feeds(op: str, t: int, n: int, i: int, h: int, dirs: int, have: set[str], seed: int,
-           seq: list[int] | None = None) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    g = GATES[op]
-
-    def f(*shape: int, scale: float = 0.5) -> np.ndarray:
-        return (rng.standard_normal(shape) * scale).astype(np.float32)
-
-    feeds = {"x": f(t, n, i, scale=1.0), "w": f(dirs, g * h, i), "r": f(dirs, g * h, h)}
-    if "b" in have:
-        feeds["b"] = f(dirs, 2 * g * h)
-    if "seq" in have:
-        feeds["seq"] = np.array(seq if seq is not None else rng.integers(0, t + 1, n), dtype=np.int32)
-    if "h0" in have:
-        feeds["h0"] = f(dirs, n, h, scale=1.0)
-    if "c0" in have and op == "LSTM":
-        feeds["c0"] = f(dirs, n, h, scale=1.0)
-    if "p" in have and op == "LSTM":
-        feeds["p"] = f(dirs, 3 * h)
-    return feeds
-
-
-def _model(op: str, feeds: dict[str, np.ndarray], attrs: dict[str, Any], opset: int = 14) -> onnx.ModelProto:
-    names = INPUTS[op]
-    last = max(k for k, nm in enumerate(names) if nm in feeds)
-    ins = [nm if nm in feeds else "" for nm in names[: last + 1]]
-    node = helper.make_node(op, ins, OUTPUTS[op], name="rec", **attrs)
-    graph_in = [helper.make_tensor_value_info(nm, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-                for nm, v in feeds.items()]
-    graph_out = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in OUTPUTS[op]]
-    graph = helper.make_graph([node], "g", graph_in, graph_out)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-
-
-def _every_way(op: str, model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    runs = S.runs(model, feeds, op)
-    first_key = next(iter(runs))
-    first = runs[first_key]
-    for where, got in runs.items():
-        for k, (g, w) in enumerate(zip(got, first, strict=True)):
-            S.assert_exact_bits(f"{op} output {k} {where} vs {first_key}", g, w)
-    return first
 
 
 def _check(op: str, t: int, n: int, i: int, h: int, attrs: dict[str, Any], have: set[str],
            seq: list[int] | None = None, opset: int = 14) -> None:
     attrs = {"hidden_size": h, **attrs}
     dirs = 2 if attrs.get("direction") == "bidirectional" else 1
-    feeds = _feeds(op, t, n, i, h, dirs, have, seed=t * 31 + h + len(attrs), seq=seq)
-    model = _model(op, feeds, attrs, opset)
-    got = _every_way(op, model, feeds)
+    feeds = rnn_feeds(op, t, n, i, h, dirs, have, seed=t * 31 + h + len(attrs), seq=seq)
+    model = rnn_model(op, feeds, attrs, opset=opset)
+    got = S.same_bits_every_way(model, feeds, op)
     want = ref.recurrent(op, feeds["x"], feeds["w"], feeds["r"], feeds.get("b"), feeds.get("seq"),
                          feeds.get("h0"), feeds.get("c0"), feeds.get("p"), attrs)
     stock = S.stock(model, feeds)
@@ -128,12 +79,12 @@ def test_same_bits_every_way_and_as_the_reference(op: str, t: int, n: int, i: in
 def test_rnn_opset_7_and_layout_1() -> None:
     _check("RNN", 4, 3, 5, 6, {"direction": "bidirectional"}, {"b", "h0"}, opset=7)
     attrs = {"hidden_size": 6, "direction": "bidirectional", "activations": ["Relu", "Tanh"]}
-    feeds = _feeds("RNN", 5, 3, 4, 6, 2, {"b", "h0"}, seed=5)
-    base = _every_way("RNN", _model("RNN", feeds, attrs), feeds)
+    feeds = rnn_feeds("RNN", 5, 3, 4, 6, 2, {"b", "h0"}, seed=5)
+    base = S.same_bits_every_way(rnn_model("RNN", feeds, attrs), feeds, "RNN")
     t_feeds = dict(feeds)
     t_feeds["x"] = np.ascontiguousarray(feeds["x"].transpose(1, 0, 2))
     t_feeds["h0"] = np.ascontiguousarray(feeds["h0"].transpose(1, 0, 2))
-    got = _every_way("RNN", _model("RNN", t_feeds, {**attrs, "layout": 1}), t_feeds)
+    got = S.same_bits_every_way(rnn_model("RNN", t_feeds, {**attrs, "layout": 1}), t_feeds, "RNN")
     S.assert_exact_bits("Y, layout 1", got[0], np.ascontiguousarray(base[0].transpose(2, 0, 1, 3)))
     S.assert_exact_bits("Y_h, layout 1", got[1], np.ascontiguousarray(base[1].transpose(1, 0, 2)))
 
@@ -141,8 +92,8 @@ def test_rnn_opset_7_and_layout_1() -> None:
 def test_zero_batch_and_zero_steps() -> None:
     for t, n in ((0, 2), (3, 0)):
         attrs = {"hidden_size": 4, "activations": ["Relu"]}
-        feeds = _feeds("RNN", t, n, 3, 4, 1, {"b"}, seed=1)
-        got = _every_way("RNN", _model("RNN", feeds, attrs), feeds)
+        feeds = rnn_feeds("RNN", t, n, 3, 4, 1, {"b"}, seed=1)
+        got = S.same_bits_every_way(rnn_model("RNN", feeds, attrs), feeds, "RNN")
         assert got[0].shape == (t, 1, n, 4) and got[1].shape == (1, n, 4)
         assert not got[0].any() and not got[1].any()
 
@@ -166,8 +117,8 @@ def test_bad_lists_are_named(op: str, attrs: dict[str, Any], message: str) -> No
 
 
 def test_an_unknown_activation_fails_at_session_creation() -> None:
-    feeds = _feeds("RNN", 3, 2, 3, 4, 1, {"b"}, seed=2)
-    model = _model("RNN", feeds, {"hidden_size": 4, "activations": ["Swish"]})
+    feeds = rnn_feeds("RNN", 3, 2, 3, 4, 1, {"b"}, seed=2)
+    model = rnn_model("RNN", feeds, {"hidden_size": 4, "activations": ["Swish"]})
     for via in S.VIAS:
         with pytest.raises(Exception, match=r"(?i)swish|activation"):
             S.session(model, via, None, 1)

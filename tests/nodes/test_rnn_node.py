@@ -10,52 +10,12 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto
 
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
+from tests.nodes.rnn_models import INPUTS, rnn_feeds, rnn_model
 from tests.reference import rnn_reference as ref
-
-GATES = {"LSTM": 4, "GRU": 3}
-INPUTS = {"LSTM": ["x", "w", "r", "b", "seq", "h0", "c0", "p"], "GRU": ["x", "w", "r", "b", "seq", "h0"]}
-OUTPUTS = {"LSTM": ["y", "yh", "yc"], "GRU": ["y", "yh"]}
-
-
-def _feeds(op: str, t: int, n: int, i: int, h: int, dirs: int, have: set[str], seed: int,
-           seq: list[int] | None = None) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    g = GATES[op]
-
-    def f(*shape: int, scale: float = 0.5) -> np.ndarray:
-        return (rng.standard_normal(shape) * scale).astype(np.float32)
-
-    feeds = {"x": f(t, n, i, scale=1.0), "w": f(dirs, g * h, i), "r": f(dirs, g * h, h)}
-    if "b" in have:
-        feeds["b"] = f(dirs, 2 * g * h)
-    if "seq" in have:
-        feeds["seq"] = np.array(seq if seq is not None else rng.integers(0, t + 1, n), dtype=np.int32)
-    if "h0" in have:
-        feeds["h0"] = f(dirs, n, h, scale=1.0)
-    if "c0" in have and op == "LSTM":
-        feeds["c0"] = f(dirs, n, h, scale=1.0)
-    if "p" in have and op == "LSTM":
-        feeds["p"] = f(dirs, 3 * h)
-    return feeds
-
-
-def _model(op: str, feeds: dict[str, np.ndarray], attrs: dict[str, Any], outputs: list[str] | None = None,
-           constants: tuple[str, ...] = (), opset: int = 14) -> onnx.ModelProto:
-    names = INPUTS[op]
-    last = max(k for k, nm in enumerate(names) if nm in feeds)
-    ins = [nm if nm in feeds else "" for nm in names[: last + 1]]
-    outs = outputs if outputs is not None else OUTPUTS[op]
-    node = helper.make_node(op, ins, outs, name="rec", **attrs)
-    graph_in = [helper.make_tensor_value_info(nm, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-                for nm, v in feeds.items() if nm not in constants]
-    inits = [numpy_helper.from_array(feeds[nm], nm) for nm in constants]
-    graph_out = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in outs if nm]
-    graph = helper.make_graph([node], "g", graph_in, graph_out, initializer=inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
 
 
 def _run_feeds(feeds: dict[str, np.ndarray], constants: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
@@ -69,17 +29,6 @@ def _want(op: str, feeds: dict[str, np.ndarray], attrs: dict[str, Any]) -> list[
 
 def _close(what: str, got: np.ndarray, want: np.ndarray) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=what)
-
-
-def _every_way(op: str, model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    """The outputs, after checking every way in, path and thread count gives the same bits."""
-    runs = S.runs(model, feeds, op)
-    first_key = next(iter(runs))
-    first = runs[first_key]
-    for where, got in runs.items():
-        for k, (g, w) in enumerate(zip(got, first, strict=True)):
-            S.assert_exact_bits(f"{op} output {k} {where} vs {first_key}", g, w)
-    return first
 
 
 # (op, T, N, I, H, attrs, optional inputs, sequence_lens)
@@ -106,10 +55,10 @@ def test_every_way_same_bits_and_close_to_onnx(op: str, t: int, n: int, i: int, 
                                                 have: set[str], seq: list[int] | None) -> None:
     attrs = {"hidden_size": h, **attrs}
     dirs = 2 if attrs.get("direction") == "bidirectional" else 1
-    feeds = _feeds(op, t, n, i, h, dirs, have, seed=t * 31 + h, seq=seq)
-    got = _every_way(op, _model(op, feeds, attrs), feeds)
+    feeds = rnn_feeds(op, t, n, i, h, dirs, have, seed=t * 31 + h, seq=seq)
+    got = S.same_bits_every_way(rnn_model(op, feeds, attrs), feeds, op)
     want = _want(op, feeds, attrs)
-    stock = S.stock(_model(op, feeds, attrs), feeds)
+    stock = S.stock(rnn_model(op, feeds, attrs), feeds)
     for k, (g, w, s) in enumerate(zip(got, want, stock, strict=True)):
         _close(f"{op} output {k} vs the float64 reference", g, w)
         _close(f"{op} output {k} vs stock ORT", g, s)
@@ -118,10 +67,11 @@ def test_every_way_same_bits_and_close_to_onnx(op: str, t: int, n: int, i: int, 
 @pytest.mark.parametrize("op", ["LSTM", "GRU"])
 def test_constant_weights_packed_give_the_same_bits(op: str) -> None:
     attrs = {"hidden_size": 9, "direction": "bidirectional"}
-    feeds = _feeds(op, 4, 2, 5, 9, 2, {"b", "h0"}, seed=7)
-    plain = _every_way(op, _model(op, feeds, attrs), feeds)
+    feeds = rnn_feeds(op, 4, 2, 5, 9, 2, {"b", "h0"}, seed=7)
+    plain = S.same_bits_every_way(rnn_model(op, feeds, attrs), feeds, op)
     consts = ("w", "r", "b")
-    packed = _every_way(op, _model(op, feeds, attrs, constants=consts), _run_feeds(feeds, consts))
+    packed_model = rnn_model(op, feeds, attrs, constants=consts)
+    packed = S.same_bits_every_way(packed_model, _run_feeds(feeds, consts), op)
     for k, (a, b) in enumerate(zip(plain, packed, strict=True)):
         S.assert_exact_bits(f"{op} output {k}: constant W, R vs inputs", b, a)
 
@@ -131,7 +81,7 @@ def test_constant_weights_packed_give_the_same_bits(op: str) -> None:
 def test_a_row_alone_gives_the_bits_it_has_in_a_batch(op: str, direction: str) -> None:
     attrs = {"hidden_size": 8, "direction": direction}
     dirs = 2 if direction == "bidirectional" else 1
-    feeds = _feeds(op, 6, 4, 5, 8, dirs, {"b", "seq", "h0", "c0"}, seed=11, seq=[6, 3, 0, 4])
+    feeds = rnn_feeds(op, 6, 4, 5, 8, dirs, {"b", "seq", "h0", "c0"}, seed=11, seq=[6, 3, 0, 4])
     node = Node(op, [int(TensorProto.FLOAT)] * 4 + [int(TensorProto.INT32)] + [int(TensorProto.FLOAT)] *
                 (2 if op == "LSTM" else 1), onnx_opset=14, attributes=attrs)
     names = INPUTS[op][: 7 if op == "LSTM" else 6]
@@ -151,13 +101,13 @@ def test_a_row_alone_gives_the_bits_it_has_in_a_batch(op: str, direction: str) -
 
 def test_layout_1_is_layout_0_transposed() -> None:
     attrs = {"hidden_size": 6, "direction": "bidirectional"}
-    feeds = _feeds("LSTM", 5, 3, 4, 6, 2, {"b", "h0", "c0", "p"}, seed=5)
-    base = _every_way("LSTM", _model("LSTM", feeds, attrs), feeds)
+    feeds = rnn_feeds("LSTM", 5, 3, 4, 6, 2, {"b", "h0", "c0", "p"}, seed=5)
+    base = S.same_bits_every_way(rnn_model("LSTM", feeds, attrs), feeds, "LSTM")
     t_feeds = dict(feeds)
     t_feeds["x"] = np.ascontiguousarray(feeds["x"].transpose(1, 0, 2))
     for nm in ("h0", "c0"):
         t_feeds[nm] = np.ascontiguousarray(feeds[nm].transpose(1, 0, 2))
-    got = _every_way("LSTM", _model("LSTM", t_feeds, {**attrs, "layout": 1}), t_feeds)
+    got = S.same_bits_every_way(rnn_model("LSTM", t_feeds, {**attrs, "layout": 1}), t_feeds, "LSTM")
     S.assert_exact_bits("Y, layout 1", got[0], np.ascontiguousarray(base[0].transpose(2, 0, 1, 3)))
     for k in (1, 2):
         S.assert_exact_bits(f"output {k}, layout 1", got[k], np.ascontiguousarray(base[k].transpose(1, 0, 2)))
@@ -166,9 +116,9 @@ def test_layout_1_is_layout_0_transposed() -> None:
 @pytest.mark.parametrize("outputs", [["y"], ["", "yh"], ["", "", "yc"], ["y", "", "yc"]])
 def test_any_output_may_be_absent(outputs: list[str]) -> None:
     attrs = {"hidden_size": 5}
-    feeds = _feeds("LSTM", 4, 2, 3, 5, 1, {"b"}, seed=3)
-    full = _every_way("LSTM", _model("LSTM", feeds, attrs), feeds)
-    got = _every_way("LSTM", _model("LSTM", feeds, attrs, outputs=outputs), feeds)
+    feeds = rnn_feeds("LSTM", 4, 2, 3, 5, 1, {"b"}, seed=3)
+    full = S.same_bits_every_way(rnn_model("LSTM", feeds, attrs), feeds, "LSTM")
+    got = S.same_bits_every_way(rnn_model("LSTM", feeds, attrs, outputs=outputs), feeds, "LSTM")
     want = [full[k] for k, nm in enumerate(outputs) if nm]
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         S.assert_exact_bits(f"output {k} of {outputs}", g, w)
@@ -176,11 +126,11 @@ def test_any_output_may_be_absent(outputs: list[str]) -> None:
 
 def test_nan_and_infinity_give_canonical_nan() -> None:
     attrs = {"hidden_size": 4}
-    feeds = _feeds("LSTM", 3, 2, 3, 4, 1, {"b", "c0"}, seed=9)
+    feeds = rnn_feeds("LSTM", 3, 2, 3, 4, 1, {"b", "c0"}, seed=9)
     feeds["x"][1, 0, 0] = np.nan
     feeds["c0"][0, 1, 2] = np.inf  # f * inf, then inf - inf is possible: every NaN stored is 0x7FC00000
     feeds["c0"][0, 1, 3] = -np.inf
-    got = _every_way("LSTM", _model("LSTM", feeds, attrs), feeds)
+    got = S.same_bits_every_way(rnn_model("LSTM", feeds, attrs), feeds, "LSTM")
     for k, g in enumerate(got):
         nan = np.isnan(g)
         assert nan.any() or k == 0
@@ -198,11 +148,11 @@ def _report_reason(model: onnx.ModelProto, via: str) -> str:
     ({"activations": ["Sigmoid", "Tanh", "ThresholdedRelu"]}, "needs its alpha"),  # ORT's 0, ONNX's 1.0
 ])
 def test_what_is_not_served_stays_with_stock_ort(attrs: dict[str, Any], reason: str | None) -> None:
-    feeds = _feeds("LSTM", 3, 2, 3, 4, 1, {"b"}, seed=2)
-    model = _model("LSTM", feeds, {"hidden_size": 4, **attrs})
+    feeds = rnn_feeds("LSTM", 3, 2, 3, 4, 1, {"b"}, seed=2)
+    model = rnn_model("LSTM", feeds, {"hidden_size": 4, **attrs})
     if reason is None:  # the default list, spelled out: the same bits as without it
-        plain = _every_way("LSTM", _model("LSTM", feeds, {"hidden_size": 4}), feeds)
-        for k, (g, w) in enumerate(zip(_every_way("LSTM", model, feeds), plain, strict=True)):
+        plain = S.same_bits_every_way(rnn_model("LSTM", feeds, {"hidden_size": 4}), feeds, "LSTM")
+        for k, (g, w) in enumerate(zip(S.same_bits_every_way(model, feeds, "LSTM"), plain, strict=True)):
             S.assert_exact_bits(f"output {k}", g, w)
         return
     for via in S.VIAS:
@@ -215,8 +165,8 @@ def test_what_is_not_served_stays_with_stock_ort(attrs: dict[str, Any], reason: 
 
 
 def test_bad_sequence_lens_is_an_error_naming_node_and_op() -> None:
-    feeds = _feeds("LSTM", 3, 2, 3, 4, 1, {"seq"}, seed=2, seq=[1, 4])
-    model = _model("LSTM", feeds, {"hidden_size": 4})
+    feeds = rnn_feeds("LSTM", 3, 2, 3, 4, 1, {"seq"}, seed=2, seq=[1, 4])
+    model = rnn_model("LSTM", feeds, {"hidden_size": 4})
     for via in S.VIAS:
         sess = S.session(model, via, None, 1)
         with pytest.raises(Exception, match=r"rec.*LSTM.*sequence_lens\[1\] = 4"):

@@ -17,8 +17,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
-from tests.nodes.movement_cases import Case, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
+from tests.nodes.movement_cases import Case, model_of
+from tests.nodes.test_movement_ops import _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 INTS = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
@@ -86,24 +87,12 @@ def shrink_cases(types: tuple[type, ...] = TYPES) -> list[Case]:
     return out
 
 
-@pytest.mark.parametrize("via", VIAS)
-@pytest.mark.parametrize("threads", (1, 2))
-def test_shrink_ep_and_rewrite_match_the_docs_order(via: str, threads: int) -> None:
-    cases = shrink_cases()
-    model, feeds = model_of(cases, 13)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+def test_shrink_ep_and_rewrite_match_the_docs_order() -> None:
+    every_way_matches(shrink_cases(), 13)
 
 
 def test_shrink_direct_every_path() -> None:
-    for c in shrink_cases():
-        for path in onemodel_ep.kernel_paths():
-            node = Node("Shrink", [onnx_type(c.inputs[0].dtype)], onnx_opset=9, attributes=c.attrs,
-                        kernel_path=path, name="m")
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(shrink_cases())
 
 
 def test_shrink_same_as_stock_where_stock_is_defined() -> None:

@@ -15,8 +15,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
-from tests.nodes.movement_cases import Case, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
+from tests.nodes.movement_cases import Case, model_of
+from tests.nodes.test_movement_ops import _stock
 from tests.reference.norm_reference import acc_dtype, sum16
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
@@ -70,24 +71,12 @@ def lp_cases() -> list[Case]:
     return out
 
 
-@pytest.mark.parametrize("via", VIAS)
-@pytest.mark.parametrize("threads", (1, 2))
-def test_lp_norm_ep_and_rewrite_match_the_docs_order(via: str, threads: int) -> None:
-    cases = lp_cases()
-    model, feeds = model_of(cases, 13)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+def test_lp_norm_ep_and_rewrite_match_the_docs_order() -> None:
+    every_way_matches(lp_cases(), 13)
 
 
 def test_lp_norm_direct_every_path() -> None:
-    for c in lp_cases():
-        for path in onemodel_ep.kernel_paths():
-            node = Node("LpNormalization", [onnx_type(c.inputs[0].dtype)], onnx_opset=1, attributes=c.attrs,
-                        kernel_path=path, name="m")
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(lp_cases())
 
 
 def test_lp_norm_zero_vector_and_special_values() -> None:
@@ -207,24 +196,12 @@ def mvn_cases() -> list[Case]:
     return out
 
 
-@pytest.mark.parametrize("via", VIAS)
-@pytest.mark.parametrize("threads", (1, 2))
-def test_mvn_ep_and_rewrite_match_the_docs_order(via: str, threads: int) -> None:
-    cases = mvn_cases()
-    model, feeds = model_of(cases, 13)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+def test_mvn_ep_and_rewrite_match_the_docs_order() -> None:
+    every_way_matches(mvn_cases(), 13)
 
 
 def test_mvn_direct_every_path() -> None:
-    for c in mvn_cases():
-        for path in onemodel_ep.kernel_paths():
-            node = Node("MeanVarianceNormalization", [onnx_type(c.inputs[0].dtype)], onnx_opset=13,
-                        attributes=c.attrs, kernel_path=path, name="m")
-            _same(f"{c.label()} path {path}", node.run_outputs(*c.inputs)[0], c.want[0])
+    direct_every_path_matches(mvn_cases())
 
 
 def test_mvn_close_to_stock() -> None:

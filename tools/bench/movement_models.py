@@ -1,5 +1,5 @@
-"""Write the one-node Split, Trilu, DepthToSpace, SpaceToDepth, GatherElements and GatherND models whose
-timings docs/data-movement.md gives, for `onemodel bench --model`.
+"""Write the one-node Split, Trilu, DepthToSpace, SpaceToDepth, GatherElements, GatherND, ScatterElements
+and ScatterND models whose timings docs/data-movement.md gives, for `onemodel bench --model`.
 
     python tools/bench/movement_models.py OUT_DIR
     onemodel bench --model OUT_DIR/split_qkv_128.onnx --threads 1 --via ep
@@ -9,6 +9,8 @@ the last axis (prefill of 128 and 2048 tokens, one decode step), and a 24-way sp
 as an LLM's causal mask is built: the upper triangle of a square float matrix above the diagonal (k = 1).
 DepthToSpace (both modes) and SpaceToDepth on a 64-channel 80x80 map, block 2, as super-resolution heads use
 them; GatherElements and GatherND on an LLM's 1x128x768 activations (indices random, initializers).
+ScatterND writes 32 token rows of those activations (indices 32x2, updates 32x768) as a KV cache update does,
+ScatterElements 1x32x768 along the tokens; each with reduction none and add.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ MODELS = {
     "split_qkv_2048": ((1, 2048, 3072), -1, [1024, 1024, 1024]),
     "split_qkv_decode": ((1, 1, 3072), -1, [1024, 1024, 1024]),
     "split_24_heads": ((1, 24, 128, 64), 1, [1] * 24),
+}
+
+
+SCATTER_SHAPE = (1, 128, 768)
+# name: (op, indices shape, attributes)
+SCATTER_MODELS = {
+    "scatter_elements_tokens": ("ScatterElements", (1, 32, 768), {"axis": 1}),
+    "scatter_elements_tokens_add": ("ScatterElements", (1, 32, 768), {"axis": 1, "reduction": "add"}),
+    "scatter_nd_rows": ("ScatterND", (32, 2), {}),
+    "scatter_nd_rows_add": ("ScatterND", (32, 2), {"reduction": "add"}),
 }
 
 
@@ -90,6 +102,12 @@ def one_node_model(op: str, shape: tuple[int, ...], attrs: dict[str, object],
             idx = np.concatenate(cols, axis=-1)
         inputs.append("i")
         inits.append(numpy_helper.from_array(idx.astype(np.int64), "i"))
+    return x_to_y_model(op, inputs, shape, inits, attrs)
+
+
+def x_to_y_model(op: str, inputs: list[str], shape: tuple[int, ...], inits: list[onnx.TensorProto],
+                 attrs: dict[str, object]) -> onnx.ModelProto:
+    """One node of `op` from the float input x of `shape` (other inputs: initializers) to y, opset 18."""
     node = helper.make_node(op, inputs, ["y"], name=op.lower(), **attrs)
     graph = helper.make_graph(
         [node],
@@ -99,6 +117,22 @@ def one_node_model(op: str, shape: tuple[int, ...], attrs: dict[str, object],
         initializer=inits,
     )
     return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def scatter_model(op: str, index_shape: tuple[int, ...], attrs: dict[str, object]) -> onnx.ModelProto:
+    """ScatterElements (along axis 1) or ScatterND on SCATTER_SHAPE: random indices (duplicates likely) and
+    normal updates, both initializers."""
+    rng = np.random.default_rng(0)
+    if op == "ScatterElements":
+        idx = rng.integers(0, SCATTER_SHAPE[1], index_shape)
+        upd_shape = index_shape
+    else:  # column m indexes data dimension m
+        cols = [rng.integers(0, SCATTER_SHAPE[m], index_shape[:-1] + (1,)) for m in range(index_shape[-1])]
+        idx = np.concatenate(cols, -1)
+        upd_shape = index_shape[:-1] + SCATTER_SHAPE[index_shape[-1] :]
+    upd = rng.standard_normal(upd_shape).astype(np.float32)
+    inits = [numpy_helper.from_array(idx.astype(np.int64), "i"), numpy_helper.from_array(upd, "u")]
+    return x_to_y_model(op, ["x", "i", "u"], SCATTER_SHAPE, inits, attrs)
 
 
 def main() -> None:
@@ -117,6 +151,10 @@ def main() -> None:
     for name, (op, shape, attrs) in BLOCK_MODELS.items():
         path = os.path.join(args.out_dir, name + ".onnx")
         onnx.save(one_node_model(op, shape, attrs), path)
+        print(path)
+    for name, (op, ishape, attrs) in SCATTER_MODELS.items():
+        path = os.path.join(args.out_dir, name + ".onnx")
+        onnx.save(scatter_model(op, ishape, attrs), path)
         print(path)
     for name, (op, shape, ishape, attrs) in GATHER_MODELS.items():
         path = os.path.join(args.out_dir, name + ".onnx")
