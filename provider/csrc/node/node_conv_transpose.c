@@ -86,25 +86,34 @@ static void om_convt_destroy(om_node* node) {
 static int om_convt_check_w(const om_node* node, const om_convt* t, const int64_t* w, size_t rank, char* err,
                             size_t errlen) {
   const om_conv* c = &t->c;
-  char sw[160];
-  om_shape_text(w, rank, sw, sizeof sw);
-  if (rank < 3 || rank > OM_CONV_MAX_AXES + 2 || (c->axes && rank != c->axes + 2))
+  char sw[160]; /* W's shape, formatted only for a message */
+#define OM_CONVT_W_TEXT om_shape_text(w, rank, sw, sizeof sw)
+  if (rank < 3 || rank > OM_CONV_MAX_AXES + 2 || (c->axes && rank != c->axes + 2)) {
+    OM_CONVT_W_TEXT;
     OM_FAIL_MSG("node '%s' (op ConvTranspose): W %s must have rank %s (C, M/group, kernel...)", node->name, sw,
                 c->axes ? (c->axes == 1 ? "3" : c->axes == 2 ? "4" : "5") : "3 to 5");
+  }
   for (size_t i = 0; i < rank; i++)
     if (w[i] < 0) return 0;
-  if (w[0] % c->group != 0)
+  if (w[0] % c->group != 0) {
+    OM_CONVT_W_TEXT;
     OM_FAIL_MSG("node '%s' (op ConvTranspose): W %s has %lld input channels, not divisible by group %lld",
                 node->name, sw, (long long)w[0], (long long)c->group);
+  }
   for (size_t i = 0; c->has_kernel && i + 2 < rank; i++)
     if (w[i + 2] != c->kernel[i]) {
       char sk[160];
       om_shape_text(c->kernel, c->axes, sk, sizeof sk);
+      OM_CONVT_W_TEXT;
       OM_FAIL_MSG("node '%s' (op ConvTranspose): attribute kernel_shape %s does not match W %s", node->name, sk, sw);
     }
   for (size_t i = 2; i < rank; i++)
-    if (w[i] < 1) OM_FAIL_MSG("node '%s' (op ConvTranspose): W %s has an empty kernel", node->name, sw);
+    if (w[i] < 1) {
+      OM_CONVT_W_TEXT;
+      OM_FAIL_MSG("node '%s' (op ConvTranspose): W %s has an empty kernel", node->name, sw);
+    }
   return 0;
+#undef OM_CONVT_W_TEXT
 }
 
 /* W transposed per group into dst: dst[(g*R + r)*Cg + c] = W[(g*Cg + c)*R + r], R = M/G * K. */
@@ -187,9 +196,11 @@ static int om_convt_dims_of(const om_node* node, const om_node_io* io, om_convt_
   d->G = t->c.group;
   d->M = w[1] * d->G;
   d->axes = rank - 2;
-  char sx[160], sw[160];
-  om_shape_text(x, rank, sx, sizeof sx);
-  om_shape_text(w, rank, sw, sizeof sw);
+  char sx[160], sw[160]; /* X's and W's shapes, formatted only for a message */
+  if (w[0] != d->C || (has_b && shapes[2][0] != d->M)) {
+    om_shape_text(x, rank, sx, sizeof sx);
+    om_shape_text(w, rank, sw, sizeof sw);
+  }
   if (w[0] != d->C)
     OM_FAIL_MSG("node '%s' (op ConvTranspose): X %s has %lld channels, W %s has %lld (W is [C, M/group, kernel...])",
                 node->name, sx, (long long)d->C, sw, (long long)w[0]);

@@ -40,25 +40,27 @@ int om_window_check(const om_node* node, const om_conv* c, int max_log2, char* e
 int om_window_geom_of(const om_node* node, const om_conv* c, int ceil_mode, const int64_t* x, size_t rank,
                       size_t spatial0, om_wpool_geom* g, int64_t* out, char* err, size_t errlen) {
   size_t lead = 3 - c->axes;
-  char sx[160], sk[160], what[200];
-  om_shape_text(x, rank, sx, sizeof sx);
-  om_shape_text(c->kernel, c->axes, sk, sizeof sk);
   for (size_t a = 0; a < 3; a++) {
     g->in[a] = g->out[a] = g->kernel[a] = g->stride[a] = g->dilation[a] = 1;
     g->pad_begin[a] = g->pad_end[a] = 0;
   }
   for (size_t i = 0; i < c->axes; i++) {
-    int64_t dil = c->has_dilations ? c->dilations[i] : 1;
-    snprintf(what, sizeof what, "kernel_shape %s, dilation %lld", sk, (long long)dil);
     om_conv_axis ax;
-    if (om_conv_axis_of(node, c, i, x[spatial0 + i], c->kernel[i], ceil_mode, what, sx, &ax, err, errlen) != 0)
+    if (om_conv_axis_of(node, c, i, x[spatial0 + i], c->kernel[i], ceil_mode, "", "", &ax, err, errlen) != 0) {
+      char sx[160], sk[160], what[200]; /* the error: again, with the texts of the message */
+      om_shape_text(x, rank, sx, sizeof sx);
+      om_shape_text(c->kernel, c->axes, sk, sizeof sk);
+      snprintf(what, sizeof what, "kernel_shape %s, dilation %lld", sk,
+               (long long)(c->has_dilations ? c->dilations[i] : 1));
+      om_conv_axis_of(node, c, i, x[spatial0 + i], c->kernel[i], ceil_mode, what, sx, &ax, err, errlen);
       return -1;
+    }
     out[i] = ax.out;
     g->in[lead + i] = (size_t)x[spatial0 + i];
     g->out[lead + i] = (size_t)ax.out;
     g->kernel[lead + i] = (size_t)c->kernel[i];
     g->stride[lead + i] = (size_t)(c->has_strides ? c->strides[i] : 1);
-    g->dilation[lead + i] = (size_t)dil;
+    g->dilation[lead + i] = (size_t)(c->has_dilations ? c->dilations[i] : 1);
     g->pad_begin[lead + i] = (size_t)ax.pad_begin;
     g->pad_end[lead + i] = (size_t)ax.pad_end;
   }
