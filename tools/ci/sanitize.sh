@@ -8,6 +8,7 @@
 #   SANITIZE_BUILD=/tmp/om-san bash tools/ci/sanitize.sh   # build directory (default build/sanitize)
 #   SANITIZE_TESTS="tests/kernels/test_fuzz.py" bash tools/ci/sanitize.sh   # a subset
 #   SANITIZE_STRIDE=1 bash tools/ci/sanitize.sh   # every case of the big parametrized files (default: 1 in 4)
+#   SANITIZE_WORKERS=1 bash tools/ci/sanitize.sh  # pytest-xdist workers (default 2; 1: one process)
 #
 # Bounded for CI: the fuzzer's sweep runs every op x type x kernel path and the seeded fuzz profile runs in
 # full; the big case files (oracle cases, direct op tests, cast matrix) run a deterministic 1-in-N sample of
@@ -36,6 +37,7 @@ CC="${CC:-gcc}"
 BUILD="${SANITIZE_BUILD:-$ROOT/build/sanitize}"
 TIMEOUT_S="${SANITIZE_TIMEOUT:-900}"
 STRIDE="${SANITIZE_STRIDE:-4}"
+WORKERS="${SANITIZE_WORKERS:-2}"
 SAMPLED="test_oracle_cases.py test_ops_direct.py test_cast_matrix.py"
 
 asan_rt="$("$CC" -print-file-name=libasan.so)"
@@ -140,8 +142,10 @@ for t in "${tests[@]}"; do abs_tests+=("$ROOT/$t"); done
 echo "== sanitize: running ${tests[*]}"
 
 set +e
+xdist=()
+[ "$WORKERS" -gt 1 ] && xdist=(-n "$WORKERS") # the workers inherit LD_PRELOAD and the options above
 (cd "$BUILD" && timeout "$TIMEOUT_S" "$PY" -m pytest -q -p no:cacheprovider -p sanitize_sample --capture=sys --rootdir="$ROOT" \
-  -c "$ROOT/pyproject.toml" "${abs_tests[@]}" 2>&1) | tee "$BUILD/pytest.log"
+  -c "$ROOT/pyproject.toml" "${xdist[@]}" "${abs_tests[@]}" 2>&1) | tee "$BUILD/pytest.log"
 rc=${PIPESTATUS[0]}
 set -e
 t2=$(date +%s)
