@@ -1,7 +1,8 @@
-/* mha_core.c - the attention of com.microsoft MultiHeadAttention and Attention (mha_core.h, docs/attention.md):
- * phase 1 fills the caches of each (batch row, head), phase 2 runs blocks of query rows of one (batch row, head)
- * against all of its keys. No result depends on the split into units or blocks: each query row is its own
- * sequence of operations. */
+/* mha_core.c - the attention of com.microsoft MultiHeadAttention and Attention and of ONNX's Attention (mha_core.h,
+ * docs/attention.md): phase 1 fills the caches of each (batch row, kv head), phase 2 runs blocks of query rows of
+ * one (batch row, kv head) -- the rows of its group's query heads, head by head -- against the keys each row
+ * attends. No result depends on the split into units or blocks: each query row is its own sequence of
+ * operations. */
 #include "mha_core.h"
 
 #include <stdlib.h>
@@ -187,32 +188,40 @@ static int om_mha_row_scores(const om_mha_call* c, size_t b, size_t n, size_t s,
   return c->onnx_rows && !live;
 }
 
-/* Phase 2: units u = (b * N + n) * blocks + block: query rows block * OM_MHA_ROWS .. of head n of batch row b. */
+/* The query rows of one (batch row, kv head): x = t * S + s for query head n = g * group + t, row s. */
+static size_t om_mha_blocks(const om_mha_call* c) {
+  return (c->N / om_mha_kv_heads(c) * c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
+}
+
+/* Phase 2: units u = (b * KH + g) * blocks + block: rows x = block * OM_MHA_ROWS .. of kv head g of batch row b
+ * (decode's query heads of one group share each key's and value's loads, as a prompt's rows of one head do). */
 static int om_mha_attend(const void* args, size_t u0, size_t u1) {
   const om_mha_call* c = args;
   const om_node* node = c->node;
-  size_t H = c->H, Hv = c->Hv, T = c->T, blocks = (c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
+  size_t H = c->H, Hv = c->Hv, T = c->T, S = c->S, blocks = om_mha_blocks(c);
   size_t KH = om_mha_kv_heads(c), group = c->N / KH;
   float* buf = malloc((OM_MHA_ROWS * (H + Hv) + 2 * OM_MHA_ROWS * T) * sizeof(float));
   if (!buf) return -1;
   float *q = buf, *o = q + OM_MHA_ROWS * H, *d = o + OM_MHA_ROWS * Hv, *w = d + OM_MHA_ROWS * T;
-  size_t nk[OM_MHA_ROWS];
+  size_t nk[OM_MHA_ROWS], hs[OM_MHA_ROWS], ss[OM_MHA_ROWS];
   int empty[OM_MHA_ROWS];
   int rc = 0;
   for (size_t u = u0; u < u1 && rc == 0; u++) {
-    size_t bn = u / blocks, b = bn / c->N, n = bn % c->N, s0 = (u % blocks) * OM_MHA_ROWS;
-    size_t G = c->S - s0 < OM_MHA_ROWS ? c->S - s0 : OM_MHA_ROWS, kv = b * KH + n / group, nmax = 0;
+    size_t kv = u / blocks, b = kv / KH, g = kv % KH, x0 = (u % blocks) * OM_MHA_ROWS, nmax = 0;
+    size_t G = group * S - x0 < OM_MHA_ROWS ? group * S - x0 : OM_MHA_ROWS;
     int uniform = 1;
     for (size_t r = 0; r < G; r++) {
-      nk[r] = om_mha_keys(c, b, s0 + r);
+      hs[r] = g * group + (x0 + r) / S;
+      ss[r] = (x0 + r) % S;
+      nk[r] = om_mha_keys(c, b, ss[r]);
       nmax = nk[r] > nmax ? nk[r] : nmax;
       uniform &= nk[r] == nk[0];
-      om_mha_row(&c->q, b, s0 + r, n, H, q + r * H);
+      om_mha_row(&c->q, b, ss[r], hs[r], H, q + r * H);
     }
     /* rows of nmax scores, one after another */
     if (nmax) om_attn_scores(node->path, q, G, c->cache_k + kv * T * H, nmax, H, d, nmax);
     for (size_t r = 0; r < G; r++) {
-      empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, n, s0 + r, d + r * nmax, nk[r]);
+      empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, hs[r], ss[r], d + r * nmax, nk[r]);
       uniform &= !empty[r];
     }
     const float* vs = c->cache_v + kv * T * Hv;
@@ -231,8 +240,8 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
     if (rc != 0) break;
     if (c->onnx_rows) om_attn_canon(o, G * Hv);
     for (size_t r = 0; r < G; r++) {
-      size_t s = s0 + r;
-      float* dst = c->out + (c->out_bnsh ? (bn * c->S + s) * Hv : ((b * c->S + s) * c->N + n) * Hv);
+      size_t n = hs[r], s = ss[r];
+      float* dst = c->out + (c->out_bnsh ? ((b * c->N + n) * S + s) * Hv : ((b * S + s) * c->N + n) * Hv);
       memcpy(dst, o + r * Hv, Hv * sizeof(float));
     }
   }
@@ -241,13 +250,12 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
 }
 
 int om_mha_compute(const om_mha_call* c, om_parallel_for_fn parallel_for, void* host_ctx) {
-  size_t units = c->B * c->N;
-  int rc = om_parallel_ranges(parallel_for, host_ctx, c->B * om_mha_kv_heads(c), 1, om_mha_fill, c);
+  size_t units = c->B * om_mha_kv_heads(c);
+  int rc = om_parallel_ranges(parallel_for, host_ctx, units, 1, om_mha_fill, c);
   if (rc != 0 || !c->out || c->S == 0) return rc;
   if (c->T == 0) { /* no key: the Softmax of an empty row; ORT writes nothing meaningful, we write zeros */
     memset(c->out, 0, c->B * c->S * c->N * c->Hv * sizeof(float));
     return 0;
   }
-  size_t blocks = (c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
-  return om_parallel_ranges(parallel_for, host_ctx, units * blocks, 1, om_mha_attend, c);
+  return om_parallel_ranges(parallel_for, host_ctx, units * om_mha_blocks(c), 1, om_mha_attend, c);
 }
