@@ -135,14 +135,21 @@ def test_node_bits_reference(case: Case, path: str) -> None:
 
 
 def test_dead_rows_are_zero() -> None:
-    """A row whose keys are all masked (bool mask all False, or no key under causal with nonpad) is +0, as
-    the spec's errata and stock ORT 1.31.1 have it, not NaN."""
+    """A row whose keys are all masked (bool mask all False, no key under causal with nonpad, a float mask
+    all -inf) is +0, as the spec's errata and stock ORT 1.31.1 have it, not NaN."""
     c = next(x for x in CASES if x.name == "bool-dead-row-causal")
     y = _run(_node(c, _inputs(c, 1)), _inputs(c, 1))[0]
     assert np.all(y[-1, 1, -c.H:].view(np.uint32) == 0)
     c = next(x for x in CASES if x.name == "nonpad-causal")  # batch row 1: offset 2 - 3 = -1, row 0 empty
     y = _run(_node(c, _inputs(c, 1)), _inputs(c, 1))[0]
     assert np.all(y[1, :, 0].view(np.uint32) == 0) and np.any(y[1, :, 1] != 0)
+    c = next(x for x in CASES if x.name == "float-mask-softcap")  # a float mask row all -inf
+    ins = _inputs(c, 1)
+    assert ins[3] is not None
+    ins[3][2] = -np.inf
+    y = _run(_node(c, ins), ins)[0]
+    assert np.all(y[:, :, 2].view(np.uint32) == 0) and np.all(y[:, :, 1] != 0)
+    S.assert_exact_bits("float -inf row", y, _ref(c, ins)[0])
 
 
 def test_f64_closeness() -> None:
