@@ -220,14 +220,23 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
     }
     /* rows of nmax scores, one after another */
     if (nmax) om_attn_scores(node->path, q, G, c->cache_k + kv * T * H, nmax, H, d, nmax);
+    size_t nmin = nmax; /* the least key count; 0 when a row is empty */
     for (size_t r = 0; r < G; r++) {
       empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, hs[r], ss[r], d + r * nmax, nk[r]);
       uniform &= !empty[r];
+      nmin = empty[r] || nk[r] < nmin ? (empty[r] ? 0 : nk[r]) : nmin;
     }
     const float* vs = c->cache_v + kv * T * Hv;
     if (uniform && nmax) {
       rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, G, nmax, 1, 0, G, d, w);
       if (rc == 0) om_attn_values(node->path, w, nmax, G, vs, nmax, Hv, o);
+    } else if (nmin) { /* rows of different key counts (causal): keys below the least together, then each on */
+      for (size_t r = 0; r < G && rc == 0; r++)
+        rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, nk[r], 1, 0, 1, d + r * nmax, w + r * nmax);
+      if (rc != 0) break;
+      om_attn_values(node->path, w, nmax, G, vs, nmin, Hv, o);
+      for (size_t r = 0; r < G; r++)
+        om_attn_values_more(node->path, w + r * nmax, nmax, 1, vs, nmin, nk[r], Hv, o + r * Hv);
     } else
       for (size_t r = 0; r < G && rc == 0; r++) {
         if (empty[r] || nk[r] == 0) {
