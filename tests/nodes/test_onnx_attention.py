@@ -52,8 +52,8 @@ CASES = [
          dead_row=True),
     Case("causal-more-rows", A.Attrs(is_causal=1), "4d", 1, 6, 4, 2, 2, 16),
     Case("nonpad-causal", A.Attrs(is_causal=1), "4d", 2, 3, 8, 2, 1, 16, nonpad=(5, 2), opset=24),
-    Case("nonpad-float-mask", A.Attrs(4, 4), "3d", 2, 2, 7, 4, 4, 8, mask="float:1nst", nonpad=(7, 4),
-         opset=24),
+    Case("nonpad-float-mask", A.Attrs(4, 4, is_causal=1, softcap=1.5), "3d", 2, 2, 7, 4, 4, 8,
+         mask="float:1nst", nonpad=(7, 4), opset=24),
     Case("long-rows", A.Attrs(), "4d", 1, 2, 300, 1, 1, 64, mask="float:st"),
 ]
 
