@@ -276,6 +276,7 @@ def _error(attrs: dict[str, Any], types: list[int], opset: int = 23) -> str:
         ({}, [F32, F32, F32, 0, F32], 23, "past_key and past_value"),
         ({}, [F32, F32, F32, 0, 0, 0, I64], 23, "needs opset 24"),
         ({}, [F32, F32, F32, 0, F32, F32, I64], 24, "nonpad_kv_seqlen with past_key"),
+        ({}, [F32, F32, F32], 25, "opset 25 is not served"),
     ],
 )
 def test_bad_attributes_and_inputs_refused(attrs: dict[str, Any], types: list[int], opset: int,

@@ -5,8 +5,9 @@
  * 4-D (B, qH, S, H), (B, kvH, L, H), (B, kvH, L, Hv); attn_mask bool (True: attend) or f32 (added), broadcast
  * to (B, qH, S, T); past_key, past_value (B, kvH, P, H / Hv); nonpad_kv_seqlen int64 (B) (opset 24, not with
  * past). Outputs: Y (B, S, qH Hv) or (B, qH, S, Hv), present_key, present_value (B, kvH, T, H / Hv), T = P + L.
- * Refused at creation (the node stays with stock ORT): other element types, qk_matmul_output (node.c: three
- * outputs), softmax_precision other than float, scale <= 0 or not finite, softcap < 0, is_causal other than 0/1.
+ * Refused at creation (the node stays with stock ORT): opset 25 on (sliding windows), other element types,
+ * qk_matmul_output (node.c: three outputs), softmax_precision other than float, scale <= 0 or not finite,
+ * softcap < 0, is_causal other than 0/1.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ typedef struct om_oa_node {
 
 static int om_oa_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_oa_node* m = node->impl;
+  /* opset 25 adds left_window_size and right_window_size (sliding windows), unknown to ORT 1.31.1's ONNX */
+  if (node->opset > 24)
+    OM_OA_FAIL("opset %d is not served (23 and 24; opset 25 adds sliding windows)", node->opset);
   int64_t causal = a->has_is_causal ? a->is_causal : 0;
   if (causal != 0 && causal != 1) OM_OA_FAIL("attribute is_causal = %lld must be 0 or 1", (long long)causal);
   m->causal = (int)causal;
