@@ -529,6 +529,27 @@ def _mha_cases() -> Iterator[OpCase]:
                  tag="causal-past")
 
 
+def _onnx_attention_cases() -> Iterator[OpCase]:
+    """ONNX Attention (docs/attention.md): 3-D GQA heads, causal over a past; 4-D with a bool mask and
+    softcap; opset 24's nonpad_kv_seqlen with a broadcast float mask."""
+    f, b, i64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+    rng = np.random.default_rng(SEED)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.normal(0, 1, shape).astype(np.float32)
+
+    keep = rng.random((2, 1, 3, 9)) < 0.7
+    keep[..., 0] = True
+    yield OpCase("Attention", [f, f, f, 0, f, f], {"q_num_heads": 4, "kv_num_heads": 2, "is_causal": 1},
+                 opset=23, given=[r(2, 3, 4 * 32), r(2, 3, 2 * 32), r(2, 3, 2 * 32), None, r(2, 2, 6, 32),
+                                  r(2, 2, 6, 32)], tag="gqa-causal-past")
+    yield OpCase("Attention", [f, f, f, b], {"softcap": 3.0, "scale": 0.2}, opset=23,
+                 given=[r(2, 4, 3, 24), r(2, 2, 9, 24), r(2, 2, 9, 16), keep], tag="bool-softcap")
+    yield OpCase("Attention", [f, f, f, f, 0, 0, i64], {"is_causal": 1}, opset=24,
+                 given=[r(2, 2, 4, 16), r(2, 1, 12, 16), r(2, 1, 12, 16), r(4, 12), None, None,
+                        np.array([12, 7], np.int64)], tag="nonpad")
+
+
 def _embed_layernorm_cases() -> Iterator[OpCase]:
     """EmbedLayerNormalization (docs/transformer-ops.md): BERT's form with segments and a mask; without
     segments, with [1, S] position_ids."""
@@ -591,6 +612,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.Attention":
             continue  # _mha_cases gives Attention's too
+        if row.key == "Attention":
+            yield from _onnx_attention_cases()
+            continue
         if row.key == "com.microsoft.EmbedLayerNormalization":
             yield from _embed_layernorm_cases()
             continue

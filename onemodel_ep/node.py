@@ -115,12 +115,13 @@ _NBITS_ATTRS = {
     "bits": "nbits_bits",
     "accuracy_level": "nbits_accuracy_level",
 }
-# com.microsoft GroupQueryAttention's, MultiHeadAttention's and Attention's attributes (the om_attrs field has
-# the ONNX name; docs/attention.md).
+# com.microsoft GroupQueryAttention's, MultiHeadAttention's and Attention's attributes, and ONNX Attention's
+# (the om_attrs field has the ONNX name; docs/attention.md).
 _GQA_ATTRS = ("num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interleaved", "local_window_size",
               "softcap", "smooth_softmax", "qk_output", "kv_cache_bit_width", "sliding_window_cache",
               "causal", "unidirectional", "mask_filter_value", "past_present_share_buffer",
-              "rotary_embedding_dim")
+              "rotary_embedding_dim", "is_causal", "q_num_heads", "qk_matmul_output_mode",
+              "softmax_precision")
 _GQA_FLOAT_ATTRS = ("scale", "softcap", "mask_filter_value")
 # Pad's mode values, in om_attrs.pad_mode's numbering.
 _PAD_MODES = ("constant", "reflect", "edge", "wrap")

@@ -78,6 +78,7 @@ OWN_TESTS = {
     "com.microsoft.GroupQueryAttention": "tests/nodes/test_gqa_node.py",
     "com.microsoft.MultiHeadAttention": "tests/nodes/test_mha.py",
     "com.microsoft.Attention": "tests/nodes/test_mha.py",
+    "Attention": "tests/nodes/test_onnx_attention.py",
     "com.microsoft.EmbedLayerNormalization": "tests/nodes/test_embed_layernorm.py",
     "com.microsoft.GatherBlockQuantized": "tests/nodes/test_gather_block_quantized.py",
     "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",

@@ -11,14 +11,15 @@
 typedef struct om_attn_impl {
   void (*scores)(const float* q, size_t G, const float* k, size_t n, size_t H, float* d, size_t ds);
   void (*values)(const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o);
+  void (*values_more)(const float* w, size_t ws, size_t G, const float* v, size_t j0, size_t n, size_t H, float* o);
 } om_attn_impl;
 
 /* The instantiation a path runs. */
 static const om_attn_impl* om_attn_impl_of(int path) {
-  static const om_attn_impl base = {om_attn_scores_base, om_attn_values_base};
+  static const om_attn_impl base = {om_attn_scores_base, om_attn_values_base, om_attn_values_more_base};
 #if OM_ISA_X86
-  static const om_attn_impl w512 = {om_attn_scores_512, om_attn_values_512};
-  static const om_attn_impl w256 = {om_attn_scores_256, om_attn_values_256};
+  static const om_attn_impl w512 = {om_attn_scores_512, om_attn_values_512, om_attn_values_more_512};
+  static const om_attn_impl w256 = {om_attn_scores_256, om_attn_values_256, om_attn_values_more_256};
   if (path == OM_PATH_512) return &w512;
   if (path == OM_PATH_256) return &w256;
 #endif
@@ -32,6 +33,11 @@ void om_attn_scores(int path, const float* q, size_t G, const float* k, size_t n
 
 void om_attn_values(int path, const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o) {
   om_attn_impl_of(path)->values(w, ws, G, v, n, H, o);
+}
+
+void om_attn_values_more(int path, const float* w, size_t ws, size_t G, const float* v, size_t j0, size_t n, size_t H,
+                         float* o) {
+  om_attn_impl_of(path)->values_more(w, ws, G, v, j0, n, H, o);
 }
 
 void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleaved, const float* c, const float* z) {

@@ -16,6 +16,11 @@ void om_attn_scores(int path, const float* q, size_t G, const float* k, size_t n
  * (step 5 of docs/attention.md). */
 void om_attn_values(int path, const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o);
 
+/* om_attn_values continued: keys j0 .. n-1 added into o (each element's sum goes on in key order: the bits are
+ * those of one om_attn_values call over keys 0 .. n-1 whose first j0 keys o already holds). */
+void om_attn_values_more(int path, const float* w, size_t ws, size_t G, const float* v, size_t j0, size_t n, size_t H,
+                         float* o);
+
 /* Rotary of one head x[H] into y[H] (y may be x) at one position: c and z the position's R/2 cos and sin values
  * (docs/attention.md, "Rotary"); elements R .. H-1 copied. */
 void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleaved, const float* c, const float* z);

@@ -10,7 +10,9 @@
 
 #define OM_ATTN_DECLARE(SUF)                                                                                  \
   void om_attn_scores_##SUF(const float* q, size_t G, const float* k, size_t n, size_t H, float* d, size_t ds); \
-  void om_attn_values_##SUF(const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o);
+  void om_attn_values_##SUF(const float* w, size_t ws, size_t G, const float* v, size_t n, size_t H, float* o); \
+  void om_attn_values_more_##SUF(const float* w, size_t ws, size_t G, const float* v, size_t j0, size_t n,      \
+                                 size_t H, float* o);
 
 OM_ATTN_DECLARE(base)
 #if OM_ISA_X86

@@ -1,7 +1,8 @@
-/* mha_core.c - the attention of com.microsoft MultiHeadAttention and Attention (mha_core.h, docs/attention.md):
- * phase 1 fills the caches of each (batch row, head), phase 2 runs blocks of query rows of one (batch row, head)
- * against all of its keys. No result depends on the split into units or blocks: each query row is its own
- * sequence of operations. */
+/* mha_core.c - the attention of com.microsoft MultiHeadAttention and Attention and of ONNX's Attention (mha_core.h,
+ * docs/attention.md): phase 1 fills the caches of each (batch row, kv head), phase 2 runs blocks of query rows of
+ * one (batch row, kv head) -- the rows of its group's query heads, head by head -- against the keys each row
+ * attends. No result depends on the split into units or blocks: each query row is its own sequence of
+ * operations. */
 #include "mha_core.h"
 
 #include <stdlib.h>
@@ -87,11 +88,21 @@ int om_mha_masks(om_mha_call* c, const om_mha_attrs* a, const om_node_io* io, si
     c->attn_bias = io->data ? io->data[bias_k] : NULL;
     c->bias_sn = d[1] == 1 ? 0 : c->S * c->T;
     c->bias_sb = d[0] == 1 ? 0 : (size_t)d[1] * c->S * c->T;
+    c->bias_ss = c->T;
+    c->bias_sj = 1;
   }
   return 0;
 }
 
 float om_mha_scale(float scale, size_t H) { return scale != 0.0f ? scale : 1.0f / __builtin_sqrtf((float)H); }
+
+void om_attn_softcap(const om_node* node, float c, float* t, size_t n) {
+  for (size_t i = 0; i < n; i++) t[i] = t[i] / c;
+  om_un_fn wide = node->wide->un[OM_K_TANH][OM_T_FLOAT], one = node->one->un[OM_K_TANH][OM_T_FLOAT];
+  size_t done = wide(t, t, n, OM_FL_EXACT);
+  if (done < n) one(t + done, t + done, n - done, OM_FL_EXACT);
+  for (size_t i = 0; i < n; i++) t[i] = c * t[i];
+}
 
 /* Row t of head n of batch row b of a view, W wide, into dst (with the view's bias). */
 static void om_mha_row(const om_mha_view* v, size_t b, size_t t, size_t n, size_t W, float* dst) {
@@ -104,11 +115,14 @@ static void om_mha_row(const om_mha_view* v, size_t b, size_t t, size_t n, size_
   for (size_t i = 0; i < W; i++) dst[i] = src[i] + bias[i];
 }
 
-/* Phase 1: units u = b * N + n: rows 0 .. past-1 of the caches are past's, rows past .. T-1 the new ones. */
+static size_t om_mha_kv_heads(const om_mha_call* c) { return c->KH ? c->KH : c->N; }
+
+/* Phase 1: units u = b * KH + g: rows 0 .. past-1 of the caches are past's, rows past .. T-1 the new ones. */
 static int om_mha_fill(const void* args, size_t u0, size_t u1) {
   const om_mha_call* c = args;
+  size_t KH = om_mha_kv_heads(c);
   for (size_t u = u0; u < u1; u++) {
-    size_t b = u / c->N, n = u % c->N;
+    size_t b = u / KH, n = u % KH;
     for (size_t which = 0; which < 2; which++) {
       size_t W = which ? c->Hv : c->H;
       float* dst = (which ? c->cache_v : c->cache_k) + u * c->T * W;
@@ -139,49 +153,118 @@ static float om_mha_mask_add(const om_mha_call* c, size_t b, size_t s, size_t j)
   return add;
 }
 
-/* Phase 2: units u = (b * N + n) * blocks + block: query rows block * OM_MHA_ROWS .. of head n of batch row b. */
+/* The keys query row s of batch row b attends: 0 .. n-1 (n = 0: none). All T, but for nonpad (j < nonpad[b])
+ * and causal (j <= s + offset, offset = nonpad[b] - S with nonpad, else past). */
+static size_t om_mha_keys(const om_mha_call* c, size_t b, size_t s) {
+  int64_t n = (int64_t)c->T, off = (int64_t)c->past;
+  if (c->nonpad) {
+    if (c->nonpad[b] < n) n = c->nonpad[b];
+    off = c->nonpad[b] - (int64_t)c->S;
+  }
+  if (c->causal && (int64_t)s + off + 1 < n) n = (int64_t)s + off + 1;
+  return n > 0 ? (size_t)n : 0;
+}
+
+/* Scores t[0 .. n-1] of query row s of head n of batch row b after the scale (steps 2-4 of docs/attention.md):
+ * scale, softcap, the key masks, then the bool mask's -inf or the attention bias. Whether the row is empty
+ * under ONNX's rules (no key, or every score -inf). */
+static int om_mha_row_scores(const om_mha_call* c, size_t b, size_t n, size_t s, float* t, size_t nk) {
+  for (size_t j = 0; j < nk; j++) t[j] = t[j] * c->scale;
+  if (c->softcap > 0.0f) om_attn_softcap(c->node, c->softcap, t, nk);
+  size_t at = b * c->bias_sb + n * c->bias_sn + s * c->bias_ss;
+  const float* bias = c->attn_bias ? c->attn_bias + at : NULL;
+  const unsigned char* keep = c->keep ? c->keep + at : NULL;
+  int live = 0;
+  for (size_t j = 0; j < nk; j++) {
+    float x = t[j], add = om_mha_mask_add(c, b, s, j);
+    if (add != 0.0f) x = x + add;
+    if (keep && !keep[j * c->bias_sj])
+      x = -__builtin_inff();
+    else if (bias)
+      x = x + bias[j * c->bias_sj];
+    t[j] = x;
+    live |= x != -__builtin_inff();
+  }
+  return c->onnx_rows && !live;
+}
+
+/* The query rows of one (batch row, kv head): x = t * S + s for query head n = g * group + t, row s. */
+static size_t om_mha_blocks(const om_mha_call* c) {
+  return (c->N / om_mha_kv_heads(c) * c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
+}
+
+/* Phase 2: units u = (b * KH + g) * blocks + block: rows x = block * OM_MHA_ROWS .. of kv head g of batch row b
+ * (decode's query heads of one group share each key's and value's loads, as a prompt's rows of one head do). */
 static int om_mha_attend(const void* args, size_t u0, size_t u1) {
   const om_mha_call* c = args;
   const om_node* node = c->node;
-  size_t H = c->H, Hv = c->Hv, T = c->T, blocks = (c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
+  size_t H = c->H, Hv = c->Hv, T = c->T, S = c->S, blocks = om_mha_blocks(c);
+  size_t KH = om_mha_kv_heads(c), group = c->N / KH;
   float* buf = malloc((OM_MHA_ROWS * (H + Hv) + 2 * OM_MHA_ROWS * T) * sizeof(float));
   if (!buf) return -1;
   float *q = buf, *o = q + OM_MHA_ROWS * H, *d = o + OM_MHA_ROWS * Hv, *w = d + OM_MHA_ROWS * T;
+  size_t nk[OM_MHA_ROWS], hs[OM_MHA_ROWS], ss[OM_MHA_ROWS];
+  int empty[OM_MHA_ROWS];
   int rc = 0;
   for (size_t u = u0; u < u1 && rc == 0; u++) {
-    size_t bn = u / blocks, b = bn / c->N, n = bn % c->N, s0 = (u % blocks) * OM_MHA_ROWS;
-    size_t G = c->S - s0 < OM_MHA_ROWS ? c->S - s0 : OM_MHA_ROWS;
-    for (size_t r = 0; r < G; r++) om_mha_row(&c->q, b, s0 + r, n, H, q + r * H);
-    om_attn_scores(node->path, q, G, c->cache_k + bn * T * H, T, H, d, T);
+    size_t kv = u / blocks, b = kv / KH, g = kv % KH, x0 = (u % blocks) * OM_MHA_ROWS, nmax = 0;
+    size_t G = group * S - x0 < OM_MHA_ROWS ? group * S - x0 : OM_MHA_ROWS;
+    int uniform = 1;
     for (size_t r = 0; r < G; r++) {
-      float* t = d + r * T;
-      size_t s = s0 + r;
-      const float* bias = c->attn_bias ? c->attn_bias + b * c->bias_sb + n * c->bias_sn + s * T : NULL;
-      for (size_t j = 0; j < T; j++) {
-        float x = t[j] * c->scale, add = om_mha_mask_add(c, b, s, j);
-        if (add != 0.0f) x = x + add;
-        if (bias) x = x + bias[j];
-        t[j] = x;
-      }
+      hs[r] = g * group + (x0 + r) / S;
+      ss[r] = (x0 + r) % S;
+      nk[r] = om_mha_keys(c, b, ss[r]);
+      nmax = nk[r] > nmax ? nk[r] : nmax;
+      uniform &= nk[r] == nk[0];
+      om_mha_row(&c->q, b, ss[r], hs[r], H, q + r * H);
     }
-    rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, G, T, 1, 0, G, d, w);
+    /* rows of nmax scores, one after another */
+    if (nmax) om_attn_scores(node->path, q, G, c->cache_k + kv * T * H, nmax, H, d, nmax);
+    size_t nmin = nmax; /* the least key count; 0 when a row is empty */
+    for (size_t r = 0; r < G; r++) {
+      empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, hs[r], ss[r], d + r * nmax, nk[r]);
+      uniform &= !empty[r];
+      nmin = empty[r] || nk[r] < nmin ? (empty[r] ? 0 : nk[r]) : nmin;
+    }
+    const float* vs = c->cache_v + kv * T * Hv;
+    if (uniform && nmax) {
+      rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, G, nmax, 1, 0, G, d, w);
+      if (rc == 0) om_attn_values(node->path, w, nmax, G, vs, nmax, Hv, o);
+    } else if (nmin) { /* rows of different key counts (causal): keys below the least together, then each on */
+      for (size_t r = 0; r < G && rc == 0; r++)
+        rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, nk[r], 1, 0, 1, d + r * nmax, w + r * nmax);
+      if (rc != 0) break;
+      om_attn_values(node->path, w, nmax, G, vs, nmin, Hv, o);
+      for (size_t r = 0; r < G; r++)
+        om_attn_values_more(node->path, w + r * nmax, nmax, 1, vs, nmin, nk[r], Hv, o + r * Hv);
+    } else
+      for (size_t r = 0; r < G && rc == 0; r++) {
+        if (empty[r] || nk[r] == 0) {
+          for (size_t i = 0; i < Hv; i++) o[r * Hv + i] = 0.0f;
+          continue;
+        }
+        rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, nk[r], 1, 0, 1, d + r * nmax, w + r * nmax);
+        if (rc == 0) om_attn_values(node->path, w + r * nmax, nmax, 1, vs, nk[r], Hv, o + r * Hv);
+      }
     if (rc != 0) break;
-    om_attn_values(node->path, w, T, G, c->cache_v + bn * T * Hv, T, Hv, o);
-    for (size_t r = 0; r < G; r++)
-      memcpy(c->out + ((b * c->S + s0 + r) * c->N + n) * Hv, o + r * Hv, Hv * sizeof(float));
+    if (c->onnx_rows) om_attn_canon(o, G * Hv);
+    for (size_t r = 0; r < G; r++) {
+      size_t n = hs[r], s = ss[r];
+      float* dst = c->out + (c->out_bnsh ? ((b * c->N + n) * S + s) * Hv : ((b * S + s) * c->N + n) * Hv);
+      memcpy(dst, o + r * Hv, Hv * sizeof(float));
+    }
   }
   free(buf);
   return rc;
 }
 
 int om_mha_compute(const om_mha_call* c, om_parallel_for_fn parallel_for, void* host_ctx) {
-  size_t units = c->B * c->N;
+  size_t units = c->B * om_mha_kv_heads(c);
   int rc = om_parallel_ranges(parallel_for, host_ctx, units, 1, om_mha_fill, c);
   if (rc != 0 || !c->out || c->S == 0) return rc;
   if (c->T == 0) { /* no key: the Softmax of an empty row; ORT writes nothing meaningful, we write zeros */
     memset(c->out, 0, c->B * c->S * c->N * c->Hv * sizeof(float));
     return 0;
   }
-  size_t blocks = (c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
-  return om_parallel_ranges(parallel_for, host_ctx, units * blocks, 1, om_mha_attend, c);
+  return om_parallel_ranges(parallel_for, host_ctx, units * om_mha_blocks(c), 1, om_mha_attend, c);
 }

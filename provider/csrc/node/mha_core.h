@@ -1,8 +1,9 @@
-/* mha_core.h - the attention that com.microsoft MultiHeadAttention (node_mha.c) and Attention (node_attention.c)
- * share (docs/attention.md, "MultiHeadAttention and Attention"): the key and value rows of each (batch row,
- * head) gathered into one cache (past rows, then the new rows with their bias), then each query row's scores
- * against every cached key, the mask, the attention bias, the Softmax and the weighted sum of values, on the
- * kernels of attention/attn.h and reduce/'s Softmax. Knows nothing of either op's inputs.
+/* mha_core.h - the attention that com.microsoft MultiHeadAttention (node_mha.c), com.microsoft Attention
+ * (node_attention.c) and ONNX's Attention (node_onnx_attention.c) share (docs/attention.md): the key and value
+ * rows of each (batch row, kv head) gathered into one cache (past rows, then the new rows with their bias), then
+ * each query row's scores against the cached keys it attends, the softcap, the masks, the attention bias, the
+ * Softmax and the weighted sum of values, on the kernels of attention/attn.h and reduce/'s Softmax. Knows
+ * nothing of the ops' inputs.
  */
 #ifndef OM_NODE_MHA_CORE_H
 #define OM_NODE_MHA_CORE_H
@@ -28,19 +29,27 @@ enum { OM_MHA_MASK_NONE, OM_MHA_MASK_END, OM_MHA_MASK_END_START, OM_MHA_MASK_KEY
 
 typedef struct om_mha_call {
   const om_node* node;
-  size_t B, N, S, H, Hv; /* batch, heads, query rows, query/key and value head sizes */
-  size_t past, T;        /* cached rows before the new ones; keys attended T = past + new rows */
+  size_t B, N, S, H, Hv; /* batch, query heads, query rows, query/key and value head sizes */
+  size_t KH;             /* key/value heads (0: N); query head n reads kv head n / (N / KH) */
+  size_t past, T;        /* cached rows before the new ones; keys T = past + new rows */
   om_mha_view q;         /* (B, S, N, H) */
-  om_mha_view k, v;      /* the new rows: (B, T - past, N, H) and (.., Hv) */
-  const float *past_k, *past_v;  /* (B, N, past, H) and (.., Hv), NULL when past = 0 */
-  float *cache_k, *cache_v;      /* written: (B, N, T, H) and (.., Hv) (present, or scratch) */
+  om_mha_view k, v;      /* the new rows: (B, T - past, KH, H) and (.., Hv) */
+  const float *past_k, *past_v;  /* (B, KH, past, H) and (.., Hv), NULL when past = 0 */
+  float *cache_k, *cache_v;      /* written: (B, KH, T, H) and (.., Hv) (present, or scratch) */
   int mask_kind;
   const int32_t* mask;
-  const float* attn_bias; /* NULL, or element (b, n, s, j) at attn_bias[b*bias_sb + n*bias_sn + s*T + j] */
-  size_t bias_sb, bias_sn;
+  /* NULL, or element (b, n, s, j) at attn_bias[b*bias_sb + n*bias_sn + s*bias_ss + j*bias_sj] */
+  const float* attn_bias;
+  const unsigned char* keep; /* NULL, or a bool mask at attn_bias' strides: key j excluded where 0 */
+  size_t bias_sb, bias_sn, bias_ss, bias_sj;
   int unidirectional;     /* key j of query row s masked (once more) where j > past + s */
+  int causal;             /* keys j > s + offset excluded (offset: past, or nonpad[b] - S) */
+  const int64_t* nonpad;  /* NULL, or (B): keys j >= nonpad[b] excluded */
   float scale, filter;    /* the score scale a, mask_filter_value f */
-  float* out;             /* (B, S, N Hv); NULL: only the caches are written */
+  float softcap;          /* 0: none; else c: t = RN(c * tanh(RN(t / c))) before the masks */
+  int onnx_rows;          /* ONNX's rules: a row whose scores are all -inf, or with no key, is +0; NaN canonical */
+  int out_bnsh;           /* the output is (B, N, S, Hv), not (B, S, N Hv) */
+  float* out;             /* NULL: only the caches are written */
 } om_mha_call;
 
 /* snprintf "node '<name>' (op <op>): " and the message into the enclosing function's err / errlen (node in
@@ -76,6 +85,10 @@ int om_mha_masks(om_mha_call* c, const om_mha_attrs* a, const om_node_io* io, si
 
 /* The scale of the scores: `scale` when non-zero, else RN(1 / RN(sqrt(H))). */
 float om_mha_scale(float scale, size_t H);
+
+/* The softcap of n scores in place (docs/attention.md): t = RN(c * tanh(RN(t / c))), tanh the path's exact-mode
+ * f32 Tanh (correctly rounded). Shared with GroupQueryAttention (node_gqa.c). */
+void om_attn_softcap(const om_node* node, float c, float* t, size_t n);
 
 /* Fill the caches, then the output: 0, or -1 when out of memory. */
 int om_mha_compute(const om_mha_call* c, om_parallel_for_fn parallel_for, void* host_ctx);

@@ -75,6 +75,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;
     case OM_OP_MULTI_HEAD_ATTENTION: return &om_family_mha;
     case OM_OP_COM_ATTENTION: return &om_family_attention;
+    case OM_OP_ATTENTION: return &om_family_onnx_attention;
     case OM_OP_EMBED_LAYER_NORMALIZATION: return &om_family_embed_layernorm;
     case OM_OP_GATHER_BLOCK_QUANTIZED: return &om_family_gather_block_quantized;
     case OM_OP_DEPTH_TO_SPACE:

@@ -146,6 +146,7 @@ extern const om_family om_family_trilu;     /* node_trilu.c: Trilu */
 extern const om_family om_family_gqa;       /* node_gqa.c: com.microsoft GroupQueryAttention */
 extern const om_family om_family_mha;       /* node_mha.c: com.microsoft MultiHeadAttention */
 extern const om_family om_family_attention; /* node_attention.c: com.microsoft Attention */
+extern const om_family om_family_onnx_attention; /* node_onnx_attention.c: ONNX Attention (opset 23 on) */
 extern const om_family om_family_embed_layernorm; /* node_embed_layernorm.c: com.microsoft
                                                  * EmbedLayerNormalization */
 extern const om_family om_family_gather_block_quantized; /* node_gather_block_quantized.c: com.microsoft

@@ -14,6 +14,7 @@
 
 #include "attention/attn.h"
 #include "broadcast.h"
+#include "mha_core.h"
 #include "node_family.h"
 #include "parallel.h"
 #include "reduce/reduce.h"
@@ -253,15 +254,6 @@ static int om_gqa_fill(const void* args, size_t u0, size_t u1) {
   return 0;
 }
 
-/* Step 3 of docs/attention.md: t = c * tanh(t / c), tanh the exact-mode f32 Tanh kernel (correctly rounded). */
-static void om_gqa_softcap(const om_node* node, float c, float* t, size_t n) {
-  for (size_t i = 0; i < n; i++) t[i] = t[i] / c;
-  om_un_fn wide = node->wide->un[OM_K_TANH][OM_T_FLOAT], one = node->one->un[OM_K_TANH][OM_T_FLOAT];
-  size_t done = wide(t, t, n, OM_FL_EXACT);
-  if (done < n) one(t + done, t + done, n - done, OM_FL_EXACT);
-  for (size_t i = 0; i < n; i++) t[i] = c * t[i];
-}
-
 /* Phase 2: units u = (b * S + s) * KH + kv head: that head group's outputs of query row s. */
 static int om_gqa_attend(const void* args, size_t u0, size_t u1) {
   const om_gqa_job* j = args;
@@ -289,7 +281,7 @@ static int om_gqa_attend(const void* args, size_t u0, size_t u1) {
     size_t cache = (b * m->KH + kvh) * P * H;
     om_attn_scores(node->path, qr, G, j->present[0] + cache + lo * H, n, H, d, n);
     for (size_t i = 0; i < G * n; i++) d[i] = d[i] * j->scale;
-    if (m->softcap > 0.0f) om_gqa_softcap(node, m->softcap, d, G * n);
+    if (m->softcap > 0.0f) om_attn_softcap(node, m->softcap, d, G * n);
     for (size_t t = 0; t < G && rc == 0; t++)
       rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, n, 1, 0, 1, d + t * n, w + t * n);
     float* o = j->out + (row * m->N + kvh * G) * H;

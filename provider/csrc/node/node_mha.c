@@ -31,7 +31,6 @@ static int om_mha_create(om_node* node, const om_attrs* a, char* err, size_t err
   if (om_mha_input_types(node, "MultiHeadAttention", om_mha_inputs, OM_MHA_SERVED, OM_MHA_MASK, m->present, err,
                          errlen) != 0)
     return -1;
-  if (a->n_outputs > 3) OM_MHA_FAIL("output 3 (qk) is not served");
   if (!m->present[OM_MHA_K] || !m->present[OM_MHA_V])
     OM_MHA_FAIL("packed QKV or KV (key or value absent) is not served: give query, key and value apart");
   if (m->present[OM_MHA_PK] != m->present[OM_MHA_PV])
