@@ -15,7 +15,13 @@ from onnx import helper
 from onemodel_ep import external_data
 from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
 from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
-from onemodel_ep.ort_shapes import bodies_lack_shapes, body_key, ort_body_types
+from onemodel_ep.ort_shapes import (
+    bodies_lack_shapes,
+    body_key,
+    ort_body_types,
+    ort_value_types,
+    untyped_outputs,
+)
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -157,6 +163,8 @@ def rewrite(
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)
+    # values after an op ONNX inference does not know (com.microsoft's): ORT's own inference types them
+    types.update(ort_value_types(out, untyped_outputs(out.graph, types)))
     ranks = value_ranks(inferred)
     # where ONNX inference leaves a body's output without a shape, ask ORT's inference (before the rewrite)
     body_types = ort_body_types(out) if bodies_lack_shapes(inferred.graph) else {}
