@@ -13,7 +13,16 @@ import onnx
 from onnx import helper
 
 from onemodel_ep import external_data
-from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
+from onemodel_ep._lib import (
+    DOMAIN,
+    DOMAIN_VERSION,
+    MODES,
+    OUT_VALUE,
+    PATH_NAMES,
+    op_key,
+    op_table,
+    served_domains,
+)
 from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
 from onemodel_ep.ort_shapes import (
     bodies_lack_shapes,
@@ -99,9 +108,10 @@ def _inferred_subgraphs(node: onnx.NodeProto | None, attr_name: str) -> list[onn
 def _type_witness(name: str, elem_type: int) -> onnx.NodeProto:
     """A Constant node `name` making an empty tensor of element type `elem_type`.
 
-    A retargeted Cast (its target type), QuantizeLinear, DequantizeLinear or QLinearConv (y's type) takes it
-    as its last input: ORT infers a custom op's output type from its last input, which then is right without a
-    shape-inference function (ORT's cannot express an unknown rank). It carries no data.
+    A retargeted Cast (its target type), ConstantOfShape (`value`'s type), QuantizeLinear, DequantizeLinear or
+    QLinearConv (y's type) takes it as its last input: ORT infers a custom op's output type from its last
+    input, which then is right without a shape-inference function (ORT's cannot express an unknown rank).
+    It carries no data.
     """
     empty = helper.make_tensor(name, elem_type, [0], [])
     return helper.make_node("Constant", [], [name], name=name, value=empty)
@@ -123,6 +133,10 @@ def _witness_for(node: onnx.NodeProto, key: str, types: dict[str, int]) -> onnx.
     if node.op_type == "Cast" and len(node.input) == 1:
         to = next(a.i for a in node.attribute if a.name == "to")
         return _type_witness(f"{node.output[0]}__onemodel_cast_to", to)
+    if op_table()[key].output_rule == OUT_VALUE:  # ConstantOfShape: the type of `value`, float when absent
+        value = next((a.t for a in node.attribute if a.name == "value"), None)
+        elem_type = value.data_type if value is not None else onnx.TensorProto.FLOAT
+        return _type_witness(f"{node.output[0]}__onemodel_value_type", elem_type)
     if key not in _WITNESSED or types.get(node.output[0], -1) <= 0:
         return None
     while len(node.input) < _WITNESSED[key]:
