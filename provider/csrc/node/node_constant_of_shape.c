@@ -48,36 +48,56 @@ static int om_cos_create(om_node* node, const om_attrs* a, char* err, size_t err
   return om_int_inputs_create_one(node, 0, "shape", err, errlen);
 }
 
+/* The output shape from the shape list `shape`: 0 with out_shape written, or -1 with a message for a negative
+ * dimension or an output of OM_COS_MAX_BYTES or more. */
+static int om_cos_dims(const om_node* node, const om_int_list* shape, int64_t* out_shape, char* err, size_t errlen) {
+  const om_cos_node* c = node->impl;
+  const char* op = om_op_row(node->op)->name;
+  int empty = 0; /* an empty dimension anywhere: no bytes, however long the others */
+  for (size_t d = 0; d < shape->n; d++) {
+    if (shape->v[d] < 0)
+      OM_FAIL_MSG("node '%s' (op %s): input 0 (shape) has a negative dimension %lld at index %zu", node->name, op,
+                  (long long)shape->v[d], d);
+    out_shape[d] = shape->v[d];
+    empty |= shape->v[d] == 0;
+  }
+  uint64_t bytes = c->esz;
+  for (size_t d = 0; d < shape->n && !empty; d++) {
+    uint64_t n = (uint64_t)shape->v[d];
+    if (bytes > OM_COS_MAX_BYTES / n) {
+      char text[256];
+      om_shape_text(shape->v, shape->n, text, sizeof text);
+      OM_FAIL_MSG("node '%s' (op %s): output shape %s of %s needs 2^62 bytes or more", node->name, op, text,
+                  om_type_name(node->out_types[0]));
+    }
+    bytes *= n;
+  }
+  return 0;
+}
+
 static int om_cos_shapes(const om_node* node, const om_node_io* io) {
   om_int_list buf;
   const om_int_list* shape = om_int_inputs_get(node, io, 0, &buf);
   if (!shape) return -1;
-  const om_cos_node* c = node->impl;
-  const char* op = om_op_row(node->op)->name;
-  uint64_t bytes = c->esz;
-  for (size_t d = 0; d < shape->n; d++) {
-    int64_t n = shape->v[d];
-    if (n < 0) {
-      snprintf(io->err, io->errlen, "node '%s' (op %s): input 0 (shape) has a negative dimension %lld at index %zu",
-               node->name, op, (long long)n, d);
-      return -1;
-    }
-    io->out_shapes[d] = n;
-  }
-  int empty = 0; /* an empty dimension anywhere: no bytes, however long the others */
-  for (size_t d = 0; d < shape->n; d++) empty |= io->out_shapes[d] == 0;
-  for (size_t d = 0; d < shape->n && !empty; d++) {
-    uint64_t n = (uint64_t)io->out_shapes[d];
-    if (bytes > OM_COS_MAX_BYTES / n) {
-      char text[256];
-      om_shape_text(io->out_shapes, shape->n, text, sizeof text);
-      snprintf(io->err, io->errlen, "node '%s' (op %s): output shape %s of %s needs 2^62 bytes or more",
-               node->name, op, text, om_type_name(node->out_types[0]));
-      return -1;
-    }
-    bytes *= n;
-  }
+  if (om_cos_dims(node, shape, io->out_shapes, io->err, io->errlen) != 0) return -1;
   io->out_ranks[0] = shape->n;
+  return 0;
+}
+
+/* A constant shape: read once (int_input.h), and checked at creation rather than at the first run. */
+static int om_cos_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
+                               size_t errlen) {
+  if (om_int_inputs_set_constant(node, k, data, shape, rank, err, errlen) != 0) return -1;
+  const om_cos_node* c = node->impl;
+  int64_t dims[OM_MAX_RANK];
+  return k == 0 && c->ii.v[0].known ? om_cos_dims(node, &c->ii.v[0], dims, err, errlen) : 0;
+}
+
+/* The shape input's declared rank must be 1. */
+static int om_cos_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
+  if (n_inputs > 0 && ranks[0] != OM_RANK_UNKNOWN && ranks[0] != 1)
+    OM_FAIL_MSG("node '%s' (op %s): input 0 (shape) must be 1-D, it has rank %zu", node->name,
+                om_op_row(node->op)->name, ranks[0]);
   return 0;
 }
 
@@ -101,5 +121,6 @@ static int om_cos_run(const om_node* node, const om_node_io* io) {
   return om_parallel_ranges(io->parallel_for, io->host_ctx, n, OM_COS_CHUNK, om_cos_fill, &j);
 }
 
-const om_family om_family_constant_of_shape = {sizeof(om_cos_node), om_cos_create, om_cos_shapes, om_cos_run,
-                                               om_int_inputs_set_constant, om_int_inputs_shape_input, NULL, NULL};
+const om_family om_family_constant_of_shape = {sizeof(om_cos_node), om_cos_create,       om_cos_shapes,
+                                               om_cos_run,          om_cos_set_constant, om_int_inputs_shape_input,
+                                               NULL,                om_cos_check_ranks};
