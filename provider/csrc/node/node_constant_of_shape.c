@@ -2,7 +2,7 @@
  * empty list: a scalar), every element the one element of the tensor attribute `value` (float +0.0 when absent),
  * of that element's type: float, double, float16, bfloat16 (opset 20 on), int8 ... int64, uint8 ... uint64 or
  * bool. No arithmetic: the element's bytes are copied as the attribute stores them (NaN payloads and -0.0 kept),
- * in fixed chunks of output elements. Input 1, when given, is the rewriter's empty witness of the output type
+ * in fixed chunks of 65,536 output elements (the last one short), each filled by doubling copies. Input 1, when given, is the rewriter's empty witness of the output type
  * (docs/data-movement.md).
  */
 #include <stdio.h>
@@ -107,9 +107,17 @@ typedef struct om_cos_job {
   const unsigned char* value;
 } om_cos_job;
 
+/* Elements [begin, end): the element once, then the bytes written so far copied after themselves, doubling. */
 static int om_cos_fill(const void* args, size_t begin, size_t end) {
   const om_cos_job* j = args;
-  for (size_t i = begin; i < end; i++) memcpy(j->out + i * j->esz, j->value, j->esz);
+  unsigned char* dst = j->out + begin * j->esz;
+  size_t total = (end - begin) * j->esz, done = j->esz;
+  memcpy(dst, j->value, j->esz);
+  while (done < total) {
+    size_t n = done < total - done ? done : total - done;
+    memcpy(dst + done, dst, n);
+    done += n;
+  }
   return 0;
 }
 
