@@ -7,7 +7,8 @@ Their timings are in docs/data-movement.md; run them with `onemodel bench --mode
 
 x's batch dimension is symbolic, so that neither stock ORT nor OneModel folds Shape and ConstantOfShape away.
 A float feature map's shape filled with 1.0 (409,600 floats, 7 chunks of 65,536), a small mask's shape with
-int64 0 (the per-call cost), and an attention bias's with float16 -inf.
+int64 0 (the per-call cost), and an attention bias's with float16 -inf; and expand_fmap_f32, the first one's
+output made by Expand instead, for comparison.
 """
 
 from __future__ import annotations
@@ -43,6 +44,23 @@ def model(shape: tuple[int, ...], value: np.ndarray) -> onnx.ModelProto:
     return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 21)])
 
 
+def expand_model(shape: tuple[int, ...], value: np.ndarray) -> onnx.ModelProto:
+    """The same output by Shape(x) -> Expand of a constant [1], for comparison."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Expand", ["one", "s"], ["y"], name="expand"),
+    ]
+    out_type = int(helper.np_dtype_to_tensor_dtype(value.dtype))
+    graph = helper.make_graph(
+        nodes,
+        "expand",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", *shape[1:]])],
+        [helper.make_tensor_value_info("y", out_type, ["batch", *shape[1:]])],
+        initializer=[numpy_helper.from_array(value, "one")],
+    )
+    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 21)])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out_dir")
@@ -52,6 +70,9 @@ def main() -> None:
         path = os.path.join(args.out_dir, name + ".onnx")
         onnx.save(model(*spec), path)
         print(path)
+    path = os.path.join(args.out_dir, "expand_fmap_f32.onnx")
+    onnx.save(expand_model(*MODELS["cos_fmap_f32"]), path)
+    print(path)
 
 
 if __name__ == "__main__":
