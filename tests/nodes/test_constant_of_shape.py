@@ -32,6 +32,9 @@ def cos_want(shape: tuple[int, ...], value: np.ndarray | None) -> np.ndarray:
     return np.full(shape, u[0], dtype=u.dtype).view(v.dtype)
 
 
+IR_OF_OPSET = {9: 4, 20: 9, 21: 10, 23: 11, 25: 13}  # the lowest IR version each opset needs
+
+
 def cos_model(values: list[np.ndarray | None], opset: int = 21, shape: np.ndarray | None = None,
               cast_to_float: bool = False) -> onnx.ModelProto:
     """One ConstantOfShape per value, all of the graph input `shape` (an initializer when given); with
@@ -50,7 +53,8 @@ def cos_model(values: list[np.ndarray | None], opset: int = 21, shape: np.ndarra
     inputs = [] if shape is not None else [helper.make_tensor_value_info("shape", TensorProto.INT64, [None])]
     inits = [] if shape is None else [numpy_helper.from_array(shape, "shape")]
     graph = helper.make_graph(nodes, "cos", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=IR_OF_OPSET.get(opset, 10))
 
 
 def feeds(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
@@ -83,6 +87,18 @@ def test_every_stored_type_random_bits(via: str) -> None:
         what = f"via {via}, value {value!r}"
         assert_exact_bits(what, g, cos_want(shape, value))
         assert_exact_bits(what + " (stock ORT)", s, cos_want(shape, value))
+
+
+@pytest.mark.parametrize("opset", sorted(IR_OF_OPSET))
+def test_every_opset_ort_registers(opset: int) -> None:
+    """ORT 1.31.1 registers ConstantOfShape at opsets 9, 20, 21, 23 and 25: one reading, served at each."""
+    value = np.array([-3], np.int8)
+    model = cos_model([value], opset=opset)
+    for via in VIAS:
+        sess = session(model, via, None, 1)
+        assert [n.op for n in sess.report.moved] == [OP], (via, sess.report.summary())
+        (got,) = sess.run(None, feeds((2, 3)))
+        assert_exact_bits(f"via {via}, opset {opset}", got, cos_want((2, 3), value))
 
 
 @pytest.mark.parametrize("via", VIAS)
