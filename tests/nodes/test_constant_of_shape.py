@@ -16,6 +16,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
+import onemodel_ep.ep
 from onemodel_ep.fold import fold
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.movement_cases import BF16, STORED, bits, onnx_type
@@ -207,4 +208,20 @@ def test_not_served_stays_with_stock() -> None:
     onemodel_ep.rewrite(model, report=report)
     assert [(n.op, n.moved) for n in report.nodes] == [(OP, False)]
     assert "unsupported element type string" in report.nodes[0].reason
-    assert isinstance(ort.__version__, str)
+
+
+@pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the EP needs ORT 1.24+")
+def test_compile_dispatch_reads_the_attribute_too() -> None:
+    """dispatch=compile builds the node from the OrtNode (member 362) as GetCapability does: every type's
+    bits."""
+    values = [None] + [bits((1,), t, seed=50 + k) for k, t in enumerate(PLAIN)]
+    model = cos_model(values)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = 2
+    options = onemodel_ep.ep.ep_session_options(so, "exact", None, "compile")
+    sess = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0)
+    assert len(onemodel_ep.ep.claimed_names(onemodel_ep.ep.assignments(sess))) == len(values)
+    shape = (3, 4)
+    for value, got in zip(values, sess.run(None, feeds(shape)), strict=True):
+        assert_exact_bits(f"compile, value {value!r}", got, cos_want(shape, value))
