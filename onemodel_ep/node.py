@@ -143,13 +143,12 @@ def _value_attr(a: Any, attributes: dict[str, Any]) -> None:
     """The tensor attribute `value` (ConstantOfShape's: a TensorProto, or an array) into om_attrs' value_*:
     its element type, element count and first element's bytes, as the ORT glue reads it."""
     value = attributes.get("value")
-    if value is None:
-        return
     if isinstance(value, onnx.TensorProto):
         elem_type, array = int(value.data_type), numpy_helper.to_array(value)
+    elif isinstance(value, np.ndarray):  # not Pad-2's float `value`, which only Pad reads
+        elem_type, array = onnx_type_of(value), value
     else:
-        array = np.asarray(value)
-        elem_type = onnx_type_of(array)
+        return
     a.has_value = 1
     a.value_type = elem_type
     a.value_n = int(array.size)
