@@ -63,6 +63,7 @@ PATH_NAMES = ("512", "256", "128", "scalar")
 MODES = ("exact", "fast")
 
 OUT_SAME, OUT_BOOL, OUT_TO, OUT_LIKE1, OUT_INT64, OUT_INT32, OUT_NODE = 0, 1, 2, 3, 4, 5, 6
+OUT_VALUE = 7  # the element type of the tensor attribute `value` (ConstantOfShape)
 F_INPLACE, F_FMOD, F_MODES, F_STRUCT, F_OUT3, F_OUT2, F_OUT4 = 1, 2, 4, 8, 16, 32, 64
 F_OUTN = 128  # variadic outputs, as many as the node has (Split)
 

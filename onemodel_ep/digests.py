@@ -6,7 +6,8 @@ of the op table for every element type it takes, on seeded inputs that reach the
 signed zeros, subnormals, integer extremes) at a length that exercises the vector bodies and the tail; the
 structured ops (MatMul, Gemm, MatMulInteger, Softmax, LayerNormalization, Reduce*, Conv, the global pools,
 BatchNormalization, the quantization ops) on shapes that give their blocked loops full blocks and edges, the
-data-movement ops (Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type;
+data-movement ops (Reshape ... Expand, Size, Tile) on a case per opset form, Range on one long range per type,
+ConstantOfShape on one output per type of its `value`;
 and every unary op on all 65,536 float16 and bfloat16 bit patterns (keys ending in "/all16"). `model_digest`
 runs a test model (testdata/models) on fixed feeds. testdata/golden/digests.json holds both as they were when
 BITS_VERSION was last bumped; tests and the cross-CPU tools compare against it.
@@ -429,6 +430,17 @@ class OpCase:
         return node.run_outputs(*self.inputs)
 
 
+def _constant_of_shape_cases(value_types: list[int]) -> Iterator[OpCase]:
+    """ConstantOfShape: a [3, 37, 5] output of a one-element `value` of each type (random bits of it), opset
+    20 (bfloat16's first); the tensor attribute is set after the key, which names its type."""
+    for t in value_types:
+        case = OpCase("ConstantOfShape", [TensorProto.INT64], {}, opset=20,
+                      given=[np.array([3, 37, 5], np.int64)], tag=f"/value:{t}")
+        raw = _values(t, np.random.default_rng(SEED + t))[-1:]
+        case.attrs = {"value": helper.make_tensor("value", t, [1], raw.tobytes(), raw=True)}
+        yield case
+
+
 def _gqa_cases() -> Iterator[OpCase]:
     """GroupQueryAttention (docs/attention.md): a right-padded packed prefill with rotary halves, a batched
     decode over separate Q/K/V and a longer past, rotary pairs with a window and softcap; ordinary values."""
@@ -600,6 +612,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.GroupQueryAttention":
             yield from _gqa_cases()
+            continue
+        if row.key == "ConstantOfShape":
+            yield from _constant_of_shape_cases(sorted(row.other_types))
             continue
         if row.name == "RotaryEmbedding":
             yield from _rotary_cases(row.key)

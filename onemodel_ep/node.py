@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from onemodel_ep._lib import MODES, ffi, lib, path_index
 
@@ -85,6 +85,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
     _conv_attrs(a, attributes)
     _resize_attrs(a, attributes)
     _rnn_attrs(a, attributes)
+    _value_attr(a, attributes)
     if "axes" in attributes:
         listed = [int(v) for v in attributes["axes"]]
         axes = list(dict.fromkeys(listed))  # repeats name an axis once
@@ -137,6 +138,24 @@ _ORT_READS_STRING_LISTS = tuple(int(v) for v in ort.__version__.split(".")[:2]) 
 
 # LSTM's and GRU's direction values, in om_attrs.rnn_direction's numbering.
 _RNN_DIRECTIONS = ("forward", "reverse", "bidirectional")
+
+
+def _value_attr(a: Any, attributes: dict[str, Any]) -> None:
+    """The tensor attribute `value` (ConstantOfShape's: a TensorProto, or an array) into om_attrs' value_*:
+    its element type, element count and first element's bytes, as the ORT glue reads it."""
+    value = attributes.get("value")
+    if isinstance(value, onnx.TensorProto):
+        elem_type, array = int(value.data_type), numpy_helper.to_array(value)
+    elif isinstance(value, np.ndarray):  # not Pad-2's float `value`, which only Pad reads
+        elem_type, array = onnx_type_of(value), value
+    else:
+        return
+    a.has_value = 1
+    a.value_type = elem_type
+    a.value_n = int(array.size)
+    if array.size and array.dtype.itemsize <= 8 and array.dtype.kind != "O":
+        first = np.ascontiguousarray(array.reshape(-1)[:1]).tobytes()
+        ffi.memmove(a.value_bytes, first, len(first))
 
 
 def _rnn_attrs(a: Any, attributes: dict[str, Any]) -> None:

@@ -68,3 +68,46 @@ def ort_body_types(model: onnx.ModelProto) -> BodyTypes:
         except Exception:  # noqa: BLE001 - a model ORT cannot load keeps the shapes ONNX inference gave
             return {}
     return found
+
+
+# ORT's type strings ("tensor(uint8)") by their element type's name, lower-cased: TensorProto's names
+_ELEM_TYPES = {name.lower(): int(value) for name, value in onnx.TensorProto.DataType.items()}
+
+
+def untyped_outputs(graph: onnx.GraphProto, types: dict[str, int]) -> list[str]:
+    """The outputs of `graph`'s nodes (not its subgraphs') whose element type `types` does not know: the
+    values after an operator ONNX inference has no schema for (com.microsoft's QGemm)."""
+    return [o for node in graph.node for o in node.output if o and types.get(o, -1) <= 0]
+
+
+def ort_value_types(model: onnx.ModelProto, names: list[str]) -> dict[str, int]:
+    """The element types ORT's own inference (its kernels' schemas, com.microsoft's included) gives the
+    main-graph values `names` of `model`: each made a graph output for the question (removed again), read
+    back from a stock session at ORT_DISABLE_ALL. {} when ORT cannot load the model (external data, an
+    unknown op)."""
+    import onnxruntime as ort
+
+    if not names:
+        return {}
+    graph = model.graph
+    declared = {o.name for o in graph.output}
+    n_declared = len(graph.output)
+    graph.output.extend(onnx.ValueInfoProto(name=n) for n in dict.fromkeys(names) if n not in declared)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 4
+    try:  # the outputs added for the question only, no copy of the weights beside the serialised bytes
+        sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - a model ORT cannot load keeps the types ONNX inference gave
+        return {}
+    finally:
+        del graph.output[n_declared:]
+    wanted = set(names)
+    found: dict[str, int] = {}
+    for out in sess.get_outputs():
+        kind = out.type or ""
+        if out.name in wanted and kind.startswith("tensor(") and kind.endswith(")"):
+            elem = _ELEM_TYPES.get(kind[len("tensor("):-1], 0)
+            if elem:
+                found[out.name] = elem
+    return found

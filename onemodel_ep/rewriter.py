@@ -13,9 +13,24 @@ import onnx
 from onnx import helper
 
 from onemodel_ep import external_data
-from onemodel_ep._lib import DOMAIN, DOMAIN_VERSION, MODES, PATH_NAMES, op_key, served_domains
+from onemodel_ep._lib import (
+    DOMAIN,
+    DOMAIN_VERSION,
+    MODES,
+    OUT_VALUE,
+    PATH_NAMES,
+    op_key,
+    op_table,
+    served_domains,
+)
 from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
-from onemodel_ep.ort_shapes import bodies_lack_shapes, body_key, ort_body_types
+from onemodel_ep.ort_shapes import (
+    bodies_lack_shapes,
+    body_key,
+    ort_body_types,
+    ort_value_types,
+    untyped_outputs,
+)
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, learn_output_types, verdict
 
@@ -93,9 +108,10 @@ def _inferred_subgraphs(node: onnx.NodeProto | None, attr_name: str) -> list[onn
 def _type_witness(name: str, elem_type: int) -> onnx.NodeProto:
     """A Constant node `name` making an empty tensor of element type `elem_type`.
 
-    A retargeted Cast (its target type), QuantizeLinear, DequantizeLinear or QLinearConv (y's type) takes it
-    as its last input: ORT infers a custom op's output type from its last input, which then is right without a
-    shape-inference function (ORT's cannot express an unknown rank). It carries no data.
+    A retargeted Cast (its target type), ConstantOfShape (`value`'s type), QuantizeLinear, DequantizeLinear or
+    QLinearConv (y's type) takes it as its last input: ORT infers a custom op's output type from its last
+    input, which then is right without a shape-inference function (ORT's cannot express an unknown rank).
+    It carries no data.
     """
     empty = helper.make_tensor(name, elem_type, [0], [])
     return helper.make_node("Constant", [], [name], name=name, value=empty)
@@ -117,6 +133,10 @@ def _witness_for(node: onnx.NodeProto, key: str, types: dict[str, int]) -> onnx.
     if node.op_type == "Cast" and len(node.input) == 1:
         to = next(a.i for a in node.attribute if a.name == "to")
         return _type_witness(f"{node.output[0]}__onemodel_cast_to", to)
+    if op_table()[key].output_rule == OUT_VALUE:  # ConstantOfShape: the type of `value`, float when absent
+        value = next((a.t for a in node.attribute if a.name == "value"), None)
+        elem_type = value.data_type if value is not None else onnx.TensorProto.FLOAT
+        return _type_witness(f"{node.output[0]}__onemodel_value_type", elem_type)
     if key not in _WITNESSED or types.get(node.output[0], -1) <= 0:
         return None
     while len(node.input) < _WITNESSED[key]:
@@ -157,6 +177,8 @@ def rewrite(
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)
+    # values after an op ONNX inference does not know (com.microsoft's): ORT's own inference types them
+    types.update(ort_value_types(out, untyped_outputs(out.graph, types)))
     ranks = value_ranks(inferred)
     # where ONNX inference leaves a body's output without a shape, ask ORT's inference (before the rewrite)
     body_types = ort_body_types(out) if bodies_lack_shapes(inferred.graph) else {}

@@ -15,7 +15,8 @@
 
 /* Output element-type rules and op flags of the op table (om_ops.def). */
 enum { OM_OUT_SAME = 0, OM_OUT_BOOL = 1, OM_OUT_TO = 2, OM_OUT_LIKE1 = 3, OM_OUT_INT64 = 4, OM_OUT_INT32 = 5,
-       OM_OUT_NODE = 6 /* the node's family decides (QuantizeLinear: the zero point's or output_dtype's type) */ };
+       OM_OUT_NODE = 6, /* the node's family decides (QuantizeLinear: the zero point's or output_dtype's type) */
+       OM_OUT_VALUE = 7 /* the element type of the tensor attribute `value` (ConstantOfShape; float when absent) */ };
 enum { OM_F_INPLACE = 1, OM_F_FMOD = 2, OM_F_MODES = 4, OM_F_STRUCT = 8, OM_F_OUT3 = 16, OM_F_OUT2 = 32, OM_F_OUT4 = 64,
        OM_F_OUTN = 128 };
 /* The highest rank of an input (and so of an output) that a node serves: a node given a higher one refuses with a
@@ -81,6 +82,13 @@ typedef struct om_attrs {
   float rnn_act_beta[8];
   size_t n_rnn_act_beta;
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
+  /* the tensor attribute `value` (ConstantOfShape): has_value 1 when given; value_type its element type (0: one the
+   * host cannot read, refused), value_n its element count, value_bytes its first element's bytes (when value_n >= 1
+   * and the element is at most 8 bytes; little-endian, as the tensor stores it) */
+  int has_value;
+  int value_type;
+  int64_t value_n;
+  unsigned char value_bytes[8];
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
 #define OM_ATTR_FLOAT(field, name, scope) float field; int has_##field;

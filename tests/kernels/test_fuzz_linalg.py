@@ -51,6 +51,7 @@ OWN_TESTS = {
     "Trilu": "tests/nodes/test_movement_trilu.py",
     "NonZero": "tests/nodes/test_nonzero.py",
     "OneHot": "tests/nodes/test_one_hot.py",
+    "ConstantOfShape": "tests/nodes/test_constant_of_shape.py",
     "CumSum": "tests/nodes/test_cumsum.py",
     "LpNormalization": "tests/nodes/test_stat_norm.py",
     "Shrink": "tests/nodes/test_shrink.py",

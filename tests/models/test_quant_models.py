@@ -31,10 +31,9 @@ def _ours(via: str) -> onemodel_ep.InferenceSession:
 
 @pytest.mark.parametrize("via", VIAS)
 def test_every_computing_node_but_those_not_yet_served_is_ours(via: str) -> None:
-    """Through the rewrite a node that reads the output of a com.microsoft op we do not serve (QLinearAdd,
-    QGemm) has an input of unknown type (ONNX inference knows no com.microsoft schema), so it stays too,
-    reported so; and so, transitively, does a node reading such a node's output (ONNX's QLinearConv inference
-    gives no output type for an input of unknown type)."""
+    """Through the rewrite a node whose input type neither ONNX inference (it knows no com.microsoft schema)
+    nor ORT's (ort_shapes.ort_value_types) could tell would stay too, reported as of unknown type; and so,
+    transitively, would a node reading such a node's output. Those are allowed here."""
     model = onnx.load(str(QOP))
     unknown = {i for n in model.graph.node if n.op_type in NOT_YET for i in n.output}
     inputs_of = {n.name: set(n.input) for n in model.graph.node}
@@ -82,4 +81,20 @@ def test_ep_logits_are_stocks_bits() -> None:
     sess = _ours("ep")
     assert sum(n.op == "QLinearConv" for n in sess.report.moved) == 20
     (got,) = sess.run(None, feeds)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_rewrite_types_values_after_unserved_com_microsoft_ops() -> None:
+    """ONNX inference knows no com.microsoft schema, so QGemm's output had no type and the DequantizeLinear
+    after it stayed with stock ORT through the rewrite; ORT's own inference (ort_shapes.ort_value_types)
+    types it now: every served node moves, QGemm alone stays, and the rewrite gives the EP's bits."""
+    sess = _ours("rewrite")
+    assert [n.op for n in sess.report.stayed] == ["QGemm"]
+    assert sum(n.op == "QLinearConv" for n in sess.report.moved) == 20
+    assert sum(n.op == "DequantizeLinear" for n in sess.report.moved) == 2
+    if "ep" not in VIAS:
+        return
+    feeds = model_feeds(QOP)
+    (got,) = sess.run(None, feeds)
+    (want,) = _ours("ep").run(None, feeds)
     assert got.tobytes() == want.tobytes()

@@ -84,6 +84,7 @@ def table() -> str:
         OUT_LIKE1,
         OUT_NODE,
         OUT_TO,
+        OUT_VALUE,
         op_table,
     )
 
@@ -94,6 +95,7 @@ def table() -> str:
         OUT_INT64: "int64",
         OUT_INT32: "int32",
         OUT_NODE: "per node (docs/quantized.md)",
+        OUT_VALUE: "attribute `value`'s type",
     }
     lines = [
         "| Operator | Opsets | Input 0 types | Other inputs | Output | Modes | In place |",

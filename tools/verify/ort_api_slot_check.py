@@ -18,7 +18,11 @@ node list. Member 78 (GetAllocatorWithDefaultOptions) gives an allocator whose A
 OrtAllocator as ort_api.h declares it) allocate and release a block; member 417
 (KernelInfoGetAttributeArray_string), which reads a kernel's list with it, needs a kernel's info, so
 tests/nodes/test_rnn_activations.py checks it end to end (a list it misread would not give the reference's
-bits). Prints each result; exits 1 if one does not match, or if the runtime's C API is older than 24.
+bits). Likewise members 236 (KernelInfoGetAttribute_tensor, a kernel's tensor attribute) and 362
+(OpAttr_GetTensorAttributeAsOrtValue, a graph node's; both released through 96, ReleaseValue) need a kernel's
+info or a graph's node: tests/nodes/test_constant_of_shape.py reads ConstantOfShape's `value` of every type
+through each (the rewrite, the EP) and checks the bits (ORT 1.31.1, 2026-12-04). Prints each result; exits 1
+if one does not match, or if the runtime's C API is older than 24.
 """
 
 from __future__ import annotations

@@ -162,6 +162,25 @@ static int om_na_strings(const void* ctx, const char* name, char* out, size_t wi
   return 0;
 }
 
+/* A tensor attribute (ConstantOfShape's `value`): ORT's OrtValue of it (member 362), read by om_ort_tensor1. */
+static int om_na_tensor1(const void* ctx, const char* name, int* type, int64_t* n, unsigned char* bytes, char* err,
+                         size_t errlen) {
+  const om_node_attr_ctx* c = ctx;
+  int r;
+  const OrtOpAttr* a = om_na_typed(c, name, ORT_OP_ATTR_TENSOR, "a tensor", &r, err, errlen);
+  if (!a) return r;
+  OrtValue* v = NULL;
+  OrtStatus* st = c->api->OpAttr_GetTensorAttributeAsOrtValue(a, &v);
+  if (st || !v) {
+    snprintf(err, errlen, "attribute '%s': %s", name, st ? c->api->GetErrorMessage(st) : "no tensor");
+    if (st) c->api->ReleaseStatus(st);
+    return -1;
+  }
+  r = om_ort_tensor1(c->api, name, v, type, n, bytes, err, errlen);
+  c->api->ReleaseValue(v);
+  return r;
+}
+
 /* ---- one node ------------------------------------------------------------------------------------------------ */
 /* The tensor type of a node input or output (owned by v); NULL when absent, unknown or not a tensor. */
 static const OrtTensorTypeAndShapeInfo* om_value_tensor(const OrtApi* api, const OrtValueInfo* v) {
@@ -300,7 +319,8 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   attrs.path = ep->path;
   attrs.onnx_opset = opset;
   om_node_attr_ctx actx = {api, node};
-  om_attr_source src = {&actx, om_na_int, om_na_float, om_na_string, om_na_ints, om_na_floats, om_na_strings};
+  om_attr_source src = {&actx,         om_na_int,    om_na_float,    om_na_string,
+                        om_na_ints,    om_na_floats, om_na_strings,  om_na_tensor1};
   size_t n_outputs = 0; /* the outputs the node has (Split's count), trailing absent ones (NULL) not counted */
   st = api->Node_GetNumOutputs(node, &n_outputs);
   if (st) api->ReleaseStatus(st);

@@ -53,6 +53,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER: return &om_family_matmul_integer;
     case OM_OP_RANGE: return &om_family_range;
     case OM_OP_TILE: return &om_family_tile;
+    case OM_OP_CONSTANT_OF_SHAPE: return &om_family_constant_of_shape;
     case OM_OP_QUANTIZE_LINEAR:
     case OM_OP_DEQUANTIZE_LINEAR:
     case OM_OP_COM_QUANTIZE_LINEAR:
@@ -133,6 +134,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
     case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
     case OM_OP_ONE_HOT: return OM_T_UNDEFINED;        /* ORT takes the last input's: values, y's type */
+    case OM_OP_CONSTANT_OF_SHAPE: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of `value`'s type */
     case OM_OP_QLINEAR_CONV: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of y's type */
     case OM_OP_EMBED_LAYER_NORMALIZATION: return k == 1 ? OM_T_INT32 : OM_T_FLOAT; /* mask_index */
     case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_FLOAT;

@@ -135,6 +135,7 @@ extern const om_family om_family_expand;    /* node_expand.c: Expand */
 extern const om_family om_family_matmul_integer; /* node_matmul_integer.c: MatMulInteger */
 extern const om_family om_family_range;     /* node_range.c: Range */
 extern const om_family om_family_tile;      /* node_tile.c: Tile */
+extern const om_family om_family_constant_of_shape; /* node_constant_of_shape.c: ConstantOfShape */
 extern const om_family om_family_qdq;       /* node_quantize.c: QuantizeLinear, DequantizeLinear (both domains) */
 extern const om_family om_family_dynamic_quantize; /* node_dynamic_quantize.c: DynamicQuantizeLinear */
 extern const om_family om_family_matmul_nbits; /* node_matmul_nbits.c: com.microsoft MatMulNBits */

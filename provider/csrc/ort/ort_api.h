@@ -95,7 +95,8 @@ typedef enum OrtErrorCode {
 
 typedef enum OrtOpAttrType {
   ORT_OP_ATTR_UNDEFINED = 0, ORT_OP_ATTR_INT = 1, ORT_OP_ATTR_INTS = 2, ORT_OP_ATTR_FLOAT = 3,
-  ORT_OP_ATTR_FLOATS = 4, ORT_OP_ATTR_STRING = 5, ORT_OP_ATTR_STRINGS = 6
+  ORT_OP_ATTR_FLOATS = 4, ORT_OP_ATTR_STRING = 5, ORT_OP_ATTR_STRINGS = 6, ORT_OP_ATTR_GRAPH = 7,
+  ORT_OP_ATTR_TENSOR = 8
 } OrtOpAttrType;
 
 typedef enum OrtMemType { OrtMemTypeDefault = 0 } OrtMemType;
@@ -209,7 +210,7 @@ typedef struct OrtApi {
   /*  93 */ void(OM_ORT_CALL* ReleaseStatus)(OrtStatus* input);
   /*  94 */ void* unused_94; /* ReleaseMemoryInfo */
   /*  95 */ void* unused_95; /* ReleaseSession */
-  /*  96 */ void* unused_96; /* ReleaseValue */
+  /*  96 */ void(OM_ORT_CALL* ReleaseValue)(OrtValue* input);
   /*  97 */ void* unused_97; /* ReleaseRunOptions */
   /*  98 */ void(OM_ORT_CALL* ReleaseTypeInfo)(OrtTypeInfo* input);
   /*  99 */ void(OM_ORT_CALL* ReleaseTensorTypeAndShapeInfo)(OrtTensorTypeAndShapeInfo* input);
@@ -349,7 +350,7 @@ typedef struct OrtApi {
   /* 233 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputName)(const OrtKernelInfo* info, size_t index, char* out, size_t* size);
   /* 234 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetInputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
   /* 235 */ OrtStatus*(OM_ORT_CALL* KernelInfo_GetOutputTypeInfo)(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info);
-  /* 236 */ void* unused_236; /* KernelInfoGetAttribute_tensor */
+  /* 236 */ OrtStatus*(OM_ORT_CALL* KernelInfoGetAttribute_tensor)(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, OrtValue** out);
   /* 237 */ OrtStatus*(OM_ORT_CALL* HasSessionConfigEntry)(const OrtSessionOptions* options, const char* key, int* out);
   /* 238 */ OrtStatus*(OM_ORT_CALL* GetSessionConfigEntry)(const OrtSessionOptions* options, const char* key, char* value, size_t* size);
   /* 239 */ void* unused_239; /* SessionOptionsAppendExecutionProvider_Dnnl */
@@ -431,7 +432,7 @@ typedef struct OrtApi {
   /* 356 */ OrtStatus*(OM_ORT_CALL* Node_GetOutputs)(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs);
   /* 357-360 */ void* unused_357_360[4];
   /* 361 */ OrtStatus*(OM_ORT_CALL* Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute);
-  /* 362 */ void* unused_362;
+  /* 362 */ OrtStatus*(OM_ORT_CALL* OpAttr_GetTensorAttributeAsOrtValue)(const OrtOpAttr* attribute, OrtValue** attr_tensor);
   /* 363 */ OrtStatus*(OM_ORT_CALL* OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
   /* 364-413 */ void* unused_364_413[50];
   /* 414 */ OrtStatus*(OM_ORT_CALL* GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
@@ -451,6 +452,9 @@ _Static_assert(offsetof(OrtApi, GetAllocatorWithDefaultOptions) == 78 * sizeof(v
 _Static_assert(offsetof(OrtApi, KernelInfo_GetOutputName) == 233 * sizeof(void*), "OrtApi: member 233");
 _Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_float) == 162 * sizeof(void*), "OrtApi: member 162");
 _Static_assert(offsetof(OrtApi, KernelInfoGetAttributeArray_string) == 417 * sizeof(void*), "OrtApi: member 417");
+_Static_assert(offsetof(OrtApi, ReleaseValue) == 96 * sizeof(void*), "OrtApi: member 96");
+_Static_assert(offsetof(OrtApi, KernelInfoGetAttribute_tensor) == 236 * sizeof(void*), "OrtApi: member 236");
+_Static_assert(offsetof(OrtApi, OpAttr_GetTensorAttributeAsOrtValue) == 362 * sizeof(void*), "OrtApi: member 362");
 
 typedef struct OrtApiBase {
   const OrtApi*(OM_ORT_CALL* GetApi)(uint32_t version);

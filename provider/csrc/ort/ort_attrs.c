@@ -173,6 +173,10 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
   }
   if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
     r = om_attrs_read_resize(src, flags, attrs, err, errlen);
+  if (r >= 0 && strcmp(op, "ConstantOfShape") == 0) {
+    r = src->get_tensor1(src->ctx, "value", &attrs->value_type, &attrs->value_n, attrs->value_bytes, err, errlen);
+    if (r == 0) attrs->has_value = 1;
+  }
   if (r >= 0 && (strcmp(op, "LSTM") == 0 || strcmp(op, "GRU") == 0 || strcmp(op, "RNN") == 0))
     r = om_attrs_read_rnn(src, attrs, err, errlen);
   if (r >= 0 && in_scope[OM_AS_CONV]) {
@@ -272,6 +276,6 @@ static int om_ki_ints(const void* c, const char* name, int64_t* out, size_t cap,
 }
 
 om_attr_source om_kernel_info_attrs(const om_kernel_info_ctx* ctx) {
-  om_attr_source s = {ctx, om_ki_int, om_ki_float, om_ki_string, om_ki_ints, om_ki_floats, om_ki_strings};
+  om_attr_source s = {ctx, om_ki_int, om_ki_float, om_ki_string, om_ki_ints, om_ki_floats, om_ki_strings, om_ki_tensor1};
   return s;
 }

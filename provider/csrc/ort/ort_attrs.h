@@ -26,6 +26,10 @@ typedef struct om_attr_source {
    * out + k * width, each NUL-terminated (one longer than width - 1 bytes is an error) */
   int (*get_strings)(const void* ctx, const char* name, char* out, size_t width, size_t cap, size_t* n, char* err,
                      size_t errlen);
+  /* a tensor: its element type into *type, its element count into *n and, when *n >= 1 and the element has a
+   * size of at most 8 bytes (not a string), its first element's bytes into bytes (8 bytes, the rest zeroed) */
+  int (*get_tensor1)(const void* ctx, const char* name, int* type, int64_t* n, unsigned char* bytes, char* err,
+                     size_t errlen);
 } om_attr_source;
 
 /* What om_attrs_read reads besides the operator's own attributes: OneModel's node attributes `mode`,
@@ -63,6 +67,13 @@ om_attr_source om_kernel_info_attrs(const om_kernel_info_ctx* ctx);
 int om_ki_floats(const void* ctx, const char* name, float* out, size_t cap, size_t* n, char* err, size_t errlen);
 int om_ki_strings(const void* ctx, const char* name, char* out, size_t width, size_t cap, size_t* n, char* err,
                   size_t errlen);
+/* A kernel's tensor attribute (member 236; ort_attrs_tensor.c), as get_tensor1. */
+int om_ki_tensor1(const void* ctx, const char* name, int* type, int64_t* n, unsigned char* bytes, char* err,
+                  size_t errlen);
+/* A tensor attribute ORT gave as the OrtValue v: its element type, count and first element's bytes, as
+ * get_tensor1 (ort_attrs_tensor.c; the execution provider's node source shares it). 0, or -1 with a message. */
+int om_ort_tensor1(const OrtApi* api, const char* name, OrtValue* v, int* type, int64_t* n, unsigned char* bytes,
+                   char* err, size_t errlen);
 /* The running ORT's version string, told by RegisterCustomOps and CreateEpFactories (NULL: unknown). */
 void om_attrs_set_runtime(const char* version);
 /* Whether that runtime reads a kernel's list of strings (member 417). */
