@@ -38,7 +38,7 @@ from onnx import TensorProto, helper
 from onemodel_ep import cli_args
 from onemodel_ep import strict as strict_mode
 from onemodel_ep._lib import op_table
-from onemodel_ep.ep import assignments, ep_session_options
+from onemodel_ep.ep import assignments, ep_session_options, uses_custom_ops
 from onemodel_ep.errors import StrictModeError, UsageError
 from onemodel_ep.fold import fold as fold_constants
 from onemodel_ep.rewriter import RewriteReport, rewrite
@@ -268,7 +268,7 @@ def _our_session(
     if fold:
         model = fold_constants(model, mode=mode)
     if via == "ep":
-        so = ep_session_options(_options(threads, global_pool), mode=mode)
+        so = ep_session_options(_options(threads, global_pool), mode=mode, custom_ops=uses_custom_ops(model))
         sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
         if strict:
             strict_mode.check_session(model, sess, mode)

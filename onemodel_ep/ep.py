@@ -50,6 +50,7 @@ __all__ = [
     "ep_unsupported_reason",
     "register_library",
     "unregister_library",
+    "uses_custom_ops",
 ]
 REGISTRATION_NAME = "onemodel_ep"
 # The oldest ONNX Runtime whose plugin EPs can register per-operator kernels (OrtEpApi::CreateKernelRegistry).
@@ -121,12 +122,18 @@ def ep_devices() -> list[ort.OrtEpDevice]:
 DISPATCHES = ("registry", "compile")
 
 
+def uses_custom_ops(model: onnx.ModelProto) -> bool:
+    """Whether `model` (its subgraphs included) has a node of the custom-op domain, ai.onemodel."""
+    return any(node.domain == DOMAIN for _, node in walk(model.graph))
+
+
 def ep_session_options(
     base: ort.SessionOptions | None = None,
     mode: str = "exact",
     kernel_path: str | None = None,
     dispatch: str = "registry",
     strict: bool = False,
+    custom_ops: bool = True,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -143,6 +150,9 @@ def ep_session_options(
     strict=True: onemodel_ep.InferenceSession over these options refuses, with a StrictModeError naming each
     one, a model whose computing nodes would not all run on OneModel EP (onemodel_ep.strict); a plain
     onnxruntime.InferenceSession does not read the setting: call onemodel_ep.strict.check_session after it.
+    custom_ops=False leaves the custom ops out: ORT builds their schemas and kernels anew for every session
+    that has them (most of a small session's creation: docs/architecture.md), and a model without ai.onemodel
+    nodes (`uses_custom_ops`) does not need them; onemodel_ep.InferenceSession passes that.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -159,7 +169,8 @@ def ep_session_options(
         options["kernel_path"] = kernel_path
     so.add_provider_for_devices(ep_devices(), options)
     disable_optimizers(so, NUMERIC_OPTIMIZERS)
-    session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
+    if custom_ops:
+        session_options(so)  # the custom ops too: a model already rewritten to ai.onemodel runs as well
     so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     if strict:
         so.add_session_config_entry(STRICT_KEY, "1")

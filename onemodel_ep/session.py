@@ -13,7 +13,7 @@ import onnxruntime as ort
 from onemodel_ep import external_data
 from onemodel_ep import strict as strict_mode
 from onemodel_ep.custom_ops import session_options
-from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported
+from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported, uses_custom_ops
 from onemodel_ep.fold import fold as fold_constants
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
@@ -105,7 +105,8 @@ class InferenceSession(ort.InferenceSession):
         if via == "ep":
             if providers is not None:
                 raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
-            so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path)
+            so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path,
+                                    custom_ops=uses_custom_ops(proto))
             source: str | bytes
             if folded.nodes:  # ORT gets the folded model; its external data stays in the model's folder
                 source = proto.SerializeToString()
