@@ -1,9 +1,10 @@
 /* node_resize.c - Resize (opsets 10, 11, 13, 18, 19) and Upsample (9): input 0 resized along each axis by a
  * scale, from the scales input (float) or the sizes input (int64; Resize 11 on), over the listed axes (the
  * attribute axes, opset 18 on) or all of them. mode nearest copies one input element per output element (every
- * stored type); mode linear (float32) interpolates along each resized axis, the last first. The contract, per
+ * stored type); mode linear (float32) interpolates along each resized axis, the last first; mode cubic and
+ * antialias (float32) sum the filter taps of resize_filter.c the same way. The contract, per
  * output element: docs/resize.md; the arithmetic: resize/resize.c. Each axis gets a table from output index to
- * source offset (nearest) or taps (linear); the output's rows (its last axis) in fixed blocks on the host's
+ * source offset (nearest) or taps (linear, filter); the output's rows (its last axis) in fixed blocks on the host's
  * threads. Knows nothing of ORT.
  */
 #include <stdio.h>
