@@ -331,3 +331,16 @@ def test_served_for_opsets_11_to_19() -> None:
     for opset in (11, 13, 18, 19):
         assert probe("Resize", [TensorProto.FLOAT, 0, TensorProto.FLOAT], onnx_opset=opset,
                      attributes={"mode": "cubic"}) is None
+
+
+def test_antialias_on_an_axis_of_unchanged_length_filters_where_stock_copies() -> None:
+    """L = 2, s = 1.44: the output length is 2 too but the scale is not 1, so the axis is filtered by the
+    formula (docs/resize.md); stock ORT's antialias copies it."""
+    x = _x((1, 1, 2, 3))
+    scales = [1, 1, 1.44, 1]
+    model, feeds = _model(x.shape, {"mode": "cubic", "antialias": 1}, scales, None)
+    feeds["x"] = x
+    want = reference(x, mode="cubic", antialias=True, scales=scales)
+    S.assert_exact_bits("L == Lout", _ours(model, feeds), want)
+    S.assert_exact_bits("stock copies", S.stock(model, feeds)[0], x)
+    assert not np.array_equal(want, x)
