@@ -337,7 +337,8 @@ def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
 
 def _resize_cases(t: int) -> list[Case]:
     """Resize (docs/resize.md): nearest by scales and sizes, linear (float only) by sizes and over three axes,
-    opset 10's asymmetric and simple rounding."""
+    opset 10's asymmetric and simple rounding; cubic (exclude_outside, cubic_coeff_a, rank 2 by sizes) and
+    antialias linear and cubic (float only)."""
     f, i64 = TensorProto.FLOAT, TensorProto.INT64
     x = (2, 3, 5, 7)
     return [([t, f, f], {"nearest_mode": "round_prefer_ceil"}, [x, [], [1, 1, 2.5, 0.6]], 19),
@@ -345,7 +346,13 @@ def _resize_cases(t: int) -> list[Case]:
             ([t, f, f, i64], {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
              [x, [], [], [2, 3, 9, 4]], 19),
             ([t, f, f], {"mode": "linear"}, [(1, 2, 3, 5, 6), [], [1, 1, 2, 1.5, 0.7]], 19),
-            ([t, f], {"mode": "nearest"}, [(2, 3, 4, 5), [1, 1, 0.6, 1.7]], 10)]
+            ([t, f], {"mode": "nearest"}, [(2, 3, 4, 5), [1, 1, 0.6, 1.7]], 10),
+            ([t, f, f], {"mode": "cubic", "exclude_outside": 1, "cubic_coeff_a": -0.5},
+             [(1, 2, 7, 9), [], [1, 1, 2, 1.5]], 19),
+            ([t, f, f, i64], {"mode": "cubic", "coordinate_transformation_mode": "align_corners"},
+             [(7, 9), [], [], [13, 4]], 11),
+            ([t, f, f], {"mode": "linear", "antialias": 1}, [(2, 3, 16, 18), [], [1, 1, 0.5, 0.3]], 18),
+            ([t, f, f], {"mode": "cubic", "antialias": 1}, [(1, 2, 16, 18), [], [1, 1, 0.6, 0.45]], 19)]
 
 
 def _movement_cases(op: str, t: int) -> list[Case]:

@@ -65,7 +65,7 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         if name in attributes:
             setattr(a, name, int(attributes[name]))
             setattr(a, "has_" + name, 1)
-    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip", "lambd", "bias"):
+    for name in ("alpha", "beta", "gamma", "min", "max", "epsilon", "clip", "lambd", "bias", "cubic_coeff_a"):
         if name in attributes:
             setattr(a, name, float(attributes[name]))
             setattr(a, "has_" + name, 1)
@@ -263,6 +263,7 @@ _INT_ATTRS = {
     "batch_dims": "batch_dims",
     "num_groups": "num_groups",
     "antialias": "antialias",
+    "exclude_outside": "exclude_outside",
     "hidden_size": "hidden_size",
     "layout": "layout",
     "input_forget": "input_forget",

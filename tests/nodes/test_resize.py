@@ -193,8 +193,8 @@ def _report(model: onnx.ModelProto) -> str:
 
 
 @pytest.mark.parametrize(("attrs", "why"), [
-    ({"mode": "cubic"}, "cubic"),
-    ({"mode": "linear", "antialias": 1}, "antialias"),
+    ({"mode": "cubic", "cubic_coeff_a": float("inf")}, "cubic_coeff_a"),
+    ({"mode": "cubic", "coordinate_transformation_mode": "tf_half_pixel_for_nn"}, "tf_half_pixel_for_nn"),
     ({"mode": "nearest", "coordinate_transformation_mode": "tf_crop_and_resize"}, "tf_crop_and_resize"),
     ({"mode": "nearest", "keep_aspect_ratio_policy": "not_larger"}, "keep_aspect_ratio_policy"),
 ])

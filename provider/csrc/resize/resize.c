@@ -26,7 +26,7 @@ int om_resize_attr_code(const char* attr, const char* value) {
 }
 
 /* floor and ceil of a binary32 below 2^24 in magnitude, exactly, without libm. */
-static float om_rs_floor(float x) {
+float om_resize_floor(float x) {
   float t = (float)(int64_t)x; /* toward zero, exact */
   return t > x ? t - 1.0f : t;
 }
@@ -54,7 +54,7 @@ float om_resize_source(int coord, int64_t i, int64_t len_in, int64_t len_out, fl
 int64_t om_resize_nearest(int nearest, float xs, float s, int64_t len_in) {
   if (!(xs > 0.0f)) return 0; /* NaN too (it cannot occur for a node's finite positive scales) */
   if (xs >= (float)(len_in - 1)) return len_in - 1;
-  float n = om_rs_floor(xs), r = xs - n, q;
+  float n = om_resize_floor(xs), r = xs - n, q;
   switch (nearest) {
     case OM_RESIZE_ROUND_PREFER_CEIL: q = r >= 0.5f ? n + 1.0f : n; break;
     case OM_RESIZE_FLOOR: q = n; break;
@@ -70,7 +70,7 @@ void om_resize_linear_tap(float xs, int64_t len_in, om_resize_tap* tap) {
   float hi = (float)(len_in - 1);
   float xc = xs > 0.0f ? xs : 0.0f; /* NaN too */
   xc = xc > hi ? hi : xc;
-  float n = om_rs_floor(xc), t = xc - n;
+  float n = om_resize_floor(xc), t = xc - n;
   tap->i0 = (int64_t)n;
   tap->i1 = tap->i0 + 1 < len_in ? tap->i0 + 1 : len_in - 1;
   tap->w0 = 1.0f - t;

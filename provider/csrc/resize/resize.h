@@ -47,6 +47,37 @@ typedef struct om_resize_tap {
 
 void om_resize_linear_tap(float xs, int64_t len_in, om_resize_tap* tap);
 
+/* floor of a binary32 below 2^24 in magnitude, exactly, without libm. */
+float om_resize_floor(float x);
+
+/* The filter taps of one axis (mode cubic, or antialias): output index i takes n[i] taps (at most k), the
+ * input index idx[i * k + t] with weight w[i * k + t], summed in t's order (docs/resize.md). */
+typedef struct om_resize_filter {
+  size_t k;
+  int64_t* idx;
+  float* w;
+  uint32_t* n;
+} om_resize_filter;
+
+/* The most taps one output index takes along an axis of scale s: 4 for cubic, the antialias window
+ * (2 * ceil(support) + 1) for antialias. */
+size_t om_resize_filter_width(int cubic, int antialias, float s);
+
+/* The taps of output index i (source coordinate xs) along an axis of input length len_in (> 0) and scale s,
+ * into f's row i: mode cubic (cubic != 0, coefficient a) or linear, antialias or not (not: cubic only),
+ * exclude_outside. */
+void om_resize_filter_taps(int cubic, int antialias, int exclude, float a, float xs, float s, int64_t len_in,
+                           const om_resize_filter* f, int64_t i);
+
+/* dst[j] = the taps of f's row j over src, for j < n (docs/resize.md: one step of the filter). */
+void om_resize_filter_row_f32(float* dst, const float* src, const om_resize_filter* f, size_t n);
+
+/* dst[j] = v[j] * w (first) or dst[j] + v[j] * w, for j < n. */
+void om_resize_accumulate_f32(float* dst, const float* v, float w, int first, size_t n);
+
+/* Every NaN of x[0 .. n) written as the canonical NaN 0x7fc00000. */
+void om_resize_canonical_nan_f32(float* x, size_t n);
+
 /* dst[j] = src[off[j]] for j < n, elements of esz bytes (1, 2, 4 or 8). */
 void om_resize_gather(void* dst, const void* src, const int64_t* off, size_t n, size_t esz);
 
