@@ -278,7 +278,7 @@ static int32_t om_gbq_nibble(const uint8_t* p, size_t i, int is_signed) {
 
 typedef struct om_gbq_job4 {
   om_gbq_geom4 m;
-  size_t block;
+  unsigned block_log2; /* block_size = 2^block_log2 */
   int is_signed, index_type;
   const void* indices;
   const uint8_t *data, *zp;
@@ -296,13 +296,20 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
     int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
     float* y = j->y + row * m->inner;
+    /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
+     * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
+    size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
-      /* data's element i; its scale's [i / q_span, (i / q_inner) % q_dim / block, i % q_inner] */
-      size_t i = src + t;
-      size_t si = ((i / q_span) * m->blocks + (i / m->q_inner) % m->q_dim / j->block) * m->q_inner +
-                  i % m->q_inner;
+      size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
       int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
       y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * j->scales[si];
+      if (++zi == m->q_inner) {
+        zi = 0;
+        if (++qi == m->q_dim) {
+          qi = 0;
+          x++;
+        }
+      }
     }
   }
   return 0;
@@ -313,7 +320,7 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   om_gbq_job4 j;
   memset(&j, 0, sizeof j);
   if (om_gbq_geometry4(node, io, &j.m) != 0) return -1;
-  j.block = g->block;
+  while (((size_t)1 << j.block_log2) < g->block) j.block_log2++;
   j.is_signed = g->type == OM_T_INT4;
   j.index_type = g->index_type;
   j.indices = io->data[1];
