@@ -285,6 +285,29 @@ def _quant_matmul_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
                                 arr(i8, (41,)), arr(f, (41,))])
             yield OpCase(op, [f, u8, f], {}, opset=1, tag="/batch",
                          given=[arr(f, (2, 5, 1300)), arr(u8, (1300, 3)), arr(f, (), 0.01, 0.05)])
+def _qgemm_cases(input0_types: list[int]) -> Iterator[OpCase]:
+    """com.microsoft QGemm (docs/quantized-matmul.md): B int8, requantised to A's type with transB, per-column
+    parameters and an int32 C per column; to float with transA, alpha, y_scale and a C per row."""
+    f, i8, i32 = TensorProto.FLOAT, TensorProto.INT8, TensorProto.INT32
+    op = "com.microsoft.QGemm"
+    for t in input0_types:
+        rng = np.random.default_rng(SEED + sum(map(ord, op)) + t)
+
+        def q(tt: int, *shape: int, rng: np.random.Generator = rng) -> np.ndarray:
+            return np.resize(_values(tt, rng), shape)
+
+        def sc(*shape: int, rng: np.random.Generator = rng) -> np.ndarray:
+            return rng.uniform(0.01, 0.05, shape).astype(np.float32)
+
+        c = rng.integers(-50000, 50000, 41).astype(np.int32)
+        yield OpCase(op, [t, f, t, i8, f, i8, i32, f, t], {"transB": 1}, opset=1, tag="/requant",
+                     given=[q(t, 37, 67), sc(), q(t), q(i8, 41, 67), sc(41), q(i8, 41), c,
+                            np.array(3.5, np.float32), q(t)])
+        yield OpCase(op, [t, f, t, i8, f, i8, i32, f], {"transA": 1, "alpha": 0.75}, opset=1, tag="/float",
+                     given=[q(t, 300, 19), sc(), q(t), q(i8, 300, 23), sc(), q(i8), c[:19].reshape(19, 1),
+                            np.array(2.0, np.float32)])
+
+
 QLINEAR_OPS = tuple(f"com.microsoft.QLinear{n}" for n in ("Add", "Mul", "Sigmoid", "LeakyRelu",
                                                             "GlobalAveragePool", "AveragePool", "Concat"))
 
@@ -642,6 +665,9 @@ def op_cases() -> Iterator[OpCase]:
             continue
         if row.key == "com.microsoft.GatherBlockQuantized":
             yield from _gather_block_quantized_cases()
+            continue
+        if row.key == "com.microsoft.QGemm":
+            yield from _qgemm_cases(sorted(row.input0_types))
             continue
         if row.key in QUANT_MATMUL_OPS:
             yield from _quant_matmul_cases(row.key, sorted(row.input0_types))

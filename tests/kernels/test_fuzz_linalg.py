@@ -85,6 +85,7 @@ OWN_TESTS = {
     "com.microsoft.MatMulIntegerToFloat": "tests/nodes/test_quant_matmul_float.py",
     "com.microsoft.DynamicQuantizeMatMul": "tests/nodes/test_quant_matmul_float.py",
     "QLinearMatMul": "tests/nodes/test_quant_matmul_float.py",
+    "com.microsoft.QGemm": "tests/nodes/test_qgemm.py",
     "InstanceNormalization": "tests/nodes/test_groupnorm.py",
     "GroupNormalization": "tests/nodes/test_groupnorm.py",
     "ConvTranspose": "tests/nodes/test_conv_transpose.py",

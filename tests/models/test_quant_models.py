@@ -1,7 +1,7 @@
 """The QOperator-format ResNet (testdata/quant, tools/gen/make_quant_models.py: ORT's quantize_static) through
 OneModel EP: every computing node is ours except the QOperator ops the op table does not serve yet (today
-com.microsoft QLinearAdd and QGemm; QLinearConv is served); each that the table gains must run on the EP, and
-the logits stay within one quantization step of stock ORT's."""
+com.microsoft QLinearAdd; QLinearConv and com.microsoft QGemm are served); each that the table gains must run
+on the EP, and the logits stay within one quantization step of stock ORT's."""
 
 from __future__ import annotations
 
@@ -69,9 +69,10 @@ def test_logits_close_to_stock(via: str) -> None:
 
 
 def test_ep_logits_are_stocks_bits() -> None:
-    """Through the EP every QLinearConv is ours (20) and gives stock's bits (docs/quantized-conv.md: the same
-    exact sums and binary32 requantisation), the other served ops are exact data movement or MaxPool on
-    integers: so the logits are stock's, bit for bit."""
+    """Through the EP every QLinearConv is ours (20), and the classifier's QGemm (transB, an int32 bias, y
+    uint8), and give stock's bits (docs/quantized-conv.md, docs/quantized-matmul.md: the same exact sums and
+    binary32 requantisation), the other served ops are exact data movement or MaxPool on integers: so the
+    logits are stock's, bit for bit."""
     if "ep" not in VIAS:
         pytest.skip("the execution provider needs ONNX Runtime 1.24+")
     feeds = model_feeds(QOP)
@@ -80,6 +81,7 @@ def test_ep_logits_are_stocks_bits() -> None:
     (want,) = ort.InferenceSession(str(QOP), so, providers=["CPUExecutionProvider"]).run(None, feeds)
     sess = _ours("ep")
     assert sum(n.op == "QLinearConv" for n in sess.report.moved) == 20
+    assert sum(n.op == "QGemm" for n in sess.report.moved) == 1
     (got,) = sess.run(None, feeds)
     assert got.tobytes() == want.tobytes()
 

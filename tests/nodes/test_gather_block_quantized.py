@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
-from tests.reference.reference_gather_block_quantized import gather_block_quantized
+from tests.reference.reference_gather_block_quantized import gather_block_quantized, gather_block_quantized4
 
 U8, I32, I64 = TensorProto.UINT8, TensorProto.INT32, TensorProto.INT64
 F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
@@ -145,3 +145,104 @@ def test_zero_size_dimensions(dims: tuple[tuple[int, ...], tuple[int, ...]]) -> 
     got = Node("com.microsoft.GatherBlockQuantized", [U8, I64, F32], attributes=_attrs(case)).run_outputs(
         data, idx, scales)[0]
     assert got.shape == ishape + (dshape[-1] * 2,) and got.dtype == np.float32
+
+
+# uint4 / int4 data (ONNX Runtime's 4-bit types: two values a byte, the shape counts values), held as
+# initializers: (name, type, data shape, indices shape, gather_axis, quantize_axis, block_size, zero points)
+U4, I4 = TensorProto.UINT4, TensorProto.INT4
+CASES4: list[tuple[Any, ...]] = [
+    ("u4-embed", U4, (50, 64), (2, 7), 0, 1, 32, False),
+    ("i4-zp", I4, (20, 40), (5,), 0, -1, 16, True),
+    ("u4-zp-axis0", U4, (37, 6, 5), (3,), 1, 0, 16, True),
+    ("i4-gather-last", I4, (4, 33, 9), (2, 2), 2, 1, 16, False),
+    ("u4-odd", U4, (7, 3, 17), (4,), 0, 2, 128, True),
+]
+
+
+def _case4(case: tuple[Any, ...], seed: int) -> tuple[onnx.ModelProto, dict[str, np.ndarray], np.ndarray]:
+    """The model (data and zero points as 4-bit initializers), its feeds and the reference's output."""
+    name, t, dshape, ishape, ga, qa, block, with_zp = case
+    rng = np.random.default_rng(seed)
+    lo, hi = (-8, 7) if t == I4 else (0, 15)
+    q = rng.integers(lo, hi, dshape, endpoint=True).astype(np.int8)
+    if q.size >= 2:
+        q.flat[:2] = [lo, hi]
+    sshape = list(dshape)
+    sshape[qa] = -(-dshape[qa] // block)
+    scales = (rng.random(sshape) + 0.01).astype(np.float32)
+    z = rng.integers(lo, hi, sshape, endpoint=True).astype(np.int8) if with_zp else None
+    n = dshape[ga]
+    idx = rng.integers(-n, n, ishape).astype(np.int64)
+    inits = [helper.make_tensor("data", t, dshape, q.ravel().tolist())]
+    if z is not None:
+        inits.append(helper.make_tensor("zero_points", t, sshape, z.ravel().tolist()))
+    used = ["data", "indices", "scales"] + (["zero_points"] if z is not None else [])
+    node = helper.make_node("GatherBlockQuantized", used, ["y"], domain="com.microsoft", name="gbq",
+                            gather_axis=ga, quantize_axis=qa, block_size=block, bits=4)
+    vis = [helper.make_tensor_value_info("indices", I64, list(ishape)),
+           helper.make_tensor_value_info("scales", F32, sshape)]
+    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("y", F32, None)],
+                              initializer=inits)
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17),
+                                                                   helper.make_opsetid("com.microsoft", 1)])
+    want = gather_block_quantized4(q, idx, scales, z, ga, qa, block)
+    return model, {"indices": idx, "scales": scales}, want
+
+
+@pytest.mark.parametrize("case", CASES4, ids=[c[0] for c in CASES4])
+def test_4bit_reference_and_stock_bits(case: tuple[Any, ...]) -> None:
+    """One session on the default path: the reference's bits; stock ORT: the same bits."""
+    model, feeds, want = _case4(case, seed=7)
+    sess = S.session(model, S.VIAS[-1], None, 1)
+    assert [n.op for n in sess.report.moved] == ["GatherBlockQuantized"], sess.report.summary()
+    S.assert_exact_bits("ours", sess.run(None, feeds)[0], want)
+    S.assert_exact_bits("stock", S.stock(model, feeds)[0], want)
+
+
+def test_4bit_every_path_and_thread() -> None:
+    model, feeds, want = _case4(CASES4[1], seed=9)
+    for where, got in S.runs(model, feeds, "GatherBlockQuantized").items():
+        S.assert_exact_bits(where, got[0], want)
+
+
+@pytest.mark.parametrize(("types", "attrs", "says"), [
+    ([U4, I64, F32], {"bits": 8}, "bits = 8 is not served for uint4 data (only 4)"),
+    ([I4, I64, F32, U4], {}, "zero_points have type uint4; they must be int4 like data"),
+    ([I4, I64, F32, U8], {}, "zero_points have type uint8; they must be int4 like data"),
+    ([U4, I64, F16], {}, "unsupported element type float16 for input 2"),
+])
+def test_4bit_bad_attributes_and_types_refused(types: list[int], attrs: dict[str, Any], says: str) -> None:
+    with pytest.raises(NodeError) as e:
+        Node("com.microsoft.GatherBlockQuantized", types, attributes=attrs, name="bad")
+    msg = str(e.value)
+    assert "'bad'" in msg and "op GatherBlockQuantized" in msg and says in msg, msg
+
+
+def test_4bit_bad_shapes_and_axes_refused_at_session_creation() -> None:
+    """A scales shape that does not fit, a quantize_axis out of range: errors naming node, op and problem."""
+    model, feeds, _ = _case4(CASES4[2], seed=2)
+    bad = dict(feeds, scales=feeds["scales"][:, :, :4])
+    model.graph.input[1].type.tensor_type.ClearField("shape")  # scales: shape unknown until the run
+    sess = S.session(model, S.VIAS[-1], None, 1)
+    with pytest.raises(Exception, match=r"'gbq'.*GatherBlockQuantized.*scales \[3, 6, 4\] do not fit data"):
+        sess.run(None, bad)
+    bad_i = dict(feeds, indices=np.array([6, 0, 1], np.int64))
+    with pytest.raises(Exception, match=r"'gbq'.*GatherBlockQuantized.*index 6 \(element 0 of input 1\)"):
+        sess.run(None, bad_i)
+    for attr in model.graph.node[0].attribute:
+        if attr.name == "quantize_axis":
+            attr.i = 3
+    for via in S.VIAS:
+        with pytest.raises(Exception, match=r"'gbq'.*GatherBlockQuantized.*quantize_axis = 3 is out of rang"):
+            S.session(model, via, None, 1).run(None, feeds)
+
+
+@pytest.mark.parametrize("dims", [((0, 16), (2,), 1), ((4, 16), (0, 3), 0), ((4, 0, 2), (2,), 0)],
+                         ids=["gather-dim-0", "indices-0", "inner-0"])
+def test_4bit_zero_size_dimensions(dims: tuple[tuple[int, ...], tuple[int, ...], int]) -> None:
+    dshape, ishape, ga = dims
+    case = ("z", U4, dshape, ishape, ga, 1 - ga, 16, False)  # gather along 1: 16 values of 0 rows
+    model, feeds, want = _case4(case, seed=1)
+    sess = S.session(model, S.VIAS[-1], None, 1)
+    got = sess.run(None, feeds)[0]
+    assert got.shape == want.shape and got.size == 0

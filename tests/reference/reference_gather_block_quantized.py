@@ -25,3 +25,18 @@ def gather_block_quantized(data: np.ndarray, indices: np.ndarray, scales: np.nda
     y = (q - z[..., blk]).astype(np.float32) * scales[..., blk]
     idx = np.where(indices < 0, indices + data.shape[0], indices)
     return y[idx]
+
+
+def gather_block_quantized4(q: np.ndarray, indices: np.ndarray, scales: np.ndarray,
+                            zero_points: np.ndarray | None, gather_axis: int = 0, quantize_axis: int = 1,
+                            block_size: int = 128) -> np.ndarray:
+    """uint4 / int4 data given by its values q (data's logical shape; zero_points likewise, scales' shape;
+    absent: 0): y = float32(q - zero_point) * scale rounded once, the blocks along quantize_axis, gathered
+    along gather_axis."""
+    qa = quantize_axis % q.ndim
+    blk = np.arange(q.shape[qa]) // block_size
+    s = np.take(scales, blk, axis=qa)
+    z = 0 if zero_points is None else np.take(zero_points.astype(np.int32), blk, axis=qa)
+    y = (q.astype(np.int32) - z).astype(np.float32) * s
+    n = q.shape[gather_axis % q.ndim]
+    return np.take(y, np.where(indices < 0, indices + n, indices), axis=gather_axis % q.ndim)

@@ -3,8 +3,9 @@
 
 com.microsoft MatMulIntegerToFloat and DynamicQuantizeMatMul as ONNX Runtime's fusions leave
 `quantize_dynamic`'s graph (A uint8 with a scalar zero point, or float A quantized in the node; B a constant
-int8 weight, a scalar scale, a float bias of N), and ONNX QLinearMatMul (uint8 a, int8 b, uint8 y, per-tensor
-parameters). Usage:
+int8 weight, a scalar scale, a float bias of N), ONNX QLinearMatMul (uint8 a, int8 b, uint8 y, per-tensor
+parameters) and com.microsoft QGemm as quantize_static writes it (uint8 A, int8 B [N, K] with transB, an int32
+C of N, uint8 Y). Usage:
 
     python tools/bench/quant_matmul_models.py [OUT_DIR]        (default build/)
     onemodel bench --model build/mitf_128x768x768.onnx --inputs build/mitf_128x768x768.npz --threads 1 \
@@ -38,12 +39,19 @@ def _model(op: str, m: int, k: int, n: int) -> tuple[onnx.ModelProto, dict[str, 
         consts.update(bias=f32(rng.standard_normal(n)))
         ins, a_type, y_type = ["a", "w", "w_s", "w_zp", "bias"], fl, fl
         a = f32(rng.standard_normal((m, k)) * 2)
+    elif op == "QGemm":
+        consts.update(w=np.ascontiguousarray(w.T), a_s=f32(0.0173), a_zp=np.array(128, np.uint8),
+                      c=rng.integers(-20000, 20000, n).astype(np.int32), y_s=f32(0.9),
+                      y_zp=np.array(120, np.uint8))
+        ins, a_type, y_type = ["a", "a_s", "a_zp", "w", "w_s", "w_zp", "c", "y_s", "y_zp"], u8, u8
+        a = rng.integers(0, 256, (m, k), dtype=np.uint8)
     else:  # QLinearMatMul
         consts.update(a_s=f32(0.0173), a_zp=np.array(128, np.uint8), y_s=f32(0.9),
                       y_zp=np.array(120, np.uint8))
         ins, a_type, y_type = ["a", "a_s", "a_zp", "w", "w_s", "w_zp", "y_s", "y_zp"], u8, u8
         a = rng.integers(0, 256, (m, k), dtype=np.uint8)
-    node = helper.make_node(op, ins, ["y"], name="qmm", domain="" if op == "QLinearMatMul" else MS)
+    attrs = {"transB": 1} if op == "QGemm" else {}
+    node = helper.make_node(op, ins, ["y"], name="qmm", domain="" if op == "QLinearMatMul" else MS, **attrs)
     graph = helper.make_graph([node], "qmm", [helper.make_tensor_value_info("a", a_type, [m, k])],
                               [helper.make_tensor_value_info("y", y_type, [m, n])],
                               initializer=[numpy_helper.from_array(v, key) for key, v in consts.items()])
@@ -51,7 +59,8 @@ def _model(op: str, m: int, k: int, n: int) -> tuple[onnx.ModelProto, dict[str, 
     return helper.make_model(graph, ir_version=9, opset_imports=imports), {"a": a}
 
 
-MODELS = {"mitf": "MatMulIntegerToFloat", "dqmm": "DynamicQuantizeMatMul", "qlmm": "QLinearMatMul"}
+MODELS = {"mitf": "MatMulIntegerToFloat", "dqmm": "DynamicQuantizeMatMul", "qlmm": "QLinearMatMul",
+          "qgemm": "QGemm"}
 
 
 def main(argv: list[str]) -> int:

@@ -23,7 +23,9 @@ enum {
   OM_T_COMPLEX64 = 14,
   OM_T_COMPLEX128 = 15,
   OM_T_BFLOAT16 = 16,
-  OM_T_SLOTS = 17 /* type ids below this index kernel tables */
+  OM_T_SLOTS = 17, /* type ids below this index kernel tables */
+  OM_T_UINT4 = 21, /* two values a byte, the first in the low four bits (com.microsoft GatherBlockQuantized) */
+  OM_T_INT4 = 22
 };
 
 #define OM_TB(t) (1u << (t))

@@ -87,6 +87,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_MATMUL_INTEGER_TO_FLOAT:
     case OM_OP_DYNAMIC_QUANTIZE_MATMUL:
     case OM_OP_QLINEAR_MATMUL: return &om_family_quant_matmul;
+    case OM_OP_QGEMM: return &om_family_qgemm;
     case OM_OP_CONV_INTEGER:
     case OM_OP_QLINEAR_CONV: return &om_family_qconv;
     case OM_OP_INSTANCE_NORMALIZATION:
@@ -132,6 +133,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_DROPOUT: return k == 1 ? OM_T_BOOL : type0; /* mask */
     case OM_OP_MATMUL_INTEGER_TO_FLOAT: return OM_T_FLOAT;
     case OM_OP_QLINEAR_MATMUL: return OM_T_UNDEFINED; /* ORT takes the last input's: y_zero_point, y's type */
+    case OM_OP_QGEMM: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of Y's type */
     case OM_OP_QLINEAR_CONCAT: return OM_T_UNDEFINED; /* ORT takes the last input's: an X_zero_point, Y's type */
     case OM_OP_ONE_HOT: return OM_T_UNDEFINED;        /* ORT takes the last input's: values, y's type */
     case OM_OP_CONSTANT_OF_SHAPE: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of `value`'s type */

@@ -158,6 +158,7 @@ extern const om_family om_family_gather_nd; /* node_gather_nd.c: GatherND */
 extern const om_family om_family_scatter; /* node_scatter.c: ScatterElements, ScatterND */
 extern const om_family om_family_quant_matmul; /* node_quant_matmul.c: MatMulIntegerToFloat, DynamicQuantizeMatMul,
                                                 * QLinearMatMul */
+extern const om_family om_family_qgemm; /* node_qgemm.c: com.microsoft QGemm */
 extern const om_family om_family_qconv;     /* node_qconv.c: ConvInteger, QLinearConv */
 extern const om_family om_family_groupnorm; /* node_groupnorm.c: InstanceNormalization, GroupNormalization */
 extern const om_family om_family_conv_transpose; /* node_conv_transpose.c: ConvTranspose */
