@@ -80,6 +80,8 @@ typedef struct om_attrs {
   size_t n_rnn_act_alpha;
   float rnn_act_beta[8];
   size_t n_rnn_act_beta;
+  char equation[256]; /* Einsum: its equation (NUL-terminated) when has_equation */
+  int has_equation;
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the numeric attributes, one row of core/om_attrs.def each: the value and has_<field> (1: given) */
 #define OM_ATTR_INT(field, name, scope) int64_t field; int has_##field;
