@@ -1,8 +1,8 @@
 """Einsum (node_einsum.c, docs/einsum.md) bit for bit against tests/reference/reference_einsum.py (written
 from the doc: left-to-right steps, each product or sum-out the documented MatMul), on every way in, kernel
-path and 1 and 2 threads for representative equations and on one session for the rest; float, double, int32 and int64
-(wrapping); stock ONNX Runtime within the scaled bound below; malformed equations and inconsistent shapes fail
-naming node, op and problem; zero-size dimensions.
+path and 1 and 2 threads for representative equations and on one session for the rest; float, double, int32
+and int64 (wrapping); stock ONNX Runtime within the scaled bound below; malformed equations and inconsistent
+shapes fail naming node, op and problem; zero-size dimensions.
 
 Stock tolerance: stock and ours are each within gamma_n * sum|products| of the exact result (n the length of
 the longest chain of roundings an element goes through: every summed label's size together plus one per
