@@ -304,9 +304,22 @@ static int om_ein_step(const om_ein_ctx* c, const om_ein_view* a, const om_ein_v
   }
   if (last && om_ein_is_output(c->d, gr)) dst = c->io->outs[0];
   else {
-    size_t count = om_ein_count(c->d, gr->l[OM_EIN_B], gr->n[OM_EIN_B]) *
-                   om_ein_count(c->d, gr->l[OM_EIN_M], gr->n[OM_EIN_M]) *
-                   om_ein_count(c->d, gr->l[OM_EIN_N], gr->n[OM_EIN_N]);
+    /* the element count, checked: an intermediate may be larger than any input or the output */
+    size_t count = 1, bytes;
+    int zero = 0, over = 0;
+    const int order[3] = {OM_EIN_B, OM_EIN_M, OM_EIN_N};
+    for (int g = 0; g < 3; g++)
+      for (size_t i = 0; i < gr->n[order[g]]; i++) {
+        int64_t sz = c->d->size[gr->l[order[g]][i]];
+        zero |= sz == 0;
+        over |= sz > 0 && __builtin_mul_overflow(count, (size_t)sz, &count);
+      }
+    if (zero) count = 0;
+    if (!zero && (over || __builtin_mul_overflow(count, c->esz, &bytes))) {
+      snprintf(c->io->err, c->io->errlen, "node '%s' (op %s): an intermediate result would be too large",
+               c->node->name, om_ein_op(c->node));
+      return -1;
+    }
     if (!(dst = *own = malloc((count ? count : 1) * c->esz))) return om_ein_oom(c);
   }
   if (om_ein_product(c, a, b, gr, dst) != 0) {
