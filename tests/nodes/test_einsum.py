@@ -252,3 +252,21 @@ def test_dynamic_shapes_checked_at_run(via: str) -> None:
         sess.run(None, feeds_of(inputs([(2, 3), (5, 4)], np.float32)))
     xs = inputs([(2, 3), (3, 4)], np.float32)
     assert_bits("dynamic", sess.run(None, feeds_of(xs))[0], einsum_ref("ij,jk->ik", *xs))
+
+
+
+@pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the EP needs ORT 1.24+")
+@pytest.mark.parametrize("equation", ["bn,anm,bm->ba", "...ii->..."])
+def test_compile_dispatch_gives_the_reference(equation: str) -> None:
+    from onemodel_ep import ep
+
+    shapes = {"bn,anm,bm->ba": [(2, 3), (4, 3, 5), (2, 5)], "...ii->...": [(2, 3, 4, 4)]}[equation]
+    xs = inputs(shapes, np.float32)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = 2
+    options = ep.ep_session_options(so, "exact", None, "compile")
+    sess = ort.InferenceSession(model(equation, shapes, np.float32).SerializeToString(), options,
+                                enable_fallback=0)
+    assert len(ep.claimed_names(ep.assignments(sess))) == 1
+    assert_bits(f"compile: {equation}", sess.run(None, feeds_of(xs))[0], einsum_ref(equation, *xs))
