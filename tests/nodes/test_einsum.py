@@ -270,3 +270,50 @@ def test_compile_dispatch_gives_the_reference(equation: str) -> None:
                                 enable_fallback=0)
     assert len(ep.claimed_names(ep.assignments(sess))) == 1
     assert_bits(f"compile: {equation}", sess.run(None, feeds_of(xs))[0], einsum_ref(equation, *xs))
+
+
+def _random_equation(rng: np.random.Generator) -> tuple[str, list[tuple[int, ...]]]:
+    """1 to 3 inputs of up to 3 letters (repeats allowed) and sometimes an ellipsis (size-1 dims among its
+    dims), implicit or explicit output; letter sizes 0 to 4."""
+    letters = "abcdeAB"
+    size = {c: int(rng.integers(0 if rng.random() < 0.1 else 1, 5)) for c in letters}
+    ell = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
+    use_ell = rng.random() < 0.3
+    terms, shapes = [], []
+    for _ in range(int(rng.integers(1, 4))):
+        t = [str(c) for c in rng.choice(list(letters), size=int(rng.integers(0, 4)))]
+        shp = [size[c] for c in t]
+        if use_ell and rng.random() < 0.7:
+            e, pos = int(rng.integers(0, len(ell) + 1)), int(rng.integers(0, len(t) + 1))
+            t.insert(pos, "...")
+            shp[pos:pos] = [1 if rng.random() < 0.3 else s for s in ell[len(ell) - e:]]
+        terms.append("".join(t))
+        shapes.append(tuple(shp))
+    if rng.random() < 0.5:
+        return ",".join(terms), shapes
+    used = sorted({c for t in terms for c in t if c != "."})
+    out = [str(c) for c in rng.permutation(used)[: int(rng.integers(0, len(used) + 1))]] if used else []
+    if any("..." in t for t in terms) and rng.random() < 0.8:
+        out.insert(int(rng.integers(0, len(out) + 1)), "...")
+    return ",".join(terms) + "->" + "".join(out), shapes
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int64])
+def test_random_equations(dt: type) -> None:
+    rng = np.random.default_rng(34)
+    compared = 0
+    for _ in range(80):
+        equation, shapes = _random_equation(rng)
+        xs = [np.asarray(rng.standard_normal(s) * 3).astype(dt) for s in shapes]
+        node = Node("Einsum", [TYPES[dt]] * len(xs), onnx_opset=12, attributes={"equation": equation})
+        try:
+            numpy_shape = np.einsum(equation, *xs).shape
+        except ValueError:  # NumPy refuses it (a letter of two sizes, ...): so must we
+            with pytest.raises(NodeError):
+                node.run(*xs)
+            continue
+        got = node.run(*xs)
+        assert got.shape == numpy_shape, equation
+        assert_bits(f"{equation} {shapes}", got, einsum_ref(equation, *xs))
+        compared += 1
+    assert compared > 60
