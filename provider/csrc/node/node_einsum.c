@@ -196,8 +196,18 @@ static int om_ein_product(const om_ein_ctx* c, const om_ein_view* a, const om_ei
     (void)om_ein_flat(d, a, gr->l[OM_EIN_M], gr->n[OM_EIN_M], &rsa);
     (void)om_ein_flat(d, a, gr->l[OM_EIN_K], gr->n[OM_EIN_K], &csa);
   }
+  /* Without batch labels, leading N labels that b's strides do not walk as one axis with the others run as the
+   * GEMM's batch instead of being copied (a stride 0 in a; C's batch stride the inner N): the same chains. */
+  size_t n_out = 0; /* leading N labels run as batch */
+  const int* nl = gr->l[OM_EIN_N];
+  size_t nn = gr->n[OM_EIN_N];
+  if (b && gr->n[OM_EIN_B] == 0 && om_ein_flat(d, b, gr->l[OM_EIN_K], gr->n[OM_EIN_K], &rsb) &&
+      !om_ein_flat(d, b, nl, nn, &csb)) {
+    n_out = nn;
+    while (n_out > 0 && om_ein_flat(d, b, nl + n_out - 1, nn - n_out + 1, &csb)) n_out--;
+  }
   if (b && (!om_ein_flat(d, b, gr->l[OM_EIN_K], gr->n[OM_EIN_K], &rsb) ||
-            !om_ein_flat(d, b, gr->l[OM_EIN_N], gr->n[OM_EIN_N], &csb))) {
+            !om_ein_flat(d, b, nl + n_out, nn - n_out, &csb))) {
     size_t n = 0;
     const int order[3] = {OM_EIN_B, OM_EIN_K, OM_EIN_N};
     for (int g = 0; g < 3; g++)
@@ -211,11 +221,12 @@ static int om_ein_product(const om_ein_ctx* c, const om_ein_view* a, const om_ei
     (void)om_ein_flat(d, b, gr->l[OM_EIN_N], gr->n[OM_EIN_N], &csb);
   }
   int64_t bdims[OM_EIN_VIEW_MAX], a_bs[OM_EIN_VIEW_MAX], b_bs[OM_EIN_VIEW_MAX];
-  size_t nb = gr->n[OM_EIN_B];
+  const int* bl = n_out ? nl : gr->l[OM_EIN_B];
+  size_t nb = n_out ? n_out : gr->n[OM_EIN_B];
   for (size_t q = 0; q < nb; q++) {
-    int l = gr->l[OM_EIN_B][q];
+    int l = bl[q];
     bdims[q] = d->size[l];
-    a_bs[q] = om_ein_stride(a, l);
+    a_bs[q] = n_out ? 0 : om_ein_stride(a, l);
     b_bs[q] = b ? om_ein_stride(b, l) : 0;
   }
   om_gemm_args g;
@@ -223,10 +234,10 @@ static int om_ein_product(const om_ein_ctx* c, const om_ein_view* a, const om_ei
   g.path = node->path;
   g.type = node->type;
   g.mode = node->mode;
-  g.batch = om_ein_count(d, gr->l[OM_EIN_B], nb);
+  g.batch = om_ein_count(d, bl, nb);
   g.M = om_ein_count(d, gr->l[OM_EIN_M], gr->n[OM_EIN_M]);
   g.K = om_ein_count(d, gr->l[OM_EIN_K], gr->n[OM_EIN_K]);
-  g.N = om_ein_count(d, gr->l[OM_EIN_N], gr->n[OM_EIN_N]);
+  g.N = om_ein_count(d, nl + n_out, nn - n_out);
   g.A = a->data;
   g.rsa = rsa;
   g.csa = csa;
@@ -242,8 +253,8 @@ static int om_ein_product(const om_ein_ctx* c, const om_ein_view* a, const om_ei
   }
   g.alpha = 1.0;
   g.C = dst;
-  g.ldc = (ptrdiff_t)g.N;
-  g.c_batch_stride = g.M * g.N;
+  g.ldc = (ptrdiff_t)(g.N * om_ein_count(d, nl, n_out)); /* C is [batch, M, N] with every N label */
+  g.c_batch_stride = n_out ? g.N : g.M * g.N;
   if (nb > 0) {
     g.batch_rank = nb;
     g.batch_dims = bdims;
