@@ -318,3 +318,14 @@ def test_random_equations(dt: type) -> None:
         assert_bits(f"{equation} {shapes}", got, einsum_ref(equation, *xs))
         compared += 1
     assert compared > 60
+
+
+def test_a_plain_product_is_the_matmul_node() -> None:
+    # the doc's claim, checked against the library's own MatMul node (K = 700: three 256-blocks)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 33, 700)).astype(np.float32)
+    b = rng.standard_normal((2, 700, 17)).astype(np.float32)
+    mm = Node("MatMul", [TensorProto.FLOAT] * 2, onnx_opset=13).run(a, b)
+    for equation, x, y in (("bij,bjk->bik", a, b), ("bij,bkj->bik", a, np.ascontiguousarray(b.transpose(0, 2, 1)))):
+        got = Node("Einsum", [TensorProto.FLOAT] * 2, onnx_opset=12, attributes={"equation": equation}).run(x, y)
+        assert got.tobytes() == mm.tobytes(), equation
