@@ -221,6 +221,11 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "LRN":  # the defaults with AlexNet's size; an even size over a 1-D map
         return [([t], {"size": 5}, [(2, 16, 9, 9)], 13),
                 ([t], {"size": 4, "alpha": 0.5, "beta": 0.6, "bias": 2.0}, [(3, 7, 33)], 13)]
+    if op == "Einsum":  # docs/einsum.md: attention scores (K past a 64-lane tile), bilinear with K past one
+        # 256-block, a batched diagonal with its letter summed out
+        return [([t, t], {"equation": "bhid,bhjd->bhij"}, [(1, 2, 37, 67), (1, 2, 41, 67)], 12),
+                ([t, t, t], {"equation": "bn,anm,bm->ba"}, [(3, 300), (4, 300, 5), (3, 5)], 12),
+                ([t], {"equation": "...ii->..."}, [(2, 3, 5, 5)], 12)]
     if op == "LpNormalization":  # L1 along a middle axis, L2 along the last
         return [([t], {"axis": 1, "p": 1}, [(3, 37, 5)], 1), ([t], {}, [(7, 1037)], 1)]
     if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis

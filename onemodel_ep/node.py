@@ -58,6 +58,13 @@ def _attrs(mode: str, kernel_path: str | None, onnx_opset: int, attributes: dict
         red = red.decode() if isinstance(red, bytes) else str(red)
         a.scatter_reduction = _SCATTER_REDUCTIONS.index(red) if red in _SCATTER_REDUCTIONS else -1
         a.has_scatter_reduction = 1
+    if "equation" in attributes:  # Einsum's
+        eq = attributes["equation"]
+        eq = eq if isinstance(eq, bytes) else str(eq).encode()
+        if len(eq) >= len(a.equation):
+            raise NodeError(f"attribute 'equation' has {len(eq)} bytes, more than {len(a.equation) - 1}")
+        a.equation = eq
+        a.has_equation = 1
     if "to" in attributes:
         a.to = int(attributes["to"])
         a.has_to = 1

@@ -81,6 +81,8 @@ typedef struct om_attrs {
   size_t n_rnn_act_alpha;
   float rnn_act_beta[8];
   size_t n_rnn_act_beta;
+  char equation[256]; /* Einsum: its equation (NUL-terminated) when has_equation */
+  int has_equation;
   size_t n_outputs; /* the outputs the node has in its graph, 0 if unknown (hosts set it) */
   /* the tensor attribute `value` (ConstantOfShape): has_value 1 when given; value_type its element type (0: one the
    * host cannot read, refused), value_n its element count, value_bytes its first element's bytes (when value_n >= 1

@@ -56,6 +56,7 @@ OWN_TESTS = {
     "LpNormalization": "tests/nodes/test_stat_norm.py",
     "Shrink": "tests/nodes/test_shrink.py",
     "LRN": "tests/nodes/test_lrn.py",
+    "Einsum": "tests/nodes/test_einsum.py",
     "LpPool": "tests/nodes/test_lp_pool.py",
     "GlobalLpPool": "tests/nodes/test_lp_pool.py",
     "MeanVarianceNormalization": "tests/nodes/test_stat_norm.py",

@@ -35,11 +35,16 @@ void om_movement_copy(const om_node* node, const om_node_io* io, const void* src
 
 void om_movement_copy_walk(const om_node* node, const om_node_io* io, const void* src, size_t rank,
                            const int64_t* dims, const int64_t* stride) {
+  om_movement_copy_into(node, io, io->outs[0], src, rank, dims, stride);
+}
+
+void om_movement_copy_into(const om_node* node, const om_node_io* io, void* dst, const void* src, size_t rank,
+                           const int64_t* dims, const int64_t* stride) {
   om_move_task t;
   t.count = om_shape_count(dims, rank);
   if (!t.count) return;
   om_copy_plan_make(&t.plan, om_type_size(node->type), rank, dims, stride);
-  t.dst = io->outs[0];
+  t.dst = dst;
   t.src = src;
   (void)om_parallel_ranges(io->parallel_for, io->host_ctx, t.count, OM_MOVE_CHUNK, om_move_range, &t); /* never fails */
 }

@@ -34,4 +34,9 @@ void om_movement_copy(const om_node* node, const om_node_io* io, const void* src
 void om_movement_copy_walk(const om_node* node, const om_node_io* io, const void* src, size_t rank,
                            const int64_t* dims, const int64_t* stride);
 
+/* The same walk into dst (contiguous, node->type's elements) instead of output 0 (Einsum's operands laid out for
+ * the matrix product). */
+void om_movement_copy_into(const om_node* node, const om_node_io* io, void* dst, const void* src, size_t rank,
+                           const int64_t* dims, const int64_t* stride);
+
 #endif

@@ -71,6 +71,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_LP_NORMALIZATION: return &om_family_lp_norm;
     case OM_OP_SHRINK: return &om_family_shrink;
     case OM_OP_LRN: return &om_family_lrn;
+    case OM_OP_EINSUM: return &om_family_einsum;
     case OM_OP_MEAN_VARIANCE_NORMALIZATION: return &om_family_mvn;
     case OM_OP_CUM_SUM: return &om_family_cumsum;
     case OM_OP_GROUP_QUERY_ATTENTION: return &om_family_gqa;

@@ -179,6 +179,7 @@ extern const om_family om_family_mvn;       /* node_mvn.c: MeanVarianceNormaliza
 extern const om_family om_family_cumsum;    /* node_cumsum.c: CumSum */
 extern const om_family om_family_shrink;    /* node_shrink.c: Shrink */
 extern const om_family om_family_lrn;       /* node_lrn.c: LRN */
+extern const om_family om_family_einsum;    /* node_einsum.c: Einsum */
 
 /* A family's create, for an element type it has no kernel for: the message naming node, op and type in err;
  * returns -1. */

@@ -171,6 +171,10 @@ int om_attrs_read(const om_attr_source* src, const om_op_info* row, unsigned fla
       attrs->has_scatter_reduction = 1;
     }
   }
+  if (r >= 0 && strcmp(op, "Einsum") == 0) {
+    r = src->get_string(src->ctx, "equation", attrs->equation, sizeof attrs->equation, err, errlen);
+    if (r == 0) attrs->has_equation = 1;
+  }
   if (r >= 0 && (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0))
     r = om_attrs_read_resize(src, flags, attrs, err, errlen);
   if (r >= 0 && strcmp(op, "ConstantOfShape") == 0) {
