@@ -6,6 +6,7 @@
 #include "isa/isa.h"
 
 #define OM_ATTN_NAME(n) om_attn_##n##_base
+#define OM_ATTN_W 4 /* SSE2 and Advanced SIMD, each in the base ISA */
 #include "attn_body.inc"
 
 typedef struct om_attn_impl {
