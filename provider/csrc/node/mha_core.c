@@ -121,22 +121,34 @@ static int om_mha_fill(const void* args, size_t u0, size_t u1) {
   return 0;
 }
 
-/* What the masks add to the score of key j of query row s of batch row b: f where the key mask masks it, plus
- * f (RN(c + f)) where the causal mask does; 0 where neither does. */
-static float om_mha_mask_add(const om_mha_call* c, size_t b, size_t s, size_t j) {
-  float add = 0.0f;
-  int64_t jj = (int64_t)j;
+/* What the masks add to the scores of query row s of batch row b, c[j] for keys j < T: f where the key mask
+ * masks key j, plus f (RN(c + f)) where the causal mask does; 0 where neither does. */
+static void om_mha_shifts(const om_mha_call* c, size_t b, size_t s, float* add) {
+  size_t T = c->T;
+  float f = c->filter;
   switch (c->mask_kind) {
-    case OM_MHA_MASK_END: add = jj >= (int64_t)c->mask[b] ? c->filter : 0.0f; break;
-    case OM_MHA_MASK_END_START:
-      add = jj >= (int64_t)c->mask[b] || jj < (int64_t)c->mask[c->B + b] ? c->filter : 0.0f;
+    case OM_MHA_MASK_END:
+    case OM_MHA_MASK_END_START: {
+      int64_t end = c->mask[b], start = c->mask_kind == OM_MHA_MASK_END_START ? c->mask[c->B + b] : 0;
+      for (size_t j = 0; j < T; j++) add[j] = (int64_t)j >= end || (int64_t)j < start ? f : 0.0f;
       break;
-    case OM_MHA_MASK_KEYS: add = c->mask[b * c->T + j] <= 0 ? c->filter : 0.0f; break;
-    case OM_MHA_MASK_ROWS: add = c->mask[(b * c->S + s) * c->T + j] <= 0 ? c->filter : 0.0f; break;
-    default: break;
+    }
+    case OM_MHA_MASK_KEYS: {
+      const int32_t* m = c->mask + b * T;
+      for (size_t j = 0; j < T; j++) add[j] = m[j] <= 0 ? f : 0.0f;
+      break;
+    }
+    case OM_MHA_MASK_ROWS: {
+      const int32_t* m = c->mask + (b * c->S + s) * T;
+      for (size_t j = 0; j < T; j++) add[j] = m[j] <= 0 ? f : 0.0f;
+      break;
+    }
+    default:
+      for (size_t j = 0; j < T; j++) add[j] = 0.0f;
+      break;
   }
-  if (c->unidirectional && j > c->past + s) add = add + c->filter;
-  return add;
+  if (c->unidirectional)
+    for (size_t j = c->past + s + 1; j < T; j++) add[j] = add[j] + f;
 }
 
 /* Phase 2: units u = (b * N + n) * blocks + block: query rows block * OM_MHA_ROWS .. of head n of batch row b. */
@@ -144,9 +156,10 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
   const om_mha_call* c = args;
   const om_node* node = c->node;
   size_t H = c->H, Hv = c->Hv, T = c->T, blocks = (c->S + OM_MHA_ROWS - 1) / OM_MHA_ROWS;
-  float* buf = malloc((OM_MHA_ROWS * (H + Hv) + 2 * OM_MHA_ROWS * T) * sizeof(float));
+  float* buf = malloc((OM_MHA_ROWS * (H + Hv) + (2 * OM_MHA_ROWS + 1) * T) * sizeof(float));
   if (!buf) return -1;
   float *q = buf, *o = q + OM_MHA_ROWS * H, *d = o + OM_MHA_ROWS * Hv, *w = d + OM_MHA_ROWS * T;
+  float* add = w + OM_MHA_ROWS * T; /* the mask shifts of one query row */
   int rc = 0;
   for (size_t u = u0; u < u1 && rc == 0; u++) {
     size_t bn = u / blocks, b = bn / c->N, n = bn % c->N, s0 = (u % blocks) * OM_MHA_ROWS;
@@ -157,12 +170,16 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
       float* t = d + r * T;
       size_t s = s0 + r;
       const float* bias = c->attn_bias ? c->attn_bias + b * c->bias_sb + n * c->bias_sn + s * T : NULL;
-      for (size_t j = 0; j < T; j++) {
-        float x = t[j] * c->scale, add = om_mha_mask_add(c, b, s, j);
-        if (add != 0.0f) x = x + add;
-        if (bias) x = x + bias[j];
-        t[j] = x;
+      for (size_t j = 0; j < T; j++) t[j] = t[j] * c->scale;
+      if (c->mask_kind != OM_MHA_MASK_NONE || c->unidirectional) {
+        om_mha_shifts(c, b, s, add);
+        /* t + c where c != 0; elsewhere t + (-0.0), which is t bit for bit (t is never a signalling NaN):
+         * both loops vectorise, where a sum under a condition does not */
+        for (size_t j = 0; j < T; j++) add[j] = add[j] != 0.0f ? add[j] : -0.0f;
+        for (size_t j = 0; j < T; j++) t[j] = t[j] + add[j];
       }
+      if (bias)
+        for (size_t j = 0; j < T; j++) t[j] = t[j] + bias[j];
     }
     rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, G, T, 1, 0, G, d, w);
     if (rc != 0) break;
