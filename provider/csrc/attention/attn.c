@@ -49,6 +49,5 @@ void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleave
 }
 
 void om_attn_canon(float* x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (x[i] != x[i]) x[i] = __builtin_nanf("");
+  for (size_t i = 0; i < n; i++) x[i] = x[i] != x[i] ? __builtin_nanf("") : x[i]; /* a select: it vectorises */
 }
