@@ -125,6 +125,7 @@ CASES: list[tuple[str, G.Attrs, int, int, int, int, list[int], int, bool]] = [
     ("softcap", G.Attrs(4, 2, do_rotary=1, softcap=1.5), 2, 1, 32, 10, [10, 6], 10, True),
     ("softcap-window-prefill", G.Attrs(4, 2, softcap=3.0, local_window_size=2), 1, 6, 16, 0, [6], 6, False),
     ("long-rows", G.Attrs(2, 1), 1, 1, 128, 600, [600], 600, False),
+    ("decode-group-of-6", G.Attrs(6, 1), 1, 1, 40, 18, [18], 18, False),  # 4 + 2 heads, keys 4 x 4 + 2, H 40
 ]
 IDS = [c[0] for c in CASES]
 

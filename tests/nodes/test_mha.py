@@ -70,6 +70,8 @@ MHA_CASES: list[tuple[Any, ...]] = [
     ("causal-past", M.Attrs(2, unidirectional=1), 2, 3, 3, 16, 16, "3d", True, "2d", "1", 5),
     ("filter-abias", M.Attrs(4, mask_filter_value=-3.0), 1, 20, 20, 40, 40, "3d", False, "1d", "n", 0),
     ("long-rows", M.Attrs(1), 1, 2, 300, 64, 64, "3d", False, "none", "", 0),
+    # a zero filter value (the shifts c_j = 0 leave the score as it is), 8 + 1 query rows, a head of 40
+    ("filter-zero", M.Attrs(3, mask_filter_value=0.0), 2, 9, 9, 40, 40, "3d", True, "2d", "", 0),
 ]
 
 

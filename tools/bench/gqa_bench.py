@@ -7,7 +7,7 @@ per case the median time of each and the median over rounds of the per-round rat
 is faster).
 
     python tools/bench/gqa_bench.py [--heads 32 --kv-heads 8 --head-size 128] [--budget 3]
-        [--decode 128,512,1024,4096] [--prefill 128]
+        [--decode 128,512,1024,4096] [--prefill 128] [--path 256] [--thread-time]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 import onnx
@@ -72,14 +73,21 @@ def feeds_of(n: int, kv: int, h: int, s: int, past: int, max_pos: int) -> dict[s
 
 
 def measure(
-    model: onnx.ModelProto, feeds: dict[str, np.ndarray], budget: float, op: str = "GroupQueryAttention"
+    model: onnx.ModelProto,
+    feeds: dict[str, np.ndarray],
+    budget: float,
+    op: str = "GroupQueryAttention",
+    kernel_path: str | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[float, float, float]:
-    """Stock ORT and ours on a one-node model `op`: median ms of each and the median per-round ratio."""
+    """Stock ORT and ours (on `kernel_path`, None: the widest) on a one-node model `op`: median ms of each and
+    the median per-round ratio. `clock` time.thread_time counts only this thread's CPU time (one intra-op
+    thread runs the node on the calling thread), which a loaded machine's time slicing does not inflate."""
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.log_severity_level = 3
     stock = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    ours = onemodel_ep.InferenceSession(model, so, mode="exact", via="ep")
+    ours = onemodel_ep.InferenceSession(model, so, mode="exact", via="ep", kernel_path=kernel_path)
     assert [m.op for m in ours.report.moved] == [op], ours.report.summary()
     sessions = [stock, ours]
     for s in sessions:
@@ -89,9 +97,9 @@ def measure(
     start = time.perf_counter()
     while len(times[0]) < 5 or time.perf_counter() - start < budget:
         for k, s in enumerate(sessions):
-            t = time.perf_counter()
+            t = clock()
             s.run(None, feeds)
-            times[k].append(time.perf_counter() - t)
+            times[k].append(clock() - t)
     ratio = statistics.median(a / b for a, b in zip(times[0], times[1], strict=True))
     return statistics.median(times[0]), statistics.median(times[1]), ratio
 
@@ -104,18 +112,26 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per case")
     ap.add_argument("--decode", default="128,512,1024,4096", help="cache lengths T (comma-separated)")
     ap.add_argument("--prefill", default="128", help="prompt lengths S (comma-separated)")
+    ap.add_argument("--path", default=None, help="our kernel path: 512, 256, 128, scalar (default: widest)")
+    ap.add_argument("--thread-time", action="store_true", help="this thread's CPU time, not wall time")
     a = ap.parse_args()
     n, kv, h = a.heads, a.kv_heads, a.head_size
     cases = [("decode", int(t)) for t in a.decode.split(",") if t] + [
         ("prefill", int(s)) for s in a.prefill.split(",") if s
     ]
-    print(f"GroupQueryAttention f32, heads {n}, kv heads {kv}, head size {h}, 1 thread, exact, widest path")
+    path = a.path or "widest"
+    print(f"GroupQueryAttention f32, heads {n}, kv heads {kv}, head size {h}, 1 thread, exact, path {path}")
     print(f"{'case':>14} {'stock ms':>10} {'ours ms':>10} {'stock/ours':>11}")
     for kind, length in cases:
         past, s = (length - 1, 1) if kind == "decode" else (0, length)
         max_pos = max(length, 16)
         t_stock, t_ours, ratio = measure(
-            model_of(n, kv, h, past, max_pos), feeds_of(n, kv, h, s, past, max_pos), a.budget
+            model_of(n, kv, h, past, max_pos),
+            feeds_of(n, kv, h, s, past, max_pos),
+            a.budget,
+            "GroupQueryAttention",
+            a.path,
+            time.thread_time if a.thread_time else time.perf_counter,
         )
         print(f"{kind + ' ' + str(length):>14} {t_stock * 1e3:10.3f} {t_ours * 1e3:10.3f} {ratio:11.3f}")
 

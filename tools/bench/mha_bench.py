@@ -4,12 +4,13 @@ process (gqa_bench's measure): BERT-base shapes (12 heads of 64), Attention as t
 it (constant weights and bias, a 1-D mask_index), MultiHeadAttention with separate Q, K, V, bias and a 2-D
 key mask.
 
-    python tools/bench/mha_bench.py [--seq 128,384] [--batch 1] [--budget 3]
+    python tools/bench/mha_bench.py [--seq 128,384] [--batch 1] [--budget 3] [--path 256] [--thread-time]
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 import onnx
@@ -56,13 +57,16 @@ def main() -> None:
     ap.add_argument("--seq", default="128,384", help="sequence lengths (comma-separated)")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per case")
+    ap.add_argument("--path", default=None, help="our kernel path: 512, 256, 128, scalar (default: widest)")
+    ap.add_argument("--thread-time", action="store_true", help="this thread's CPU time, not wall time")
     a = ap.parse_args()
-    print(f"heads {HEADS}, head size {HEAD}, batch {a.batch}, 1 thread, exact, widest path")
+    print(f"heads {HEADS}, head size {HEAD}, batch {a.batch}, 1 thread, exact, path {a.path or 'widest'}")
     print(f"{'case':>24} {'stock ms':>10} {'ours ms':>10} {'stock/ours':>11}")
     for s in (int(x) for x in a.seq.split(",") if x):
         for op, make in (("Attention", attention_model), ("MultiHeadAttention", mha_model)):
             model, feeds = make(a.batch, s)
-            t_stock, t_ours, ratio = measure(model, feeds, a.budget, op)
+            clock = time.thread_time if a.thread_time else time.perf_counter
+            t_stock, t_ours, ratio = measure(model, feeds, a.budget, op, a.path, clock)
             print(f"{op + ' S=' + str(s):>24} {t_stock * 1e3:10.3f} {t_ours * 1e3:10.3f} {ratio:11.3f}")
 
 

@@ -6,6 +6,7 @@
 #include "isa/isa.h"
 
 #define OM_ATTN_NAME(n) om_attn_##n##_base
+#define OM_ATTN_W 4 /* SSE2 and Advanced SIMD, each in the base ISA */
 #include "attn_body.inc"
 
 typedef struct om_attn_impl {
@@ -54,6 +55,5 @@ void om_attn_rotary(const float* x, float* y, size_t H, size_t R, int interleave
 }
 
 void om_attn_canon(float* x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (x[i] != x[i]) x[i] = __builtin_nanf("");
+  for (size_t i = 0; i < n; i++) x[i] = x[i] != x[i] ? __builtin_nanf("") : x[i]; /* a select: it vectorises */
 }

@@ -4,5 +4,6 @@
 OM_TARGET_X86_AVX512
 #include "attn_paths.h"
 #define OM_ATTN_NAME(n) om_attn_##n##_512
+#define OM_ATTN_W 16
 #include "attn_body.inc"
 #endif

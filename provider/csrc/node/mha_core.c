@@ -135,22 +135,34 @@ static int om_mha_fill(const void* args, size_t u0, size_t u1) {
   return 0;
 }
 
-/* What the masks add to the score of key j of query row s of batch row b: f where the key mask masks it, plus
- * f (RN(c + f)) where the causal mask does; 0 where neither does. */
-static float om_mha_mask_add(const om_mha_call* c, size_t b, size_t s, size_t j) {
-  float add = 0.0f;
-  int64_t jj = (int64_t)j;
+/* What the masks add to the scores of query row s of batch row b, c[j] for keys j < T: f where the key mask
+ * masks key j, plus f (RN(c + f)) where the causal mask does; 0 where neither does. */
+static void om_mha_shifts(const om_mha_call* c, size_t b, size_t s, float* add) {
+  size_t T = c->T;
+  float f = c->filter;
   switch (c->mask_kind) {
-    case OM_MHA_MASK_END: add = jj >= (int64_t)c->mask[b] ? c->filter : 0.0f; break;
-    case OM_MHA_MASK_END_START:
-      add = jj >= (int64_t)c->mask[b] || jj < (int64_t)c->mask[c->B + b] ? c->filter : 0.0f;
+    case OM_MHA_MASK_END:
+    case OM_MHA_MASK_END_START: {
+      int64_t end = c->mask[b], start = c->mask_kind == OM_MHA_MASK_END_START ? c->mask[c->B + b] : 0;
+      for (size_t j = 0; j < T; j++) add[j] = (int64_t)j >= end || (int64_t)j < start ? f : 0.0f;
       break;
-    case OM_MHA_MASK_KEYS: add = c->mask[b * c->T + j] <= 0 ? c->filter : 0.0f; break;
-    case OM_MHA_MASK_ROWS: add = c->mask[(b * c->S + s) * c->T + j] <= 0 ? c->filter : 0.0f; break;
-    default: break;
+    }
+    case OM_MHA_MASK_KEYS: {
+      const int32_t* m = c->mask + b * T;
+      for (size_t j = 0; j < T; j++) add[j] = m[j] <= 0 ? f : 0.0f;
+      break;
+    }
+    case OM_MHA_MASK_ROWS: {
+      const int32_t* m = c->mask + (b * c->S + s) * T;
+      for (size_t j = 0; j < T; j++) add[j] = m[j] <= 0 ? f : 0.0f;
+      break;
+    }
+    default:
+      for (size_t j = 0; j < T; j++) add[j] = 0.0f;
+      break;
   }
-  if (c->unidirectional && j > c->past + s) add = add + c->filter;
-  return add;
+  if (c->unidirectional)
+    for (size_t j = c->past + s + 1; j < T; j++) add[j] = add[j] + f;
 }
 
 /* The keys query row s of batch row b attends: 0 .. n-1 (n = 0: none). All T, but for nonpad (j < nonpad[b])
@@ -168,16 +180,23 @@ static size_t om_mha_keys(const om_mha_call* c, size_t b, size_t s) {
 /* Scores t[0 .. n-1] of query row s of head n of batch row b after the scale (steps 2-4 of docs/attention.md):
  * scale, softcap, the key masks, then the bool mask's -inf or the attention bias. Whether the row is empty
  * under ONNX's rules (no key, or every score -inf). */
-static int om_mha_row_scores(const om_mha_call* c, size_t b, size_t n, size_t s, float* t, size_t nk) {
+static int om_mha_row_scores(const om_mha_call* c, size_t b, size_t n, size_t s, float* t, size_t nk,
+                             float* add) {
   for (size_t j = 0; j < nk; j++) t[j] = t[j] * c->scale;
   if (c->softcap > 0.0f) om_attn_softcap(c->node, c->softcap, t, nk);
+  if (c->mask_kind != OM_MHA_MASK_NONE || c->unidirectional) {
+    om_mha_shifts(c, b, s, add);
+    /* t + c where c != 0; elsewhere t + (-0.0), which is t bit for bit (t is never a signalling NaN): both loops
+     * vectorise, where a sum under a condition does not */
+    for (size_t j = 0; j < nk; j++) add[j] = add[j] != 0.0f ? add[j] : -0.0f;
+    for (size_t j = 0; j < nk; j++) t[j] = t[j] + add[j];
+  }
   size_t at = b * c->bias_sb + n * c->bias_sn + s * c->bias_ss;
   const float* bias = c->attn_bias ? c->attn_bias + at : NULL;
   const unsigned char* keep = c->keep ? c->keep + at : NULL;
   int live = 0;
   for (size_t j = 0; j < nk; j++) {
-    float x = t[j], add = om_mha_mask_add(c, b, s, j);
-    if (add != 0.0f) x = x + add;
+    float x = t[j];
     if (keep && !keep[j * c->bias_sj])
       x = -__builtin_inff();
     else if (bias)
@@ -200,9 +219,10 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
   const om_node* node = c->node;
   size_t H = c->H, Hv = c->Hv, T = c->T, S = c->S, blocks = om_mha_blocks(c);
   size_t KH = om_mha_kv_heads(c), group = c->N / KH;
-  float* buf = malloc((OM_MHA_ROWS * (H + Hv) + 2 * OM_MHA_ROWS * T) * sizeof(float));
+  float* buf = malloc((OM_MHA_ROWS * (H + Hv) + (2 * OM_MHA_ROWS + 1) * T) * sizeof(float));
   if (!buf) return -1;
   float *q = buf, *o = q + OM_MHA_ROWS * H, *d = o + OM_MHA_ROWS * Hv, *w = d + OM_MHA_ROWS * T;
+  float* add = w + OM_MHA_ROWS * T; /* the mask shifts of one query row */
   size_t nk[OM_MHA_ROWS], hs[OM_MHA_ROWS], ss[OM_MHA_ROWS];
   int empty[OM_MHA_ROWS];
   int rc = 0;
@@ -222,7 +242,7 @@ static int om_mha_attend(const void* args, size_t u0, size_t u1) {
     if (nmax) om_attn_scores(node->path, q, G, c->cache_k + kv * T * H, nmax, H, d, nmax);
     size_t nmin = nmax; /* the least key count; 0 when a row is empty */
     for (size_t r = 0; r < G; r++) {
-      empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, hs[r], ss[r], d + r * nmax, nk[r]);
+      empty[r] = nk[r] == 0 ? c->onnx_rows : om_mha_row_scores(c, b, hs[r], ss[r], d + r * nmax, nk[r], add);
       uniform &= !empty[r];
       nmin = empty[r] || nk[r] < nmin ? (empty[r] ? 0 : nk[r]) : nmin;
     }

@@ -282,8 +282,8 @@ static int om_gqa_attend(const void* args, size_t u0, size_t u1) {
     om_attn_scores(node->path, qr, G, j->present[0] + cache + lo * H, n, H, d, n);
     for (size_t i = 0; i < G * n; i++) d[i] = d[i] * j->scale;
     if (m->softcap > 0.0f) om_attn_softcap(node, m->softcap, d, G * n);
-    for (size_t t = 0; t < G && rc == 0; t++)
-      rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, 1, n, 1, 0, 1, d + t * n, w + t * n);
+    /* the G rows of n scores in one call: its kernel takes short rows 16 at a time, each row its own sequence */
+    rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, G, n, 1, 0, G, d, w);
     float* o = j->out + (row * m->N + kvh * G) * H;
     om_attn_values(node->path, w, n, G, j->present[1] + cache + lo * H, n, H, o);
     om_attn_canon(o, G * H);
