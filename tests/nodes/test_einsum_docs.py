@@ -37,6 +37,9 @@ CASES = [
     ("own labels of both inputs summed", "abc,cde->be", [(2, 3, 4), (4, 5, 3)]),
     ("ellipsis broadcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 2)]),
     ("implicit output", "Ba,ac", [(2, 5), (5, 3)]),
+    ("implicit output with ellipsis", "...ij,...jk", [(2, 3, 4), (1, 4, 5)]),
+    ("ellipsis dims summed (explicit output without them)", "...ij->ji", [(3, 2, 4, 5)]),
+    ("K labels of two steps in equation order", "ab,bc,ca->", [(4, 5), (5, 6), (6, 4)]),
     ("scalar output", "i,i->", [(37,)] * 2),
     ("K of three blocks", "ik,kj->ij", [(2, 600), (600, 3)]),
     ("K of five blocks (the tree)", "ik,kj->ij", [(2, 1100), (1100, 3)]),
@@ -81,6 +84,18 @@ def test_signed_zeros_and_nans() -> None:
     assert prod.view(np.uint32)[0, 0] == 0 and prod.view(np.uint32)[1, 1] == 0  # -0 * 3, 1 * -0: +0
     assert prod.view(np.uint32)[2, 0] == 0x7FC00000
     assert not einsum("ij->i", z).view(np.uint32).any()
+
+
+def test_float64() -> None:
+    """float64: the same steps, each fma in binary64."""
+    rng = np.random.default_rng(11)
+    xs = [np.ldexp(rng.uniform(-2.0, 2.0, s), rng.integers(-12, 13, s)) for s in [(3, 6, 5), (5, 6, 2)]]
+    for equation, args in (("ikl,lkj->ij", xs), ("ijk->j", xs[:1])):
+        want = einsum(equation, *args)
+        for path in PATHS:
+            node = Node("Einsum", [onnx_type_of(x) for x in args], onnx_opset=12,
+                        attributes={"equation": equation}, kernel_path=path)
+            assert_exact_bits(f"{equation} float64 on {path}", node.run(*args), want)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
