@@ -11,6 +11,7 @@ import numpy as np
 from tests.reference import reference_linalg as R
 
 F32 = np.dtype(np.float32)
+FLT_LOWEST = float(np.finfo(np.float32).min)  # -FLT_MAX: what the causal mask puts on a future key
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,11 @@ def attend(
             kk, vv = k[b, n].astype(dt), v[b, n].astype(dt)
             for s in range(S):
                 qq = q[b, n, s].astype(dt)
-                # what the masks add: f where the key mask masks, plus f where the causal mask does
+                # what the masks add: f where the key mask masks; the causal mask (query rows s < S - 1)
+                # puts -FLT_MAX in its place where j > past + s
                 add = np.where(_key_masked(mask, b, s, B, T), f, dt.type(0))
-                if at.unidirectional:
-                    add = np.where(np.arange(T) > past + s, add + f, add)
+                if at.unidirectional and s < S - 1:
+                    add = np.where(np.arange(T) > past + s, dt.type(FLT_LOWEST), add)
                 with np.errstate(all="ignore"):
                     if f64:
                         t = (kk @ qq) * a

@@ -136,7 +136,8 @@ static int om_mha_fill(const void* args, size_t u0, size_t u1) {
 }
 
 /* What the masks add to the scores of query row s of batch row b, c[j] for keys j < T: f where the key mask
- * masks key j, plus f (RN(c + f)) where the causal mask does; 0 where neither does. */
+ * masks key j, else 0; then, as stock ORT's CPU kernel builds its mask, the causal mask (unidirectional, on
+ * query rows s < S - 1 only) puts -FLT_MAX in place of that where j > past + s, whatever mask_filter_value. */
 static void om_mha_shifts(const om_mha_call* c, size_t b, size_t s, float* add) {
   size_t T = c->T;
   float f = c->filter;
@@ -161,8 +162,8 @@ static void om_mha_shifts(const om_mha_call* c, size_t b, size_t s, float* add) 
       for (size_t j = 0; j < T; j++) add[j] = 0.0f;
       break;
   }
-  if (c->unidirectional)
-    for (size_t j = c->past + s + 1; j < T; j++) add[j] = add[j] + f;
+  if (c->unidirectional && s + 1 < c->S)
+    for (size_t j = c->past + s + 1; j < T; j++) add[j] = -__FLT_MAX__;
 }
 
 /* The keys query row s of batch row b attends: 0 .. n-1 (n = 0: none). All T, but for nonpad (j < nonpad[b])

@@ -42,7 +42,7 @@ typedef struct om_mha_call {
   const float* attn_bias;
   const unsigned char* keep; /* NULL, or a bool mask at attn_bias' strides: key j excluded where 0 */
   size_t bias_sb, bias_sn, bias_ss, bias_sj;
-  int unidirectional;     /* key j of query row s masked (once more) where j > past + s */
+  int unidirectional;     /* rows s < S - 1: key j > past + s shifted by -FLT_MAX */
   int causal;             /* keys j > s + offset excluded (offset: past, or nonpad[b] - S) */
   const int64_t* nonpad;  /* NULL, or (B): keys j >= nonpad[b] excluded */
   float scale, filter;    /* the score scale a, mask_filter_value f */
