@@ -119,3 +119,14 @@ def test_rewrite_path_lists_its_models_ops() -> None:
     assert listed == ",".join(custom_op_types(sess.rewritten_model)) == "Exp,Mul"
     y = sess.run(None, {"x": _A})[0]
     np.testing.assert_allclose(y, np.exp(_A) * _A, rtol=1e-6)
+
+
+def test_sessions_made_on_several_threads_at_once() -> None:
+    """The domain cache is shared: sessions over distinct and equal lists made concurrently all run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    lists = [["Add", "Sub"], ["Sub", "Add"], ["Add", "Sub", "Neg"], ["Add", "Sub", "Abs"]] * 3
+    model = _binary(["Add", "Sub"])
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda ops: _run(model, ops), lists))
+    assert all(out.tobytes() == (_A + _B - _B).tobytes() for out in outs)
