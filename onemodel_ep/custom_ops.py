@@ -17,7 +17,7 @@ from onemodel_ep.inference import walk
 _REGISTERED_KEY = "onemodel.registered"
 # The ops to register, comma-separated (provider/csrc/ort/custom_ops_subset.c): ORT builds a schema and a
 # kernel registration for each registered op in every session, so registering the few a model uses instead of
-# all of them cuts a session's creation from ~38 ms to ~1 ms. Absent: every op.
+# all of them makes a small session ~9x faster to create (docs/architecture.md). Absent: every op.
 OPS_KEY = "onemodel.custom_ops"
 
 
@@ -73,8 +73,8 @@ def session_options(
     With `base`, the library is registered on that object (ORT's SessionOptions cannot be copied) and it is
     returned; registering it twice on the same object is harmless (ValueError if the first registration lacks
     some of `ops`). `ops`: the op types (ai.onemodel node op types, `custom_op_types`) to register, the others
-    left out; a session creates in ~1 ms instead of ~38 ms, and a node of an op not listed is an error ORT
-    raises at session creation, naming the op. None: every op.
+    left out; a small session creates ~9x faster (docs/architecture.md), and a node of an op not listed is
+    an error ORT raises at session creation, naming the op. None: every op.
     """
     so = base if base is not None else ort.SessionOptions()
     names = None if ops is None else sorted({str(op) for op in ops})
