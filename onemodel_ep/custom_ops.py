@@ -17,7 +17,7 @@ from onemodel_ep.inference import walk
 _REGISTERED_KEY = "onemodel.registered"
 # The ops to register, comma-separated (provider/csrc/ort/custom_ops_subset.c): ORT builds a schema and a
 # kernel registration for each registered op in every session, so registering the few a model uses instead of
-# all of them makes a small session ~9x faster to create (docs/architecture.md). Absent: every op.
+# all of them makes a small session 9x to 84x faster to create (docs/architecture.md). Absent: every op.
 OPS_KEY = "onemodel.custom_ops"
 
 
@@ -73,7 +73,7 @@ def session_options(
     With `base`, the library is registered on that object (ORT's SessionOptions cannot be copied) and it is
     returned; registering it twice on the same object is harmless (ValueError if the first registration lacks
     some of `ops`). `ops`: the op types (ai.onemodel node op types, `custom_op_types`) to register, the others
-    left out; a small session creates ~9x faster (docs/architecture.md), and a node of an op not listed is
+    left out; a small session creates 9x to 84x faster (docs/architecture.md), and a node of an op not listed is
     an error ORT raises at session creation, naming the op. None: every op.
     """
     so = base if base is not None else ort.SessionOptions()

@@ -154,7 +154,7 @@ def ep_session_options(
     that has them (most of a small session's creation: docs/architecture.md), and a model without ai.onemodel
     nodes (`uses_custom_ops`) does not need them; onemodel_ep.InferenceSession passes that. A list of op types
     registers those only (`custom_op_types(model)`: a small session over a rewritten model then creates
-    ~9x faster); an empty list is custom_ops=False.
+    9x to 84x faster); an empty list is custom_ops=False.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
