@@ -73,8 +73,8 @@ def session_options(
     With `base`, the library is registered on that object (ORT's SessionOptions cannot be copied) and it is
     returned; registering it twice on the same object is harmless (ValueError if the first registration lacks
     some of `ops`). `ops`: the op types (ai.onemodel node op types, `custom_op_types`) to register, the others
-    left out; a small session creates 9x to 84x faster (docs/architecture.md), and a node of an op not listed is
-    an error ORT raises at session creation, naming the op. None: every op.
+    left out; a small session creates 9x to 84x faster (docs/architecture.md), and a node of an op not
+    listed is an error ORT raises at session creation, naming the op. None: every op.
     """
     so = base if base is not None else ort.SessionOptions()
     names = None if ops is None else sorted({str(op) for op in ops})
