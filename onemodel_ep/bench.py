@@ -38,7 +38,8 @@ from onnx import TensorProto, helper
 from onemodel_ep import cli_args
 from onemodel_ep import strict as strict_mode
 from onemodel_ep._lib import op_table
-from onemodel_ep.ep import assignments, ep_session_options, uses_custom_ops
+from onemodel_ep.custom_ops import custom_op_types
+from onemodel_ep.ep import assignments, ep_session_options
 from onemodel_ep.errors import StrictModeError, UsageError
 from onemodel_ep.fold import fold as fold_constants
 from onemodel_ep.rewriter import RewriteReport, rewrite
@@ -249,7 +250,7 @@ def _session(
     threads, or on the process's global pool."""
     so = _options(threads, global_pool)
     if ours:
-        so = session_options(so)
+        so = session_options(so, ops=custom_op_types(model))
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
@@ -268,7 +269,7 @@ def _our_session(
     if fold:
         model = fold_constants(model, mode=mode)
     if via == "ep":
-        so = ep_session_options(_options(threads, global_pool), mode=mode, custom_ops=uses_custom_ops(model))
+        so = ep_session_options(_options(threads, global_pool), mode=mode, custom_ops=custom_op_types(model))
         sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
         if strict:
             strict_mode.check_session(model, sess, mode)

@@ -6,13 +6,19 @@ Both paths need it: the rewrite path (session.py) runs models rewritten to ai.on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+import onnx
 import onnxruntime as ort
 
-from onemodel_ep._lib import library_path
+from onemodel_ep._lib import DOMAIN, library_path
+from onemodel_ep.inference import walk
 
 _REGISTERED_KEY = "onemodel.registered"
+# The ops to register, comma-separated (provider/csrc/ort/custom_ops_subset.c): ORT builds a schema and a
+# kernel registration for each registered op in every session, so registering the few a model uses instead of
+# all of them makes a small session 9x to 84x faster to create (docs/architecture.md). Absent: every op.
+OPS_KEY = "onemodel.custom_ops"
 
 
 _DISABLE_KEY = "optimization.disable_specified_optimizers"
@@ -36,14 +42,49 @@ def disable_optimizers(so: ort.SessionOptions, names: Sequence[str]) -> None:
         so.add_session_config_entry(_DISABLE_KEY, ";".join(disabled + new))
 
 
-def session_options(base: ort.SessionOptions | None = None) -> ort.SessionOptions:
+def custom_op_types(model: onnx.ModelProto) -> list[str]:
+    """The op types of `model`'s ai.onemodel nodes, its subgraphs' included, sorted, each once."""
+    return sorted({node.op_type for _, node in walk(model.graph) if node.domain == DOMAIN})
+
+
+def _listed(so: ort.SessionOptions) -> set[str] | None:
+    """The ops `so` registers (its OPS_KEY entry), or None for every op (no entry)."""
+    try:
+        return {n for n in so.get_session_config_entry(OPS_KEY).split(",") if n}
+    except Exception:  # ORT raises when the key was never set
+        return None
+
+
+def _check_registered(so: ort.SessionOptions, ops: list[str] | None) -> None:
+    """Raise if the library is already registered on `so` without some of `ops` (the domain is fixed when the
+    library is registered: use fresh SessionOptions)."""
+    listed = _listed(so)
+    if listed is not None and (ops is None or not set(ops) <= listed):
+        missing = "every op" if ops is None else sorted(set(ops) - listed)
+        raise ValueError(f"the custom ops are already registered on these SessionOptions for "
+                         f"{sorted(listed)} only, not for {missing}: use fresh SessionOptions")
+
+
+def session_options(
+    base: ort.SessionOptions | None = None, ops: Iterable[str] | None = None
+) -> ort.SessionOptions:
     """SessionOptions with the OneModel EP library registered.
 
     With `base`, the library is registered on that object (ORT's SessionOptions cannot be copied) and it is
-    returned; registering it twice on the same object is harmless.
+    returned; registering it twice on the same object is harmless (ValueError if the first registration lacks
+    some of `ops`). `ops`: the op types (ai.onemodel node op types, `custom_op_types`) to register, the others
+    left out; a small session creates 9x to 84x faster (docs/architecture.md), and a node of an op not
+    listed is an error ORT raises at session creation, naming the op. None: every op.
     """
     so = base if base is not None else ort.SessionOptions()
-    if config_entry(so, _REGISTERED_KEY) != "1":
+    names = None if ops is None else sorted({str(op) for op in ops})
+    if names is not None and any("," in name for name in names):
+        raise ValueError(f"custom op names cannot contain ',': {names}")
+    if config_entry(so, _REGISTERED_KEY) == "1":
+        _check_registered(so, names)
+    else:
+        if names is not None:
+            so.add_session_config_entry(OPS_KEY, ",".join(names))  # read by RegisterCustomOps, below
         so.register_custom_ops_library(library_path())
         so.add_session_config_entry(_REGISTERED_KEY, "1")
         # ORT's level-1 WeightBiasQuantization quantizes a float weight (a DequantizeLinear folded into an

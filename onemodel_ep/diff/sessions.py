@@ -13,7 +13,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from onemodel_ep.custom_ops import session_options
+from onemodel_ep.custom_ops import custom_op_types, session_options
 from onemodel_ep.ep import ep_session_options
 from onemodel_ep.errors import DiffError, one_line
 from onemodel_ep.rewriter import rewrite
@@ -68,7 +68,7 @@ def session(model: onnx.ModelProto, onemodel: bool, what: str, optimized: str | 
     so.log_severity_level = 3
     _save_optimized(so, optimized)
     if onemodel:
-        so = session_options(so)
+        so = session_options(so, ops=custom_op_types(model))
     try:
         return ort.InferenceSession(
             model.SerializeToString(), sess_options=so, providers=["CPUExecutionProvider"]
@@ -85,7 +85,7 @@ def ep_session(
     so.log_severity_level = 3
     _save_optimized(so, optimized)
     try:
-        so = ep_session_options(so, mode=mode, kernel_path=kernel_path)
+        so = ep_session_options(so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model))
         return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
     except Exception as e:
         raise DiffError(f"{what} cannot load the model: {one_line(e, 400)}") from None

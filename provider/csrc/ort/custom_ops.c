@@ -1,12 +1,15 @@
 /* custom_ops.c - ONNX Runtime custom-op registration: RegisterCustomOps registers the `ai.onemodel` domain with
  * one OrtCustomOp per row of the op table (Pow once per base type, a structured op once per input-0 type) whose
- * schema callbacks read the row; its kernels are ort/kernel.c's om_kernel. Knows nothing of math.
+ * schema callbacks read the row; its kernels are ort/kernel.c's om_kernel. A session that lists the ops it
+ * needs (session config entry "onemodel.custom_ops") gets a domain of those only (custom_ops_subset.c).
+ * Knows nothing of math.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/om_ops.h"
+#include "custom_ops_subset.h"
 #include "node/node_family.h"
 #include "onemodel.h"
 #include "ort_api.h"
@@ -274,6 +277,13 @@ static void om_build_domain(void) {
   }
 }
 
+static const OrtCustomOp* om_entry(size_t j, int* op) {
+  *op = om_custom_ops[j].op;
+  return &om_custom_ops[j].base;
+}
+
+/* The session's domain: the ops its "onemodel.custom_ops" entry lists (custom_ops_subset.c), or without that
+ * entry (or with OM_SUBSET_CACHE_MAX distinct lists already seen) every op. */
 OM_EXPORT OrtStatus* OM_ORT_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api_base) {
   if (!api_base) return NULL;
   const OrtApi* api = api_base->GetApi(OM_ORT_API_VERSION);
@@ -296,6 +306,9 @@ OM_EXPORT OrtStatus* OM_ORT_CALL RegisterCustomOps(OrtSessionOptions* options, c
     if (om_once_status) return api->CreateStatus(ORT_FAIL, api->GetErrorMessage(om_once_status));
     return api->CreateStatus(ORT_FAIL, "OneModel EP: could not create the ai.onemodel domain");
   }
-  return api->AddCustomOpDomain(options, om_domain);
+  OrtCustomOpDomain* subset = NULL;
+  OrtStatus* st = om_custom_ops_subset(api, options, OM_DOMAIN, om_n_custom_ops, om_entry, &subset);
+  if (st) return st;
+  return api->AddCustomOpDomain(options, subset ? subset : om_domain);
 }
 
