@@ -86,12 +86,10 @@ def test_ep_logits_are_stocks_bits() -> None:
     assert got.tobytes() == want.tobytes()
 
 
-def test_rewrite_types_values_after_unserved_com_microsoft_ops() -> None:
-    """ONNX inference knows no com.microsoft schema, so QGemm's output had no type and the DequantizeLinear
-    after it stayed with stock ORT through the rewrite; ORT's own inference (ort_shapes.ort_value_types)
-    types it now: every served node moves, QGemm alone stays, and the rewrite gives the EP's bits."""
+def test_rewrite_moves_every_node_of_the_qoperator_resnet() -> None:
+    """Through the rewrite every node of the QOperator ResNet moves (QGemm too) and gives the EP's bits."""
     sess = _ours("rewrite")
-    assert [n.op for n in sess.report.stayed] == ["QGemm"]
+    assert not sess.report.stayed, sess.report.summary()
     assert sum(n.op == "QLinearConv" for n in sess.report.moved) == 20
     assert sum(n.op == "DequantizeLinear" for n in sess.report.moved) == 2
     if "ep" not in VIAS:
@@ -99,4 +97,26 @@ def test_rewrite_types_values_after_unserved_com_microsoft_ops() -> None:
     feeds = model_feeds(QOP)
     (got,) = sess.run(None, feeds)
     (want,) = _ours("ep").run(None, feeds)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_rewrite_types_values_after_unserved_com_microsoft_ops() -> None:
+    """ONNX inference knows no com.microsoft schema, so the output of a com.microsoft op we do not serve
+    (Inverse) has no type; ORT's own inference (ort_shapes.ort_value_types) types it, so the Relu after it
+    moves through the rewrite while Inverse stays, and the result is stock's."""
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Inverse", ["x"], ["inv"], domain="com.microsoft", name="inverse"),
+             helper.make_node("Relu", ["inv"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17),
+                                                                   helper.make_opsetid("com.microsoft", 1)])
+    sess = onemodel_ep.InferenceSession(model, via="rewrite")
+    assert [n.op for n in sess.report.stayed] == ["Inverse"], sess.report.summary()
+    assert [n.op for n in sess.report.moved] == ["Relu"], sess.report.summary()
+    x = (np.eye(3, dtype=np.float32) * 2 + 0.25)[None].repeat(2, 0)
+    (got,) = sess.run(None, {"x": x})
+    stock = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (want,) = stock.run(None, {"x": x})
     assert got.tobytes() == want.tobytes()
