@@ -55,6 +55,11 @@ om_gemm_packed* om_gemm_pack_b(int path, int type, size_t K, size_t N, const voi
 
 void om_gemm_packed_free(om_gemm_packed* p) { free(p); }
 
+size_t om_gemm_panel_cols(int path, int type) {
+  const om_gemm_kern* kern = om_gemm_kern_for(path, type);
+  return kern ? kern->nr : 0;
+}
+
 /* ---- per-thread scratch ----------------------------------------------------------------------------------
  * A task needs a few hundred KiB at most (the plan bounds it). Each thread keeps one buffer, grown on demand and
  * freed when the thread exits, so a call allocates nothing in the steady state (fresh memory would cost page
@@ -205,7 +210,9 @@ int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
     const om_gemm_packed* p = g->packed_b;
     if (p->path != g->path || p->type != g->type || p->K != g->K || p->N != g->N) return -2;
   }
+  if (g->b_fill && (g->packed_b || g->B || g->batch != 1 || g->type != OM_T_FLOAT)) return -2;
   if (g->batch == 0 || g->M == 0 || g->N == 0) return 0;
+  if (g->b_fill) return om_gemm_run(g, kern, pf, host_ctx);
   if (om_gemm_batch_folds(g)) { /* one product of batch * M rows: no per-matrix cost at all */
     om_gemm_args rows = *g;
     rows.M = g->M * g->batch;

@@ -18,6 +18,15 @@ typedef struct om_gemm_packed om_gemm_packed; /* B packed once, e.g. constant we
  * `path` and element type `type` (OM_T_FLOAT, OM_T_DOUBLE, OM_T_FLOAT16). NULL on OOM or a bad path/type. */
 om_gemm_packed* om_gemm_pack_b(int path, int type, size_t K, size_t N, const void* B, ptrdiff_t rs, ptrdiff_t cs);
 void om_gemm_packed_free(om_gemm_packed* p);
+/* The panel width (columns) of `path`'s kernel for `type`, 0 for a bad path or type: om_gemm_args.b_fill's j0 is
+ * always a multiple of it. */
+size_t om_gemm_panel_cols(int path, int type);
+
+/* B made by the caller, one panel at a time (f32 only): write rows [k0, k0 + kc) of B's columns [j0, j0 + nvalid)
+ * into dst[k * w + j] (k and j counted from k0 and j0), and a finite value (0) into columns [nvalid, w). Called
+ * by the tasks, concurrently, under the IEEE default environment; the values must depend on (k, j) alone. */
+typedef void (*om_gemm_b_fill_fn)(const void* ctx, size_t k0, size_t kc, size_t j0, size_t nvalid, size_t w,
+                                  float* dst);
 
 typedef struct om_gemm_args {
   int path, type, mode; /* kernel path index (kernels.h), OM_T_FLOAT/OM_T_DOUBLE/OM_T_FLOAT16, OM_MODE_EXACT/FAST */
@@ -42,6 +51,8 @@ typedef struct om_gemm_args {
   const int64_t* batch_dims;
   const int64_t* a_bstride;
   const int64_t* b_bstride;
+  om_gemm_b_fill_fn b_fill; /* or B made per panel by the caller (B and packed_b NULL, batch 1, f32), or NULL */
+  const void* b_fill_ctx;
 } om_gemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (unknown type or path, a path this CPU lacks, packed_b

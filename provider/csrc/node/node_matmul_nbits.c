@@ -15,6 +15,7 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "quant/nbits.h"
+#include "quant/nbits_panels.h"
 
 enum { OM_MNB_A, OM_MNB_B, OM_MNB_SCALES, OM_MNB_ZP, OM_MNB_GIDX, OM_MNB_BIAS, OM_MNB_INPUTS };
 
@@ -25,7 +26,8 @@ typedef struct om_matmul_nbits {
   om_nbits_layout layout;
   int present[OM_MNB_INPUTS];
   void* constant[OM_MNB_ZP + 1]; /* copies of the constant B, scales, zero_points until W is packed */
-  om_gemm_packed* packed_w;       /* W [K, N] dequantized and packed, or NULL: dequantized per run */
+  om_nbits_panels* panels;        /* W kept quantized in the GEMM's panel order, dequantized inside the product
+                                     (constant B, scales and zero points), or NULL: dequantized per run */
 } om_matmul_nbits;
 
 /* An attribute MatMulNBits requires, in [lo, hi]. */
@@ -83,7 +85,7 @@ static void om_mnb_destroy(om_node* node) {
   om_matmul_nbits* m = node->impl;
   if (m) {
     for (size_t k = 0; k <= OM_MNB_ZP; k++) free(m->constant[k]);
-    om_gemm_packed_free(m->packed_w);
+    om_nbits_panels_free(m->panels);
   }
   free(m);
 }
@@ -188,7 +190,7 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
                                char* err, size_t errlen) {
   om_matmul_nbits* m = node->impl;
   if (k == OM_MNB_BIAS || k == OM_MNB_A) return om_mnb_check_input(node, k, shape, rank, err, errlen);
-  if (k > OM_MNB_ZP || m->packed_w) return 0;
+  if (k > OM_MNB_ZP || m->panels) return 0;
   if (om_mnb_check_input(node, k, shape, rank, err, errlen) != 0) return -1;
   int one_byte = k == OM_MNB_B || (k == OM_MNB_ZP && m->layout.zp_kind == OM_NBITS_ZP_UINT8);
   size_t bytes = om_shape_count(shape, rank) * (one_byte ? 1 : sizeof(float));
@@ -198,12 +200,12 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
   memcpy(m->constant[k], data, bytes);
   if (!m->constant[OM_MNB_B] || !m->constant[OM_MNB_SCALES] || (m->present[OM_MNB_ZP] && !m->constant[OM_MNB_ZP]))
     return 0;
-  /* every input of W is constant: dequantize and pack once, and drop the copies */
-  float* W = om_mnb_dequantize(m, m->constant[OM_MNB_B], m->constant[OM_MNB_SCALES], m->constant[OM_MNB_ZP], NULL,
-                               NULL);
-  if (W) m->packed_w = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)m->K, (size_t)m->N, W, 1, (ptrdiff_t)m->K);
-  free(W);
-  if (!m->packed_w) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the dequantized weights", node->name);
+  /* every input of W is constant: into the GEMM's panel order once, still quantized, and drop the copies */
+  size_t nr = om_gemm_panel_cols(node->path, OM_T_FLOAT);
+  m->panels = nr ? om_nbits_panels_make(&m->layout, (size_t)m->N, nr, m->constant[OM_MNB_B], m->constant[OM_MNB_SCALES],
+                                        m->constant[OM_MNB_ZP])
+                 : NULL;
+  if (!m->panels) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
   for (size_t q = 0; q <= OM_MNB_ZP; q++) {
     free(m->constant[q]);
     m->constant[q] = NULL;
@@ -211,11 +213,37 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
   return 0;
 }
 
+/* ---- few rows (decode): om_nbits_panels' product, panels in fixed groups per task -------------------------- */
+
+typedef struct om_mnb_gemv {
+  const om_nbits_panels* p;
+  om_nbits_gemv_fn fn;
+  const float *A, *bias;
+  float* C;
+  size_t M, group;
+  int exact;
+} om_mnb_gemv;
+
+static void om_mnb_gemv_task(void* ctx, size_t t) {
+  const om_mnb_gemv* g = ctx;
+  for (size_t pn = t * g->group; pn < (t + 1) * g->group && pn < g->p->panels; pn++)
+    g->fn(g->p, pn, g->A, g->p->l.K, g->M, g->bias, g->exact, g->C, g->p->N);
+}
+
 static int om_mnb_run(const om_node* node, const om_node_io* io) {
   const om_matmul_nbits* m = node->impl;
   if (om_mnb_check_all(node, io) != 0) return -1;
   size_t M = om_shape_count(io->shapes[0], io->ranks[0]) / (size_t)m->K;
   if (M == 0) return 0;
+  const float* bias =
+      m->present[OM_MNB_BIAS] && io->n_inputs > OM_MNB_BIAS && io->data[OM_MNB_BIAS] ? io->data[OM_MNB_BIAS] : NULL;
+  if (m->panels && M <= OM_NBITS_GEMV_ROWS) { /* the GEMM's bits, without its panel buffers: W never leaves L1 */
+    size_t K = (size_t)m->K, group = K >= ((size_t)1 << 20) / m->panels->nr ? 1 : ((size_t)1 << 20) / m->panels->nr / K;
+    om_mnb_gemv gv = {m->panels, om_nbits_panels_gemv_of(node->path), io->data[OM_MNB_A], bias, io->outs[0], M, group,
+                      node->mode == OM_MODE_EXACT};
+    om_parallel_ieee(io->parallel_for, io->host_ctx, (m->panels->panels + group - 1) / group, om_mnb_gemv_task, &gv);
+    return 0;
+  }
   om_gemm_args g;
   memset(&g, 0, sizeof g);
   g.path = node->path;
@@ -233,14 +261,15 @@ static int om_mnb_run(const om_node* node, const om_node_io* io) {
   g.C = io->outs[0];
   g.ldc = (ptrdiff_t)m->N;
   g.c_batch_stride = M * (size_t)m->N;
-  if (m->present[OM_MNB_BIAS] && io->n_inputs > OM_MNB_BIAS && io->data[OM_MNB_BIAS]) {
-    g.Cin = io->data[OM_MNB_BIAS];
+  if (bias) {
+    g.Cin = bias;
     g.rsc_in = 0;
     g.csc_in = 1;
   }
   float* W = NULL;
-  if (m->packed_w) {
-    g.packed_b = m->packed_w;
+  if (m->panels) {
+    g.b_fill = om_nbits_panels_fill_of(node->path);
+    g.b_fill_ctx = m->panels;
   } else {
     const void* zp = m->present[OM_MNB_ZP] ? io->data[OM_MNB_ZP] : NULL;
     W = om_mnb_dequantize(m, io->data[OM_MNB_B], io->data[OM_MNB_SCALES], zp, io->parallel_for, io->host_ctx);
