@@ -1,11 +1,12 @@
 /* node_matmul_nbits.c - com.microsoft MatMulNBits nodes (ONNX Runtime's blockwise 4- and 8-bit weights): the
- * weights dequantized to f32 (quant/nbits.h), then the f32 GEMM (gemm/gemm.h) with the bias as Gemm's C, so the
- * bits are those of our Gemm of A and the dequantized W (docs/quantized.md, "MatMulNBits").
+ * bits of our Gemm of A and the weights dequantized to f32 (quant/nbits.h), with the bias as Gemm's C
+ * (docs/quantized.md, "MatMulNBits").
  *
  * Inputs: A (f32, [..., K]), B (uint8 [N, k_blocks, blob_size]), scales (f32 [N * k_blocks] or [N, k_blocks]),
  * zero_points (optional: packed uint8 or f32), g_idx (not served: refused at creation), bias (optional, f32 [N]).
- * When B, scales and zero_points are constants, W is dequantized and packed once (set_constant); otherwise each run
- * dequantizes it into scratch.
+ * When B, scales and zero_points are constants, they are repacked once, still quantized, into the GEMM's panel
+ * order (quant/nbits_panels.h), and each run dequantizes them inside the product: the few-row product for
+ * M <= OM_NBITS_GEMV_ROWS, om_gemm's caller-made panels beyond; otherwise each run dequantizes W into scratch.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,69 @@
+"""Stock ORT against OneModel EP on whole models, in thread CPU time: robust on a shared, loaded machine.
+
+    python tools/bench/model_cpu_time.py build/mnb_1x4096x4096.onnx [more.onnx ...] [--rounds 5]
+
+Each model's inputs are the .npz beside it (same stem). One intra-op thread each; per round, stock runs for
+`--seconds` of this thread's CPU time (`time.thread_time`), then ours, alternating; a model's time is the
+minimum over rounds of the mean per run (`--seconds`, default 0.3). Time the process spends descheduled by
+other jobs is not counted, so the ratio reflects the kernels, not the load (cache sharing with other jobs
+still moves it). Prints one JSON line per model. Timings are for docs and notes, never for tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+import onemodel_ep
+
+
+def _options() -> ort.SessionOptions:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    return so
+
+
+def _per_run_ms(sess: ort.InferenceSession, feeds: dict[str, np.ndarray], seconds: float) -> float:
+    sess.run(None, feeds)
+    t0, n = time.thread_time(), 0
+    while time.thread_time() - t0 < seconds:
+        sess.run(None, feeds)
+        n += 1
+    return (time.thread_time() - t0) / n * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="+", type=Path)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.3)
+    args = ap.parse_args()
+    for path in args.models:
+        feeds = dict(np.load(path.with_suffix(".npz")))
+        stock = ort.InferenceSession(str(path), _options(), providers=["CPUExecutionProvider"])
+        ours = ort.InferenceSession(str(path), onemodel_ep.ep_session_options(base=_options()))
+        times: tuple[list[float], list[float]] = ([], [])
+        for _ in range(args.rounds):
+            for i, sess in enumerate((stock, ours)):
+                times[i].append(_per_run_ms(sess, feeds, args.seconds))
+        s, o = min(times[0]), min(times[1])
+        print(
+            json.dumps(
+                {
+                    "model": path.stem,
+                    "stock_ms": round(s, 3),
+                    "ours_ms": round(o, 3),
+                    "ours_over_stock": round(o / s, 3),
+                }
+            ),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
