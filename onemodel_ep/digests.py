@@ -212,12 +212,15 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t], {}, [(3, 33, 19)], since)]
     if op == "Shrink":  # the defaults; a wider dead band and a negative bias
         return [([t], {}, [(7, 1037)], 9), ([t], {"lambd": 3.0, "bias": -1.5}, [(3, 33, 19)], 9)]
-    if op == "LpPool":  # p 2 padded, p 1 at opset 18 with ceil_mode and dilation
+    if op == "LpPool":  # p 2 padded, p 1 at opset 18 with ceil_mode and dilation; p 3 and p 5 (opset 2)
         return [([t], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, [(2, 3, 9, 9)], 11),
                 ([t], {"kernel_shape": [4], "strides": [3], "ceil_mode": 1, "p": 1}, [(2, 3, 37)], 18),
-                ([t], {"kernel_shape": [2, 2, 3], "dilations": [2, 1, 2]}, [(1, 2, 5, 6, 7)], 18)]
+                ([t], {"kernel_shape": [2, 2, 3], "dilations": [2, 1, 2]}, [(1, 2, 5, 6, 7)], 18),
+                ([t], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "p": 3}, [(2, 3, 9, 9)], 18),
+                ([t], {"kernel_shape": [4], "strides": [3], "p": 5}, [(2, 3, 37)], 2)]
     if op == "GlobalLpPool":
-        return [([t], {}, [(2, 3, 7, 7)], 2), ([t], {"p": 1}, [(1, 5, 1037)], 2)]
+        return [([t], {}, [(2, 3, 7, 7)], 2), ([t], {"p": 1}, [(1, 5, 1037)], 2),
+                ([t], {"p": 3}, [(2, 3, 7, 7)], 2)]
     if op == "LRN":  # the defaults with AlexNet's size; an even size over a 1-D map
         return [([t], {"size": 5}, [(2, 16, 9, 9)], 13),
                 ([t], {"size": 4, "alpha": 0.5, "beta": 0.6, "bias": 2.0}, [(3, 7, 33)], 13)]

@@ -22,6 +22,9 @@ def _cases() -> dict[str, tuple[list[Case], int]]:
         "LRN": (test_lrn.lrn_cases(), 13),
         "LpPool-11": (test_lp_pool.lp_cases(11), 11),
         "LpPool-18, GlobalLpPool": (test_lp_pool.lp_cases(18), 18),
+        "LRN float16, double": (test_lrn.lrn_typed_cases(), 13),
+        "LpPool-2, p >= 3": (test_lp_pool.more_cases(2), 2),
+        "LpPool-18 float16, double, p >= 3": (test_lp_pool.more_cases(18), 18),
     }
 
 

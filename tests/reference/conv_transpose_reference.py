@@ -9,7 +9,8 @@ j_i = q / s_i < D_i. Its partial sum P_kk is the GEMM's dot product over c in [0
 X[n, g Cg + c, j] * W[g Cg + c, mm, kk]: c cut into blocks of 256, per block one fma chain from +0.0 in
 increasing c, the block sums added in the binary-counter tree. Then acc = +0.0 and acc = acc + P_kk for each
 contributing kk in row-major order (one rounded add each), y = acc + B[m] (one rounded add), a NaN result the
-canonical quiet NaN. f32 and f64 only (the contract does not serve f16).
+canonical quiet NaN. f32 and f64; f16 is f32's order on X, W and B widened to f32 (exactly), each output
+rounded once to f16 (nearest even; a NaN the canonical 0x7E00).
 
 fma is tests/reference/reference_linalg.py's exactly rounded one (f32: the product exact in f64, the sum
 rounded to odd in f64, then one rounding to f32; f64: MPFR), itself checked against MPFR; the block tree is
@@ -30,7 +31,7 @@ from tests.reference.reference_linalg import fma
 
 KB = 256  # the GEMM's block of the reduction over channels (docs/gemm.md)
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
-TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+TYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def _problems(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, group: int,
     ranks_ok = x.ndim in (3, 4, 5) and w.ndim == x.ndim
     b_type = None if b is None else b.dtype
     found = {
-        f"X, W, B must share f32 or f64: {x.dtype}, {w.dtype}, {b_type}": not types_ok,
+        f"X, W, B must share f16, f32 or f64: {x.dtype}, {w.dtype}, {b_type}": not types_ok,
         f"X and W must both have rank 3, 4 or 5: {x.shape}, {w.shape}": not ranks_ok,
     }
     if ranks_ok:
@@ -165,6 +166,12 @@ def conv_transpose_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray | None 
     problems = _problems(x, w, b, group, kernel_shape)
     if problems:
         raise ValueError("; ".join(problems))
+    if x.dtype == np.float16:  # f32's order on the widened values, rounded once
+        wide = conv_transpose_reference(x.astype(np.float32), w.astype(np.float32),
+                                        None if b is None else b.astype(np.float32), group=group,
+                                        kernel_shape=kernel_shape, **shape_attrs)
+        with np.errstate(over="ignore"):
+            return wide.astype(np.float16)  # nearest even; NaN -> 0x7E00
     kernel = tuple(int(v) for v in w.shape[2:])
     geo = geometry(x.shape[2:], kernel, **shape_attrs)
     n, c = x.shape[:2]

@@ -8,7 +8,7 @@ stock time / our time, so > 1 means we are faster. GFLOP/s counts 2 * N * M * O 
 
 Shapes (N=1, f32): ResNet-18's 3x3 convolutions at stride 1 and 2, its 1x1 projections, its 7x7 stem, and
 MobileNet's depthwise 3x3 and pointwise 1x1; ConvTranspose ("ct-" shapes) at U-Net and OCR-head upsamplings
-(GFLOP/s: 2 * N * C * (M/G) * H * W * prod(kernel), every term of the scatter).
+(GFLOP/s: 2 * N * C * (M/G) * H * W * prod(kernel), every term of the scatter); "ct16-" the same in float16.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ TRANSPOSE_SHAPES = {
     "ct-64x40-k2s2": (64, 40, 40, 32, 2, 2, 0, 0),
     "ct-64x40-k4s2p1": (64, 40, 40, 32, 4, 2, 1, 0),
     "ct-256x20-k3s2p1": (256, 20, 20, 128, 3, 2, 1, 1),
+    "ct16-64x40-k4s2p1": (64, 40, 40, 32, 4, 2, 1, 0),
 }
 
 
@@ -64,19 +65,20 @@ def model_for(shape: tuple[int, ...], rng: np.random.Generator) -> tuple[onnx.Mo
     return model, {"x": rng.standard_normal((1, c, h, w)).astype(np.float32)}, flops
 
 
-def transpose_model_for(shape: tuple[int, ...], rng: np.random.Generator
+def transpose_model_for(name: str, shape: tuple[int, ...], rng: np.random.Generator
                         ) -> tuple[onnx.ModelProto, dict, float]:
     c, h, w, m, k, s, p, op = shape
-    f = TensorProto.FLOAT
-    wt = rng.standard_normal((c, m, k, k)).astype(np.float32) * 0.1
+    half = name.startswith("ct16-")
+    f, dt = (TensorProto.FLOAT16, np.float16) if half else (TensorProto.FLOAT, np.float32)
+    wt = (rng.standard_normal((c, m, k, k)) * 0.1).astype(dt)
     node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], pads=[p] * 4, strides=[s, s],
                             output_padding=[op, op])
-    b = rng.standard_normal(m).astype(np.float32)
+    b = rng.standard_normal(m).astype(dt)
     inits = [numpy_helper.from_array(wt, "w"), numpy_helper.from_array(b, "b")]
     graph = helper.make_graph([node], "convt", [helper.make_tensor_value_info("x", f, [1, c, h, w])],
                               [helper.make_tensor_value_info("y", f, None)], initializer=inits)
     model = helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 17)])
-    return model, {"x": rng.standard_normal((1, c, h, w)).astype(np.float32)}, 2.0 * c * m * h * w * k * k
+    return model, {"x": rng.standard_normal((1, c, h, w)).astype(dt)}, 2.0 * c * m * h * w * k * k
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'shape':>20} {'thr':>3} " + " ".join(f"{c:>10}" for c in cols))
     for name in args.shapes:
         if name in TRANSPOSE_SHAPES:
-            model, feeds, flops = transpose_model_for(TRANSPOSE_SHAPES[name], rng)
+            model, feeds, flops = transpose_model_for(name, TRANSPOSE_SHAPES[name], rng)
         else:
             model, feeds, flops = model_for(SHAPES[name], rng)
         for th in args.threads:

@@ -30,6 +30,8 @@ CASES: list[tuple[str, tuple[int, ...], dict[str, object]]] = [
     ("MaxPool", (1, 256, 8, 25), {"kernel_shape": [2, 2], "strides": [2, 1], "pads": [0, 1, 0, 0]}),
     ("AveragePool", (1, 1024, 7, 7), {"kernel_shape": [7, 7]}),
     ("AveragePool", (1, 64, 56, 56), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}),
+    # LpPool p 3 (the three passes: |x|^3 by the exact Pow, window sums, Pow(s, 1/3)), a ResNet-stem window
+    ("LpPool", (1, 64, 56, 56), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "p": 3}),
     # U-Net / diffusion normalisations (opset 21)
     ("InstanceNormalization", (1, 64, 128, 128), {"epsilon": 1e-5}),
     ("GroupNormalization", (1, 320, 64, 64), {"num_groups": 32, "epsilon": 1e-5}),

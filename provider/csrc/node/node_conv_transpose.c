@@ -1,6 +1,7 @@
 /* node_conv_transpose.c - ConvTranspose nodes (opsets 1, 11 and 22; 1-D, 2-D and 3-D; group, dilations, strides,
- * pads, output_padding, output_shape, auto_pad, optional bias; float and double) in the order of docs/conv.md
- * ("ConvTranspose").
+ * pads, output_padding, output_shape, auto_pad, optional bias; float16, float and double) in the order of
+ * docs/conv.md ("ConvTranspose"). float16 is float's computation on the inputs widened to binary32 (exactly), each
+ * output rounded once to float16 (nearest even).
  *
  * Per image n, group g and a block of the group's output channels, the partial sums of every (output channel,
  * kernel position) over every input position are one product onto om_gemm (gemm/gemm.h):
@@ -20,6 +21,7 @@
 #include "conv/col2im.h"
 #include "core/om_ops.h"
 #include "gemm/gemm.h"
+#include "math/om_half.h"
 #include "node_conv.h"
 #include "parallel.h"
 
@@ -125,7 +127,21 @@ static void om_convt_transpose_w(const unsigned char* w, size_t G, size_t Cg, si
         memcpy(dst + ((g * R + r) * Cg + c) * esize, w + ((g * Cg + c) * R + r) * esize, esize);
 }
 
+/* The arithmetic's element type and size: binary32 for float16 and float, binary64 for double. */
+static int om_convt_atype(const om_node* node) { return node->type == OM_T_DOUBLE ? OM_T_DOUBLE : OM_T_FLOAT; }
 static size_t om_convt_esize(const om_node* node) { return node->type == OM_T_DOUBLE ? 8 : 4; }
+
+/* n elements of node->type at src in the arithmetic's type: src itself, or (float16) a widened copy in *buf
+ * (NULL src: NULL). 0, or -1 out of memory. */
+static int om_convt_widen(const om_node* node, const void* src, size_t n, const void** out, float** buf) {
+  *buf = NULL;
+  *out = src;
+  if (!src || node->type != OM_T_FLOAT16) return 0;
+  if (!(*buf = malloc(n * sizeof(float) + 1))) return -1;
+  for (size_t i = 0; i < n; i++) (*buf)[i] = om_f16_to_f32(((const uint16_t*)src)[i]);
+  *out = *buf;
+  return 0;
+}
 
 static int om_convt_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank,
                                  char* err, size_t errlen) {
@@ -137,9 +153,14 @@ static int om_convt_set_constant(om_node* node, size_t k, const void* data, cons
   if (n == 0 || rank > OM_CONV_MAX_AXES + 2) return 0;
   size_t G = (size_t)t->c.group, Cg = (size_t)shape[0] / G, R = n / (size_t)shape[0];
   free(t->wt);
-  if (!(t->wt = malloc(n * om_convt_esize(node))))
+  const void* w;
+  float* wbuf;
+  if (om_convt_widen(node, data, n, &w, &wbuf) != 0 || !(t->wt = malloc(n * om_convt_esize(node)))) {
+    free(wbuf);
     OM_FAIL_MSG("node '%s' (op ConvTranspose): out of memory transposing the constant W", node->name);
-  om_convt_transpose_w(data, G, Cg, R, om_convt_esize(node), t->wt);
+  }
+  om_convt_transpose_w(w, G, Cg, R, om_convt_esize(node), t->wt);
+  free(wbuf);
   memcpy(t->wt_shape, shape, rank * sizeof *shape);
   t->wt_rank = rank;
   return 0;
@@ -242,6 +263,7 @@ typedef struct om_convt_job {
   const unsigned char *x, *wt, *b;
   unsigned char* y;
   size_t esize, K, HW, O, Cg, Mg, mb, blocks;
+  int half;   /* float16: the planes are summed in binary32 scratch, then rounded into y */
   int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
 } om_convt_job;
 
@@ -253,7 +275,7 @@ static void om_convt_task(void* ctx, size_t t) {
   const size_t m0 = t % j->blocks * j->mb, image_group = t / j->blocks;
   const size_t g = image_group % (size_t)d->G, n = image_group / (size_t)d->G;
   size_t mc = j->Mg - m0 < j->mb ? j->Mg - m0 : j->mb, rows = mc * j->K;
-  unsigned char* col = malloc(rows * j->HW * j->esize + 1);
+  unsigned char* col = malloc((rows * j->HW + (j->half ? j->O : 0)) * j->esize + 1);
   if (!col) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
@@ -263,7 +285,7 @@ static void om_convt_task(void* ctx, size_t t) {
   for (size_t i0 = 0; j->Cg && i0 < j->HW; i0 += OM_CONVT_TILE) {
     om_gemm_args ga = {0};
     ga.path = node->path;
-    ga.type = node->type;
+    ga.type = om_convt_atype(node);
     ga.mode = node->mode;
     ga.batch = 1;
     ga.M = rows;
@@ -287,10 +309,12 @@ static void om_convt_task(void* ctx, size_t t) {
     }
   }
   const int exact = node->mode == OM_MODE_EXACT;
+  float* plane = j->half ? (float*)(col + rows * j->HW * j->esize) : NULL; /* float16: binary32 scratch */
   for (size_t mm = 0; mm < mc; mm++) {
-    size_t m = g * j->Mg + m0 + mm;
-    om_col2im_plane(&d->geom, node->type, col + mm * j->K * j->HW * j->esize, j->HW,
-                    j->b ? j->b + m * j->esize : NULL, exact, j->y + ((size_t)n * (size_t)d->M + m) * j->O * j->esize);
+    size_t m = g * j->Mg + m0 + mm, at = ((size_t)n * (size_t)d->M + m) * j->O;
+    om_col2im_plane(&d->geom, om_convt_atype(node), col + mm * j->K * j->HW * j->esize, j->HW,
+                    j->b ? j->b + m * j->esize : NULL, exact, plane ? (void*)plane : j->y + at * j->esize);
+    for (size_t o = 0; plane && o < j->O; o++) ((uint16_t*)j->y)[at + o] = om_f32_to_f16(plane[o]);
   }
   free(col);
 }
@@ -307,16 +331,24 @@ static int om_convt_run(const om_node* node, const om_node_io* io) {
   om_convt_job j = {0};
   j.node = node;
   j.d = &d;
-  j.x = io->data[0];
-  j.b = io->n_inputs > 2 && io->shapes[2] ? io->data[2] : NULL;
   j.y = io->outs[0];
   j.esize = om_convt_esize(node);
+  j.half = node->type == OM_T_FLOAT16;
   j.K = (size_t)(d.geom.kernel[0] * d.geom.kernel[1] * d.geom.kernel[2]);
   j.HW = (size_t)(d.geom.in[0] * d.geom.in[1] * d.geom.in[2]);
   j.O = om_conv_positions(&d.geom);
   j.Cg = d.geom.channels;
   j.Mg = (size_t)(d.M / d.G);
   if (!j.y || d.N == 0 || d.M == 0 || j.O == 0) return 0;
+  float *xbuf = NULL, *bbuf = NULL, *wbuf = NULL; /* float16: widened copies */
+  const void *x, *b;
+  if (om_convt_widen(node, io->data[0], (size_t)d.N * (size_t)d.C * j.HW, &x, &xbuf) != 0 ||
+      om_convt_widen(node, io->n_inputs > 2 && io->shapes[2] ? io->data[2] : NULL, (size_t)d.M, &b, &bbuf) != 0) {
+    free(xbuf);
+    return om_convt_oom(node, io);
+  }
+  j.x = x;
+  j.b = b;
   size_t per_channel = j.K * (j.HW ? j.HW : 1);
   j.mb = per_channel >= OM_CONVT_COL_ELEMS ? 1 : OM_CONVT_COL_ELEMS / per_channel;
   if (j.mb > j.Mg) j.mb = j.Mg;
@@ -328,13 +360,22 @@ static int om_convt_run(const om_node* node, const om_node_io* io) {
     j.wt = t->wt;
   } else {
     size_t n = (size_t)d.C * j.Mg * j.K;
-    if (!(wt = malloc(n * j.esize + 1))) return om_convt_oom(node, io);
-    om_convt_transpose_w(io->data[1], (size_t)d.G, j.Cg, j.Mg * j.K, j.esize, wt);
+    const void* w;
+    if (om_convt_widen(node, io->data[1], n, &w, &wbuf) != 0 || !(wt = malloc(n * j.esize + 1))) {
+      free(xbuf);
+      free(bbuf);
+      free(wbuf);
+      return om_convt_oom(node, io);
+    }
+    om_convt_transpose_w(w, (size_t)d.G, j.Cg, j.Mg * j.K, j.esize, wt);
+    free(wbuf);
     j.wt = wt;
   }
   size_t tasks = (size_t)d.N * (size_t)d.G * j.blocks;
   om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_convt_task, &j);
   free(wt);
+  free(xbuf);
+  free(bbuf);
   int failed = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   if (failed == -1) return om_convt_oom(node, io);
   if (failed) {

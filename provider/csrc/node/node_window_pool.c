@@ -6,13 +6,18 @@
  * (node_conv_shape.c) and each axis's output size and pads come from its om_conv_axis_of, with the pools' own
  * ceil_mode; storage_order (MaxPool) and count_include_pad (AveragePool) are read here. The work is split over
  * the output rows (N x C x O1 x O2 of them, padded to three axes) in fixed chunks; each output element's sequence
- * depends only on its window (docs/pooling-norm.md). LpPool and GlobalLpPool: f32, p 1 or 2 (others stay with
- * stock ONNX Runtime); GlobalLpPool's X is [N, C, D1, ..., Dk] (k >= 1), its spatial axes flattened into one.
+ * depends only on its window (docs/pooling-norm.md). LpPool (opsets 2, 11, 18) and GlobalLpPool (opset 2): float16,
+ * float, double, any p >= 1; float with p 1 or 2 runs whole in the window kernels, the others as three passes:
+ * |x|^p of every element (lp_power.c), the window sums of those (pool/, in binary32 for float16 and float,
+ * binary64 for double), the p-th root of each sum (lp_power.c). GlobalLpPool's X is [N, C, D1, ..., Dk] (k >= 1),
+ * its spatial axes flattened into one.
  */
-#include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "broadcast.h"
+#include "lp_power.h"
 #include "node_conv.h"
 #include "node_family.h"
 #include "parallel.h"
@@ -26,7 +31,7 @@
 typedef struct om_wpool_node {
   om_conv conv; /* first: Conv's create fills it through node->impl */
   int is_max, ceil_mode, col_major, count_include_pad;
-  int lp;     /* LpPool, GlobalLpPool: p (1 or 2); 0 for MaxPool, AveragePool */
+  int64_t lp; /* LpPool, GlobalLpPool: p (>= 1); 0 for MaxPool, AveragePool */
   int global; /* GlobalLpPool */
 } om_wpool_node;
 
@@ -48,14 +53,15 @@ static int om_wpool_create(om_node* node, const om_attrs* a, char* err, size_t e
   p->is_max = node->op == OM_OP_MAX_POOL;
   p->global = node->op == OM_OP_GLOBAL_LP_POOL;
   if (node->op == OM_OP_LP_POOL || p->global) {
-    if (node->type != OM_T_FLOAT) return om_family_no_kernel(node, err, errlen);
+    if (node->type != OM_T_FLOAT && node->type != OM_T_DOUBLE && node->type != OM_T_FLOAT16)
+      return om_family_no_kernel(node, err, errlen);
     int64_t pv = a->has_p ? a->p : 2;
-    if (pv != 1 && pv != 2) {
-      snprintf(err, errlen, "node '%s' (op %s): attribute p is %lld; only 1 and 2 are served", node->name,
+    if (pv < 1) {
+      snprintf(err, errlen, "node '%s' (op %s): attribute p is %lld; it must be 1 or more", node->name,
                om_wpool_op(node), (long long)pv);
       return -1;
     }
-    p->lp = (int)pv;
+    p->lp = pv;
     if (p->global) return 0;
   } else if (!(p->is_max ? om_wpool_max_supported(node->type) : om_wpool_avg_supported(node->type)))
     return om_family_no_kernel(node, err, errlen);
@@ -131,15 +137,29 @@ typedef struct om_wpool_task {
   const om_node_io* io;
   om_wpool_geom g;
   size_t rows, per_chunk;
+  void *pow, *sums; /* the passes' buffers (accumulation type): |x|^p of X's elements, the rows' window sums */
+  size_t x_count;
 } om_wpool_task;
+
+/* LpPool in three passes: float16, double, float with p >= 3. */
+static int om_wpool_lp_passes(const om_node* node) {
+  const om_wpool_node* p = node->impl;
+  return p->lp && (node->type != OM_T_FLOAT || p->lp > 2);
+}
 
 static void om_wpool_chunk(void* vt, size_t i) {
   const om_wpool_task* t = vt;
   const om_wpool_node* p = t->node->impl;
   size_t end, begin = om_chunk_begin(i, t->per_chunk, t->rows, &end);
   const om_node_io* io = t->io;
-  if (p->lp)
-    om_wpool_lp_rows(t->node->path, p->lp, &t->g, io->data[0], io->outs[0], begin, end);
+  if (t->pow) { /* the window sums of |x|^p, then their roots */
+    int at = om_lp_acc_type(t->node->type);
+    size_t OW = t->g.out[2], asize = at == OM_T_DOUBLE ? 8 : 4, osize = om_type_size(t->node->type);
+    om_wpool_lp_rows(t->node->path, at, 1, &t->g, t->pow, t->sums, begin, end);
+    om_lp_root(t->node, p->lp, (unsigned char*)t->sums + begin * OW * asize,
+               (unsigned char*)io->outs[0] + begin * OW * osize, (end - begin) * OW);
+  } else if (p->lp)
+    om_wpool_lp_rows(t->node->path, OM_T_FLOAT, (int)p->lp, &t->g, io->data[0], io->outs[0], begin, end);
   else if (p->is_max)
     om_wpool_max_rows(t->node->path, t->node->type, &t->g, io->data[0], io->outs[0],
                       io->n_outputs > 1 ? io->outs[1] : NULL, p->col_major, begin, end);
@@ -148,8 +168,20 @@ static void om_wpool_chunk(void* vt, size_t i) {
                       end);
 }
 
+#define OM_WPOOL_POW_CHUNK ((size_t)1 << 13) /* elements per chunk of the |x|^p pass */
+
+static int om_wpool_pow_range(const void* vt, size_t b, size_t e) {
+  const om_wpool_task* t = vt;
+  size_t xsize = om_type_size(t->node->type), asize = om_lp_acc_type(t->node->type) == OM_T_DOUBLE ? 8 : 4;
+  const om_wpool_node* p = t->node->impl;
+  om_lp_power(t->node, p->lp, (const unsigned char*)t->io->data[0] + b * xsize, (unsigned char*)t->pow + b * asize,
+              e - b);
+  return 0;
+}
+
 static int om_wpool_run(const om_node* node, const om_node_io* io) {
   om_wpool_task t;
+  memset(&t, 0, sizeof t);
   t.node = node;
   t.io = io;
   int64_t shape[OM_MAX_RANK];
@@ -157,11 +189,26 @@ static int om_wpool_run(const om_node* node, const om_node_io* io) {
   t.rows = (size_t)shape[0] * (size_t)shape[1] * t.g.out[0] * t.g.out[1];
   size_t row_taps = t.g.out[2] * t.g.kernel[0] * t.g.kernel[1] * t.g.kernel[2];
   const om_wpool_node* p = node->impl;
-  if (p->global && t.g.in[2] == 0 && io->outs[0]) /* empty windows: the sum +0, so y = +0 */
-    memset(io->outs[0], 0, t.rows * sizeof(float));
-  if (t.rows == 0 || row_taps == 0) return 0;
+  if (p->global && t.g.in[2] == 0 && io->outs[0]) /* empty windows: the sum +0, so y = +0 (every p) */
+    memset(io->outs[0], 0, t.rows * om_type_size(node->type));
+  if (t.rows == 0 || row_taps == 0 || !io->outs[0]) return 0;
   t.per_chunk = OM_WPOOL_CHUNK_TAPS / row_taps ? OM_WPOOL_CHUNK_TAPS / row_taps : 1;
+  if (om_wpool_lp_passes(node)) {
+    size_t asize = om_lp_acc_type(node->type) == OM_T_DOUBLE ? 8 : 4;
+    t.x_count = (size_t)shape[0] * (size_t)shape[1] * t.g.in[0] * t.g.in[1] * t.g.in[2];
+    t.pow = malloc(t.x_count * asize + 1);
+    t.sums = malloc(t.rows * t.g.out[2] * asize + 1);
+    if (!t.pow || !t.sums) {
+      free(t.pow);
+      free(t.sums);
+      snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_wpool_op(node));
+      return -1;
+    }
+    om_parallel_ranges(io->parallel_for, io->host_ctx, t.x_count, OM_WPOOL_POW_CHUNK, om_wpool_pow_range, &t);
+  }
   om_parallel_ieee(io->parallel_for, io->host_ctx, (t.rows + t.per_chunk - 1) / t.per_chunk, om_wpool_chunk, &t);
+  free(t.pow);
+  free(t.sums);
   return 0;
 }
 

@@ -55,21 +55,21 @@ void om_wpool_avg_rows(int path, int t, const om_wpool_geom* g, int count_includ
   om_wpool_avg_rows_base(t, g, count_include_pad, x, y, r0, r1);
 }
 
-void om_wpool_lp_rows(int path, int p, const om_wpool_geom* g, const void* x, void* y, size_t r0, size_t r1) {
+void om_wpool_lp_rows(int path, int t, int p, const om_wpool_geom* g, const void* x, void* y, size_t r0, size_t r1) {
 #if OM_ISA_X86
   if (path == OM_PATH_512) {
-    om_wpool_lp_rows_512(p, g, x, y, r0, r1);
+    om_wpool_lp_rows_512(t, p, g, x, y, r0, r1);
     return;
   }
   if (path == OM_PATH_256) {
-    om_wpool_lp_rows_256(p, g, x, y, r0, r1);
+    om_wpool_lp_rows_256(t, p, g, x, y, r0, r1);
     return;
   }
   if (path == OM_PATH_128) {
-    om_wpool_lp_rows_128(p, g, x, y, r0, r1);
+    om_wpool_lp_rows_128(t, p, g, x, y, r0, r1);
     return;
   }
 #endif
   (void)path;
-  om_wpool_lp_rows_base(p, g, x, y, r0, r1);
+  om_wpool_lp_rows_base(t, p, g, x, y, r0, r1);
 }

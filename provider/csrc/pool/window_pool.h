@@ -55,9 +55,11 @@ void om_wpool_max_rows(int path, int t, const om_wpool_geom* g, const void* x, v
 void om_wpool_avg_rows(int path, int t, const om_wpool_geom* g, int count_include_pad, const void* x,
                        void* y, size_t r_begin, size_t r_end);
 
-/* The same rows of LpPool's Y (f32; p 1 or 2): s = +0, then for each real tap in window order s = s + |x|
- * (p = 1) or s = s + x * x (p = 2, the product rounded); y = s (p = 1) or sqrt(s) (p = 2, correctly rounded);
- * padding taps add nothing; a NaN y is the canonical quiet NaN. */
-void om_wpool_lp_rows(int path, int p, const om_wpool_geom* g, const void* x, void* y, size_t r_begin, size_t r_end);
+/* The same rows of LpPool's Y. t = OM_T_FLOAT, p 1 or 2: s = +0, then for each real tap in window order
+ * s = s + |x| (p = 1) or s = s + x * x (p = 2, the product rounded); y = s (p = 1) or sqrt(s) (p = 2, correctly
+ * rounded). t = OM_T_DOUBLE (p ignored): s = +0, s = s + |x| in binary64, y = s. Padding taps add nothing; a NaN
+ * y is the canonical quiet NaN. The other types and p (node/node_window_pool.c) sum a pre-pass's |x|^p here. */
+void om_wpool_lp_rows(int path, int t, int p, const om_wpool_geom* g, const void* x, void* y, size_t r_begin,
+                      size_t r_end);
 
 #endif

@@ -12,7 +12,7 @@
                                int col_major, size_t r0, size_t r1);                                          \
   void om_wpool_avg_rows_##SUF(int t, const om_wpool_geom* g, int count_include_pad, const void* x, void* y, \
                                size_t r0, size_t r1);                                                         \
-  void om_wpool_lp_rows_##SUF(int p, const om_wpool_geom* g, const void* x, void* y, size_t r0, size_t r1);
+  void om_wpool_lp_rows_##SUF(int t, int p, const om_wpool_geom* g, const void* x, void* y, size_t r0, size_t r1);
 
 OM_WP_DECLARE(base)
 #if OM_ISA_X86
