@@ -275,7 +275,7 @@ def test_runtime_shape_error_names_the_members() -> None:
 def test_bad_fuse_option() -> None:
     so = ort.SessionOptions()
     so.add_provider_for_devices(onemodel_ep.ep.ep_devices(), {"fuse": "yes"})
-    with pytest.raises(Exception, match="option 'fuse' must be \"0\" or \"1\", got \"yes\""):
+    with pytest.raises(Exception, match='option \'fuse\' must be "0" or "1", got "yes"'):
         ort.InferenceSession(chain5().SerializeToString(), so, enable_fallback=0)
 
 
@@ -285,3 +285,25 @@ def test_report_counts_every_member() -> None:
     moved = sorted(n.op for n in sess.report.moved)
     assert moved == ["Add", "Exp", "Mul", "Sigmoid", "Sub"], sess.report.summary()
     assert_exact_bits("InferenceSession", sess.run(None, feeds(100))[0], run(m, feeds(100), fuse=False)[0])
+
+
+def test_value_read_by_a_subgraph_is_not_fused_away() -> None:
+    """Exp's output feeds Sigmoid and, implicitly, an If's branches: Exp and Sigmoid stay apart."""
+    t = TensorProto.FLOAT
+    then = helper.make_graph(
+        [helper.make_node("Abs", ["a"], ["o1"])], "then", [], [helper.make_tensor_value_info("o1", t, None)]
+    )
+    other = helper.make_graph(
+        [helper.make_node("Neg", ["a"], ["o2"])], "else", [], [helper.make_tensor_value_info("o2", t, None)]
+    )
+    nodes = [
+        helper.make_node("Exp", ["x"], ["a"], name="exp"),
+        helper.make_node("Sigmoid", ["a"], ["b"], name="sig"),
+        helper.make_node("If", ["cond"], ["r"], then_branch=then, else_branch=other, name="if"),
+    ]
+    m = _model(nodes, {"x": (t, ["n"]), "cond": (TensorProto.BOOL, [])}, {"b": (t, None), "r": (t, None)})
+    f = {"x": feeds(1000)["x"], "cond": np.array(True)}
+    assert fused_names(nodes_run(m, f)) == []
+    got, want = run(m, f), run(m, f, fuse=False)
+    for k in range(2):
+        assert_exact_bits(f"output {k}", got[k], want[k])
