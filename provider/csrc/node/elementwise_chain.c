@@ -3,8 +3,9 @@
  * The tiled run: the output's elements [0, total) are cut into chunks of OM_CHAIN_CHUNK elements (the parallel
  * unit, om_parallel_ieee) and each chunk into tiles of OM_CHAIN_TILE; for each tile, member after member in
  * chain order runs its own element-wise entry (om_elementwise_run_tile) over the tile's elements, reading the
- * chain's inputs at the tile's offset (or their one element), and earlier members' results from the chunk's
- * scratch buffers, one per member; the last member writes the output. Each kernel computes every element on its
+ * chain's inputs at the tile's offset (or their one element), and earlier members' results from tile buffers
+ * (reused once their last reader has run: two for a linear chain, on the stack); the last member writes the
+ * output. Each kernel computes every element on its
  * own, whatever the element's position in a call (the vector body and the one-lane tail give the same bits), so
  * an element gets the same IEEE operations, on the same operand values, as when the members run one by one over
  * whole tensors: the bits are the same. Knows nothing of ORT. */
@@ -162,11 +163,16 @@ typedef struct om_chain_job {
 
 static const int64_t om_one_shape[1] = {1};
 
+/* Scratch of up to this many bytes lives on the stack (two tiles of 8-byte elements: a linear chain's two
+ * live buffers); more is allocated per chunk. */
+#define OM_CHAIN_STACK_SCRATCH (2 * OM_CHAIN_TILE * 8)
+
 static void om_chain_chunk(void* vjob, size_t i) {
   om_chain_job* j = vjob;
   const om_chain* c = j->c;
   size_t e, s = om_chunk_begin(i, OM_CHAIN_CHUNK, j->total, &e);
-  char* scratch = malloc(j->scratch_bytes);
+  _Alignas(64) char stack[OM_CHAIN_STACK_SCRATCH];
+  char* scratch = j->scratch_bytes <= sizeof stack ? stack : malloc(j->scratch_bytes);
   if (!scratch) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -194,7 +200,7 @@ static void om_chain_chunk(void* vjob, size_t i) {
       om_elementwise_run_tile(c->members[m], c->n_inputs[m], d, sh, rk, o, len);
     }
   }
-  free(scratch);
+  if (scratch != stack) free(scratch);
 }
 
 static int om_same_shape(const int64_t* a, size_t ra, const int64_t* b, size_t rb) {
@@ -207,10 +213,10 @@ static int om_chain_plan(const om_chain* c, const void* const* data, const int64
                          const size_t* ranks, const om_chain_shapes* sh, om_chain_job* j) {
   const int64_t* fin = sh->dims[c->n - 1];
   size_t frank = sh->rank[c->n - 1];
-  size_t at = 0;
   for (size_t m = 0; m < c->n; m++) {
     const om_node* node = c->members[m];
-    if (!om_same_shape(sh->dims[m], sh->rank[m], fin, frank)) return 0;
+    if (!om_same_shape(sh->dims[m], sh->rank[m], fin, frank) || om_type_size(om_node_output_type(node)) > 8)
+      return 0;
     for (size_t k = 0; k < c->n_inputs[m]; k++) {
       om_chain_src src = c->srcs[m][k];
       j->esz[m][k] = om_type_size(c->in_types[m][k]);
@@ -224,12 +230,26 @@ static int om_chain_plan(const om_chain* c, const void* const* data, const int64
         else return 0;
       }
     }
-    if (m + 1 < c->n) {
-      j->scratch_at[m] = at;
-      at += (OM_CHAIN_TILE * om_type_size(om_node_output_type(node)) + 63) & ~(size_t)63;
-    }
   }
-  j->scratch_bytes = at ? at : 1;
+  /* Tile buffers by liveness: member m's buffer is free again once the last member reading it has run, so a
+   * linear chain needs two, whatever its length. Each slot holds a tile of 8-byte elements. */
+  size_t slot_free_after[OM_CHAIN_MAX_MEMBERS], n_slots = 0; /* the member after which each slot is free */
+  for (size_t m = 0; m + 1 < c->n; m++) {
+    size_t last = m;
+    for (size_t r = m + 1; r < c->n; r++)
+      for (size_t k = 0; k < c->n_inputs[r]; k++)
+        if (c->srcs[r][k].member == (int)m) last = r;
+    size_t slot = n_slots;
+    for (size_t q = 0; q < n_slots; q++)
+      if (slot_free_after[q] < m) { /* its last reader ran before m: m may write it */
+        slot = q;
+        break;
+      }
+    if (slot == n_slots) n_slots++;
+    slot_free_after[slot] = last;
+    j->scratch_at[m] = slot * OM_CHAIN_TILE * 8;
+  }
+  j->scratch_bytes = n_slots ? n_slots * OM_CHAIN_TILE * 8 : 1;
   return 1;
 }
 
