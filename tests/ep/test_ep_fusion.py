@@ -307,3 +307,24 @@ def test_value_read_by_a_subgraph_is_not_fused_away() -> None:
     got, want = run(m, f), run(m, f, fuse=False)
     for k in range(2):
         assert_exact_bits(f"output {k}", got[k], want[k])
+
+
+def test_many_inputs() -> None:
+    """Ten Sum nodes of eight inputs each: the fused node has 71 inputs."""
+    t = TensorProto.FLOAT
+    nodes, prev, names = [], "x0", ["x0"]
+    for i in range(10):
+        extra = [f"x{i}_{k}" for k in range(7)]
+        names += extra
+        nodes.append(helper.make_node("Sum", [prev, *extra], [f"s{i}"], name=f"sum{i}"))
+        prev = f"s{i}"
+    m = _model(nodes, {k: (t, ["n"]) for k in names}, {prev: (t, None)})
+    rng = np.random.default_rng(3)
+    f = {k: rng.standard_normal(5000).astype(np.float32) for k in names}
+    assert len(fused_names(nodes_run(m, f))) == 1
+    want = f["x0"]
+    for i in range(10):  # Sum folds left to right, one rounding per addition
+        for k in range(7):
+            want = want + f[f"x{i}_{k}"]
+    assert_exact_bits("sum chain", run(m, f)[0], want)
+    assert_exact_bits("sum chain unfused", run(m, f, fuse=False)[0], want)

@@ -18,14 +18,14 @@ struct om_ep_chain {
   size_t n_in;
 };
 
-enum { OM_MAXN = OM_CHAIN_MAX_MEMBERS, OM_MAXI = OM_CHAIN_MAX_INPUTS };
+enum { OM_MAXN = OM_CHAIN_MAX_MEMBERS, OM_MAXI = OM_CHAIN_MAX_INPUTS, OM_MAXE = OM_MAXN * OM_MAXI };
 
 /* Names of a node's inputs (outputs), NULL for an absent one, and (when types) their element types. */
 static OrtStatus* om_names(const OrtApi* api, const OrtNode* node, int outputs, const char** names, int* types,
                            size_t cap, size_t* n) {
   OrtStatus* st = outputs ? api->Node_GetNumOutputs(node, n) : api->Node_GetNumInputs(node, n);
   if (!st && *n > cap) return om_ep_error(api, ORT_FAIL, "a fused chain's node has too many inputs or outputs");
-  const OrtValueInfo* vs[64];
+  const OrtValueInfo* vs[OM_MAXE];
   if (!st && *n) st = outputs ? api->Node_GetOutputs(node, vs, *n) : api->Node_GetInputs(node, vs, *n);
   for (size_t i = 0; !st && i < *n; i++) {
     names[i] = NULL;
@@ -49,12 +49,12 @@ OrtStatus* om_ep_chain_compile(const om_ep* ep, const OrtGraph* graph, const Ort
   if (st) return st;
   if (n < 2 || n > OM_MAXN) return om_ep_error(api, ORT_FAIL, "a fused chain must hold 2 to 16 nodes");
   const OrtNode* nodes[OM_MAXN];
-  const char* ext[64];
-  int ext_types[64];
-  const char* fout[64];
+  const char* ext[OM_MAXE]; /* the fused node's inputs: at most every member input */
+  int ext_types[OM_MAXE];
+  const char* fout[OM_MAXE];
   st = api->Graph_GetNodes(graph, nodes, n);
-  if (!st) st = om_names(api, fused, 0, ext, ext_types, 64, &n_ext);
-  if (!st) st = om_names(api, fused, 1, fout, NULL, 64, &n_fout);
+  if (!st) st = om_names(api, fused, 0, ext, ext_types, OM_MAXE, &n_ext);
+  if (!st) st = om_names(api, fused, 1, fout, NULL, OM_MAXE, &n_fout);
   if (st) return st;
   /* each member's input and output names */
   const char* in_names[OM_MAXN][OM_MAXI];
@@ -141,9 +141,9 @@ OrtStatus* om_ep_chain_compile(const om_ep* ep, const OrtGraph* graph, const Ort
 
 OrtStatus* om_ep_chain_compute(const om_ep_chain* c, OrtKernelContext* ctx) {
   const OrtApi* api = c->api;
-  const void* data[64] = {0};
-  const int64_t* shapes[64] = {0};
-  size_t ranks[64] = {0};
+  const void* data[OM_MAXE] = {0};
+  const int64_t* shapes[OM_MAXE] = {0};
+  size_t ranks[OM_MAXE] = {0};
   static const int64_t rank0[1] = {0};
   OrtStatus* st = NULL;
   for (size_t i = 0; !st && i < c->n_in; i++) {
