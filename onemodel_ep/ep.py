@@ -134,6 +134,7 @@ def ep_session_options(
     dispatch: str = "registry",
     strict: bool = False,
     custom_ops: bool | Sequence[str] = True,
+    fuse: bool = True,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -155,6 +156,9 @@ def ep_session_options(
     nodes (`uses_custom_ops`) does not need them; onemodel_ep.InferenceSession passes that. A list of op types
     registers those only (`custom_op_types(model)`: a small session over a rewritten model then creates
     9x to 84x faster); an empty list is custom_ops=False.
+    fuse=False (EP option `fuse` "0") claims every node alone; by default a chain of element-wise nodes whose
+    intermediate values nothing else reads runs as one fused node, tile by tile, with the same bits
+    (docs/architecture.md, "Fused element-wise chains").
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -169,6 +173,8 @@ def ep_session_options(
         options["dispatch"] = dispatch
     if kernel_path is not None:
         options["kernel_path"] = kernel_path
+    if not fuse:
+        options["fuse"] = "0"
     so.add_provider_for_devices(ep_devices(), options)
     disable_optimizers(so, NUMERIC_OPTIMIZERS)
     if custom_ops is True:

@@ -12,7 +12,9 @@ registry (18, 19) and a tensor data type (40). The compile dispatch's graph memb
 ORT's model-editor API (291; its members 0, 5 and 6 make a type, a value and a node), whose implementations
 answer each graph query with a NOT_IMPLEMENTED status of their own wording: 326
 (ValueInfo_GetInitializerValue) must name the initializer value, 331 (ValueInfo_IsConstantInitializer) the
-constant initializer, 356 (Node_GetOutputs) the output value infos; OrtEpApi member 2
+constant initializer, 356 (Node_GetOutputs) the output value infos, and the fused chains' (ep_fuse.c) 324
+(ValueInfo_GetValueNumConsumers) the number of consumers, 325 (ValueInfo_GetValueConsumers) the consumers,
+330 (ValueInfo_IsGraphOutput) the graph output (ORT 1.31.1, 2026-12-04); OrtEpApi member 2
 (EpGraphSupportInfo_AddNodesToFuse) must refuse a NULL support info with INVALID_ARGUMENT before it reads the
 node list. Member 78 (GetAllocatorWithDefaultOptions) gives an allocator whose Alloc and Free (the head of
 OrtAllocator as ort_api.h declares it) allocate and release a block; member 417
@@ -176,11 +178,15 @@ def _graph_api(api: ctypes.Array) -> bool:
     ins, outs = (cp * 1)(b"v"), (cp * 1)(b"w")
     make_node = ctypes.CFUNCTYPE(vp, cp, cp, cp, P(cp), sz, P(cp), sz, P(vp), sz, P(vp))(m[6])  # CreateNode
     assert make_node(b"Exp", b"", b"n", ins, 1, outs, 1, None, 0, ctypes.byref(node)) is None
-    value, flag, out = vp(), ctypes.c_bool(), (vp * 1)()
+    value, flag, out, count, idx = vp(), ctypes.c_bool(), (vp * 1)(), sz(), (ctypes.c_int64 * 1)()
+    consumers = ctypes.CFUNCTYPE(vp, vp, P(vp), P(ctypes.c_int64), sz)(api[325])  # GetValueConsumers
     got = {
         326: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(vp))(api[326])(vi, ctypes.byref(value))),
         331: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(ctypes.c_bool))(api[331])(vi, ctypes.byref(flag))),
         356: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(vp), sz)(api[356])(node, out, 1)),
+        324: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(sz))(api[324])(vi, ctypes.byref(count))),
+        325: _status_text(api, consumers(vi, out, idx, 1)),
+        330: _status_text(api, ctypes.CFUNCTYPE(vp, vp, P(ctypes.c_bool))(api[330])(vi, ctypes.byref(flag))),
     }
     e = ctypes.cast(ctypes.CFUNCTYPE(vp)(api[317])(), P(vp))
     nodes = (vp * 1)(node)
@@ -195,6 +201,9 @@ def _graph_api(api: ctypes.Array) -> bool:
         326: (not_implemented, "initializer value", "ValueInfo_GetInitializerValue"),
         331: (not_implemented, "constant initializer", "ValueInfo_IsConstantInitializer"),
         356: (not_implemented, "output OrtValueInfos", "Node_GetOutputs"),
+        324: (not_implemented, "number of consumers", "ValueInfo_GetValueNumConsumers"),
+        325: (not_implemented, "getting the consumers", "ValueInfo_GetValueConsumers"),
+        330: (not_implemented, "graph output", "ValueInfo_IsGraphOutput"),
         2: (invalid_argument, "SupportInfo", "OrtEpApi EpGraphSupportInfo_AddNodesToFuse"),
     }
     ok = True

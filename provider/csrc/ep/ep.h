@@ -35,6 +35,7 @@ typedef struct om_ep {
   int mode; /* OM_MODE_EXACT or OM_MODE_FAST, from the session option `mode` */
   int path; /* kernel path index, or -1 for the widest, from `kernel_path` */
   int compile; /* session option `dispatch`: 0 "registry" (kernels), 1 "compile" (each node a compiled node) */
+  int fuse;    /* session option `fuse`: 1 (default) chains of element-wise nodes become one fused node each */
   OrtKernelRegistry* registry;
   om_ep_kernel_state states[2 * OM_OP_COUNT]; /* [op], and [OM_OP_COUNT + op] for a split's later range */
 } om_ep;

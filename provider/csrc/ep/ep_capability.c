@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ep_capability.h"
+#include "ep_fuse.h"
 #include "ort/ort_attrs.h"
 
 /* ---- attributes of an OrtNode -------------------------------------------------------------------------------- */
@@ -203,8 +204,7 @@ static const OrtTensorTypeAndShapeInfo* om_value_tensor(const OrtApi* api, const
   return tsi;
 }
 
-/* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
-static int om_value_type(const OrtApi* api, const OrtValueInfo* v) {
+int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v) {
   if (!v) return 0;
   const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
   if (!tsi) return -1;
@@ -311,7 +311,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     goto done;
   }
   for (size_t i = 0; i < n; i++)
-    if ((types[i] = om_value_type(api, vs[i])) < 0) goto done;
+    if ((types[i] = om_ep_value_type(api, vs[i])) < 0) goto done;
   if (om_ep_ranks_served(api, node, vs, n, name ? name : "", op, err, errlen) != 0) goto done;
   om_attrs attrs;
   om_attrs_defaults(&attrs);
@@ -348,12 +348,13 @@ done:
   return result;
 }
 
+/* 1 when the EP claims `node` with an om_node built, 0 when it claims it for its error, -1 when it leaves it. */
 static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
   om_node* probe = NULL;
   char err[512];
   int r = om_ep_build(ep, node, opset, &probe, err, sizeof err);
   om_node_destroy(probe);
-  return r >= 0;
+  return r;
 }
 
 om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen) {
@@ -395,10 +396,24 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   if (st || n == 0) return st;
   const OrtNode** nodes = malloc(n * sizeof *nodes);
   if (!nodes) return om_ep_error(api, ORT_FAIL, "out of memory");
+  int* claim = malloc(n * sizeof *claim);
+  int* next = malloc(n * sizeof *next);
+  if (!claim || !next) {
+    free(nodes);
+    free(claim);
+    free(next);
+    return om_ep_error(api, ORT_FAIL, "out of memory");
+  }
   st = api->Graph_GetNodes(graph, nodes, n);
   int opset = st ? 0 : om_ep_graph_opset(api, graph);
   for (size_t i = 0; !st && i < n; i++) {
-    if (!om_ep_claims(ep, nodes[i], opset)) continue;
+    claim[i] = om_ep_claims(ep, nodes[i], opset);
+    next[i] = -1;
+  }
+  /* chains of element-wise nodes, each one fused node (ep_fuse.c); their members are claimed there */
+  if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
+  for (size_t i = 0; !st && i < n; i++) {
+    if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;
     if (ep->compile) { /* one compiled node per claimed node: ORT still plans its inputs and outputs */
       st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
       continue;
@@ -408,5 +423,7 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
     if (!st && def) st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
   }
   free(nodes);
+  free(claim);
+  free(next);
   return st;
 }

@@ -1,4 +1,5 @@
-/* ep_compile.c - the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
+/* ep_compile.c - OrtEp::Compile: a fused chain of element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c;
+ * a node of its own is the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
  * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
  * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
  * om_node is built from the OrtNode (attributes and input types as GetCapability read them); the constant inputs
@@ -11,23 +12,26 @@
 #include "node/broadcast.h"
 #include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset */
 #include "ep_compile.h"
+#include "ep_compile_chain.h"
 #include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {
   OrtNodeComputeInfo base; /* first member */
-  om_kernel* kernel;
+  om_kernel* kernel;       /* one node; or */
+  om_ep_chain* chain;      /* a fused chain (ep_compile_chain.c) */
 } om_ep_compiled;
 
 static OrtStatus* OM_ORT_CALL om_compiled_create_state(OrtNodeComputeInfo* this_ptr, OrtNodeComputeContext* cc,
                                                        void** state) {
   (void)cc;
-  *state = ((om_ep_compiled*)this_ptr)->kernel;
+  *state = this_ptr;
   return NULL;
 }
 
 static OrtStatus* OM_ORT_CALL om_compiled_compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelContext* ctx) {
   (void)this_ptr;
-  return om_kernel_compute(state, ctx);
+  const om_ep_compiled* c = state;
+  return c->chain ? om_ep_chain_compute(c->chain, ctx) : om_kernel_compute(c->kernel, ctx);
 }
 
 static void OM_ORT_CALL om_compiled_release_state(OrtNodeComputeInfo* this_ptr, void* state) {
@@ -119,7 +123,7 @@ static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const O
   size_t n = 0;
   OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
   if (st) return st;
-  if (n != 1) return om_ep_error(api, ORT_FAIL, "a compiled node must hold exactly one node");
+  if (n != 1) return om_ep_error(api, ORT_FAIL, "a compiled node of one op must hold exactly one node");
   const OrtNode* node = NULL;
   st = api->Graph_GetNodes(graph, &node, 1);
   if (st) return st;
@@ -148,6 +152,7 @@ void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo
     om_ep_compiled* c = (om_ep_compiled*)infos[i];
     if (!c) continue;
     om_kernel_destroy(c->kernel);
+    om_ep_chain_destroy(c->chain);
     free(c);
   }
 }
@@ -164,7 +169,10 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
       st = om_ep_error(ep->api, ORT_FAIL, "out of memory");
       break;
     }
-    st = om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    size_t members = 0;
+    st = ep->api->Graph_GetNumNodes(graphs[i], &members);
+    if (!st) st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
+                              : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
     if (st) {
       free(c);
       break;

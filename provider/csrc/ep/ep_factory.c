@@ -1,6 +1,7 @@
 /* ep_factory.c - the library as an ONNX Runtime plugin execution-provider library: CreateEpFactories /
  * ReleaseEpFactory, one factory offering the EP `OneModelExecutionProvider` on the CPU device, and the EP itself
- * (its options `mode`, `kernel_path` and `dispatch`: its kernel registry, or compiled nodes, ep_compile.c).
+ * (its options `mode`, `kernel_path`, `dispatch`: its kernel registry, or compiled nodes, ep_compile.c, and
+ * `fuse`: chains of element-wise nodes as one fused node each, ep_fuse.c).
  * ORT 1.24 or newer (kernel registries); an older runtime is told so when it loads the library. Knows nothing of math. */
 #include <ctype.h>
 #include <stdio.h>
@@ -52,11 +53,21 @@ static int om_ep_option(const OrtApi* api, const OrtSessionOptions* so, const ch
 }
 
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
-                                     int* compile) {
+                                     int* compile, int* fuse) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
   *compile = 0;
+  *fuse = 1;
+  int f = so ? om_ep_option(api, so, "fuse", val, sizeof val) : 1;
+  if (f < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'fuse' is too long");
+  if (f == 0) {
+    if (strcmp(val, "0") == 0) *fuse = 0;
+    else if (strcmp(val, "1") != 0) {
+      snprintf(msg, sizeof msg, "%s option 'fuse' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
+      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+    }
+  }
   int d = so ? om_ep_option(api, so, "dispatch", val, sizeof val) : 1;
   if (d < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'dispatch' is too long");
   if (d == 0) {
@@ -142,25 +153,25 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path, compile;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile);
+  int mode, path, compile, fuse;
+  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
   ep->base.ort_version_supported = OM_EP_ORT_VERSION;
   ep->base.GetName = om_ep_get_name;
   ep->base.GetCapability = om_ep_get_capability;
-  if (compile) { /* each claimed node a compiled node; no kernel registry (ORT then calls Compile) */
-    ep->base.Compile = om_ep_compile;
-    ep->base.ReleaseNodeComputeInfos = om_ep_release_compute_infos;
-  } else {
-    ep->base.GetKernelRegistry = om_ep_get_registry;
-  }
+  /* compiled nodes: fused chains, and (dispatch=compile) every other claimed node; the kernel registry for the
+   * nodes claimed alone in registry dispatch */
+  ep->base.Compile = om_ep_compile;
+  ep->base.ReleaseNodeComputeInfos = om_ep_release_compute_infos;
+  if (!compile) ep->base.GetKernelRegistry = om_ep_get_registry;
   ep->api = f->api;
   ep->ep_api = f->ep_api;
   ep->mode = mode;
   ep->path = path;
   ep->compile = compile;
+  ep->fuse = fuse;
   st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
     free(ep);

@@ -518,21 +518,33 @@ static uint64_t om_count_as_type(size_t n, int type) {
   return bits;
 }
 
-int om_elementwise_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
-                       const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
-                       om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
-  const char* opn = om_op_row(node->op)->name;
-  size_t total = 1;
-  for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
-  if (total == 0) return 0;
+int om_elementwise_inputs_present(const om_node* node, size_t n_inputs, const void* const* data, char* err,
+                                   size_t errlen) {
   for (size_t k = 0; k < n_inputs; k++) {
     int optional = node->op == OM_OP_CLIP && k > 0;
     int type_only = om_node_input_type_only(node, k);
     if (!data[k] && !optional && !type_only) {
-      snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, opn, k);
+      snprintf(err, errlen, "node '%s' (op %s): input %zu has no data", node->name, om_op_row(node->op)->name, k);
       return -1;
     }
   }
+  return 0;
+}
+
+void om_elementwise_run_tile(const om_node* node, size_t n_inputs, const void* const* data,
+                             const int64_t* const* shapes, const size_t* ranks, void* out, size_t len) {
+  int64_t out_shape[1] = {(int64_t)len};
+  om_job job = {node, n_inputs, data, shapes, ranks, out, out_shape, 1, len, om_count_as_type(n_inputs, node->type)};
+  if (len) om_job_range(&job, 0, len);
+}
+
+int om_elementwise_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
+                       const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
+                       om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen) {
+  size_t total = 1;
+  for (size_t d = 0; d < out_rank; d++) total *= (size_t)out_shape[d];
+  if (total == 0) return 0;
+  if (om_elementwise_inputs_present(node, n_inputs, data, err, errlen) != 0) return -1;
   om_job job = {node, n_inputs, data, shapes, ranks, out, out_shape, out_rank, total,
                 om_count_as_type(n_inputs, node->type)};
   size_t chunks = (total + node->chunk - 1) / node->chunk;

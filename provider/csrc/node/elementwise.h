@@ -18,5 +18,14 @@ int om_elementwise_output_shape(const om_node* node, size_t n_inputs, const int6
 int om_elementwise_run(const om_node* node, size_t n_inputs, const void* const* data, const int64_t* const* shapes,
                        const size_t* ranks, void* out, const int64_t* out_shape, size_t out_rank,
                        om_parallel_for_fn parallel_for, void* host_ctx, char* err, size_t errlen);
+/* 0 when every input the node reads has data, else -1 with a message naming node, op and input. */
+int om_elementwise_inputs_present(const om_node* node, size_t n_inputs, const void* const* data, char* err,
+                                  size_t errlen);
+/* One tile of a fused chain (elementwise_chain.c): the node's output over `len` elements as a one-dimensional
+ * problem, on this thread, in the caller's floating-point environment. Each input is either of shape [len]
+ * (ranks 1) or a single value (rank 0); the element arithmetic is the node's own, element by element, so every
+ * element gets the bits om_elementwise_run gives it. */
+void om_elementwise_run_tile(const om_node* node, size_t n_inputs, const void* const* data,
+                             const int64_t* const* shapes, const size_t* ranks, void* out, size_t len);
 
 #endif

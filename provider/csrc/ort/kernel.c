@@ -283,13 +283,7 @@ void OM_ORT_CALL om_kernel_destroy(void* kernel) {
 }
 
 /* ---- compute --------------------------------------------------------------------------------------------- */
-typedef struct om_pf_host {
-  const OrtApi* api;
-  const OrtKernelContext* ctx;
-  OrtStatus* status;
-} om_pf_host;
-
-static void om_parallel_for(void* host, void (*fn)(void*, size_t), size_t total, void* fn_ctx) {
+void om_kernel_parallel_for(void* host, void (*fn)(void*, size_t), size_t total, void* fn_ctx) {
   om_pf_host* h = host;
   OrtStatus* st = h->api->KernelContext_ParallelFor(h->ctx, fn, total, 0, fn_ctx);
   if (st) { /* no thread pool: run here */
@@ -389,7 +383,7 @@ static OrtStatus* om_compute_outputs(om_kernel* k, OrtKernelContext* ctx, size_t
     if (!outs[o]) outs[o] = out; /* a zero-size output: never written, but requested */
   }
   om_pf_host host = {api, ctx, NULL};
-  if (om_node_run_outputs(k->node, n, data, shapes, ranks, n_out, outs, out_shapes, out_ranks, om_parallel_for, &host,
+  if (om_node_run_outputs(k->node, n, data, shapes, ranks, n_out, outs, out_shapes, out_ranks, om_kernel_parallel_for, &host,
                           err, sizeof err) != 0)
     st = om_error(api, err);
 done:
@@ -467,7 +461,7 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
     }
     om_pf_host host = {api, ctx, NULL};
     if (om_node_run_shaped(k->node, n, data, (const int64_t* const*)shapes, ranks, odata, out_shape, out_rank,
-                           om_parallel_for, &host, err, sizeof err) != 0)
+                           om_kernel_parallel_for, &host, err, sizeof err) != 0)
       status = om_error(api, err);
   }
 done:

@@ -410,9 +410,13 @@ typedef struct OrtApi {
   /* 307 */ OrtHardwareDeviceType(OM_ORT_CALL* HardwareDevice_Type)(const OrtHardwareDevice* device);
   /* 308-316 */ void* unused_308_316[9];
   /* 317 */ const struct OrtEpApi*(OM_ORT_CALL* GetEpApi)(void);
-  /* 318-325 */ void* unused_318_325[8];
+  /* 318-322 */ void* unused_318_322[5];
+  /* 323 */ void* unused_323; /* ValueInfo_GetValueProducer */
+  /* 324 */ OrtStatus*(OM_ORT_CALL* ValueInfo_GetValueNumConsumers)(const OrtValueInfo* value_info, size_t* num_consumers);
+  /* 325 */ OrtStatus*(OM_ORT_CALL* ValueInfo_GetValueConsumers)(const OrtValueInfo* value_info, const OrtNode** nodes, int64_t* input_indices, size_t num_consumers);
   /* 326 */ OrtStatus*(OM_ORT_CALL* ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info, const OrtValue** initializer_value);
-  /* 327-330 */ void* unused_327_330[4];
+  /* 327-329 */ void* unused_327_329[3];
+  /* 330 */ OrtStatus*(OM_ORT_CALL* ValueInfo_IsGraphOutput)(const OrtValueInfo* value_info, bool* is_graph_output);
   /* 331 */ OrtStatus*(OM_ORT_CALL* ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info, bool* is_constant_initializer);
   /* 332-335 */ void* unused_332_335[4];
   /* 336 */ OrtStatus*(OM_ORT_CALL* Graph_GetNumOperatorSets)(const OrtGraph* graph, size_t* num_operator_sets);
@@ -443,6 +447,8 @@ typedef struct OrtApi {
 /* Each named member sits at the index its comment gives (a wrong placeholder count fails the build). */
 _Static_assert(offsetof(OrtApi, ReadOpAttr) == 272 * sizeof(void*), "OrtApi layout: ReadOpAttr is member 272");
 _Static_assert(offsetof(OrtApi, GetEpApi) == 317 * sizeof(void*), "OrtApi layout: GetEpApi is member 317");
+_Static_assert(offsetof(OrtApi, ValueInfo_GetValueConsumers) == 325 * sizeof(void*), "OrtApi: member 325");
+_Static_assert(offsetof(OrtApi, ValueInfo_IsGraphOutput) == 330 * sizeof(void*), "OrtApi: member 330");
 _Static_assert(offsetof(OrtApi, ValueInfo_IsConstantInitializer) == 331 * sizeof(void*), "OrtApi: member 331");
 _Static_assert(offsetof(OrtApi, Node_GetOutputs) == 356 * sizeof(void*), "OrtApi: member 356");
 _Static_assert(offsetof(OrtApi, OpAttr_GetType) == 363 * sizeof(void*), "OrtApi layout: OpAttr_GetType is member 363");

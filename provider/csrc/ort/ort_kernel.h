@@ -24,6 +24,14 @@ OrtStatus* om_kernel_wrap(const OrtApi* api, om_node* node, int shape_ref, const
  * prepare for it (MatMul packs B). Errors are statuses of `code` naming the problem. */
 OrtStatus* om_kernel_constant_input(const OrtApi* api, om_node* node, size_t i, const OrtValue* v, OrtErrorCode code);
 OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx);
+
+/* The host of om_kernel_parallel_for: ORT's KernelContext_ParallelFor on ctx (here, in order, where it fails). */
+typedef struct om_pf_host {
+  const OrtApi* api;
+  const OrtKernelContext* ctx;
+  OrtStatus* status;
+} om_pf_host;
+void om_kernel_parallel_for(void* host, void (*fn)(void*, size_t), size_t total, void* fn_ctx);
 void OM_ORT_CALL om_kernel_destroy(void* kernel);
 
 #endif

@@ -1,0 +1,112 @@
+/* ep_fuse.c - which claimed nodes the EP fuses (GetCapability's side of its fused chains; the run is
+ * node/elementwise_chain.c, compiled by ep_compile_chain.c).
+ *
+ * A node is chainable when the EP built its om_node, its op-table row is element-wise (no OM_F_STRUCT), it has
+ * one output and at most OM_CHAIN_MAX_INPUTS inputs. A chainable node links to the next when its output is not
+ * a graph output and every consumer of it is that one node, itself chainable (a node with two such links in
+ * takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
+ * OM_CHAIN_MAX_MEMBERS) becomes one fused node. Each intermediate value then lives only inside its fused node,
+ * so fusing changes what is computed nowhere. Knows nothing of math. */
+#include "ep_fuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "node/elementwise_chain.h" /* OM_CHAIN_MAX_MEMBERS, OM_CHAIN_MAX_INPUTS */
+
+typedef struct om_node_at {
+  const OrtNode* node;
+  size_t i;
+} om_node_at;
+
+static int om_node_at_cmp(const void* a, const void* b) {
+  uintptr_t x = (uintptr_t)((const om_node_at*)a)->node, y = (uintptr_t)((const om_node_at*)b)->node;
+  return x < y ? -1 : x > y;
+}
+
+static int om_ep_chainable(const OrtApi* api, const OrtNode* node) {
+  const char *domain = NULL, *op = NULL;
+  size_t n_in = 0, n_out = 0;
+  OrtStatus* st = api->Node_GetDomain(node, &domain);
+  if (!st) st = api->Node_GetOperatorType(node, &op);
+  if (!st) st = api->Node_GetNumInputs(node, &n_in);
+  if (!st) st = api->Node_GetNumOutputs(node, &n_out);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  int row = domain && op ? om_op_find_in(domain, op) : -1;
+  return row >= 0 && !(om_op_row(row)->flags & OM_F_STRUCT) && n_out == 1 && n_in <= OM_CHAIN_MAX_INPUTS;
+}
+
+/* The index of the one node that consumes node's only output, when it is not a graph output; -1 otherwise. */
+static long om_ep_sole_consumer(const OrtApi* api, const OrtNode* node, const om_node_at* sorted, size_t n) {
+  const OrtValueInfo* out = NULL;
+  OrtStatus* st = api->Node_GetOutputs(node, &out, 1);
+  bool graph_out = true;
+  size_t k = 0;
+  if (!st && out) st = api->ValueInfo_IsGraphOutput(out, &graph_out);
+  if (!st && out && !graph_out) st = api->ValueInfo_GetValueNumConsumers(out, &k);
+  long at = -1;
+  if (!st && out && !graph_out && k >= 1 && k <= 64) {
+    const OrtNode* who[64];
+    int64_t idx[64];
+    st = api->ValueInfo_GetValueConsumers(out, who, idx, k);
+    for (size_t c = 0; !st && c < k; c++) {
+      om_node_at key = {who[c], 0};
+      const om_node_at* hit = who[c] ? bsearch(&key, sorted, n, sizeof *sorted, om_node_at_cmp) : NULL;
+      if (!hit || (at >= 0 && (size_t)at != hit->i)) {
+        at = -1;
+        break;
+      }
+      at = (long)hit->i;
+    }
+  }
+  if (st) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  return at;
+}
+
+OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_t n, const int* claim, int* next,
+                             OrtEpGraphSupportInfo* info) {
+  const OrtApi* api = ep->api;
+  om_node_at* sorted = malloc(n * sizeof *sorted);
+  char* ok = malloc(n);
+  char* has_prev = calloc(n, 1);
+  OrtStatus* st = sorted && ok && has_prev ? NULL : om_ep_error(api, ORT_FAIL, "out of memory");
+  for (size_t i = 0; !st && i < n; i++) {
+    sorted[i] = (om_node_at){nodes[i], i};
+    ok[i] = (char)(claim[i] == 1 && om_ep_chainable(api, nodes[i]));
+    next[i] = -1;
+  }
+  if (!st) qsort(sorted, n, sizeof *sorted, om_node_at_cmp);
+  for (size_t i = 0; !st && i < n; i++) {
+    if (!ok[i]) continue;
+    long j = om_ep_sole_consumer(api, nodes[i], sorted, n);
+    if (j < 0 || (size_t)j == i || !ok[j] || has_prev[j]) continue;
+    next[i] = (int)j;
+    has_prev[j] = 1;
+  }
+  for (size_t h = 0; !st && h < n; h++) {
+    if (!ok[h] || has_prev[h] || next[h] < 0) continue; /* h heads a chain of two or more */
+    const OrtNode* group[OM_CHAIN_MAX_MEMBERS];
+    size_t at[OM_CHAIN_MAX_MEMBERS];
+    long i = (long)h;
+    while (!st && i >= 0) {
+      size_t g = 0;
+      for (; i >= 0 && g < OM_CHAIN_MAX_MEMBERS; i = next[i] >= 0 ? next[i] : -1) {
+        group[g] = nodes[i];
+        at[g++] = (size_t)i;
+      }
+      if (g < 2) break; /* a last piece of one node: claimed alone */
+      st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, group, g, NULL);
+      for (size_t k = 0; !st && k < g; k++) next[at[k]] = OM_EP_FUSED;
+    }
+  }
+  free(sorted);
+  free(ok);
+  free(has_prev);
+  return st;
+}
