@@ -1,6 +1,7 @@
 /* ep_factory.c - the library as an ONNX Runtime plugin execution-provider library: CreateEpFactories /
  * ReleaseEpFactory, one factory offering the EP `OneModelExecutionProvider` on the CPU device, and the EP itself
- * (its options `mode`, `kernel_path` and `dispatch`: its kernel registry, or compiled nodes, ep_compile.c).
+ * (its options `mode`, `kernel_path`, `dispatch`: its kernel registry, or compiled nodes, ep_compile.c; and
+ * `strict`: "1" refuses, in GetCapability, a graph with a computing node it does not claim).
  * ORT 1.24 or newer (kernel registries); an older runtime is told so when it loads the library. Knows nothing of math. */
 #include <ctype.h>
 #include <stdio.h>
@@ -52,11 +53,21 @@ static int om_ep_option(const OrtApi* api, const OrtSessionOptions* so, const ch
 }
 
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
-                                     int* compile) {
+                                     int* compile, int* strict) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
   *compile = 0;
+  *strict = 0;
+  int s = so ? om_ep_option(api, so, "strict", val, sizeof val) : 1;
+  if (s < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'strict' is too long");
+  if (s == 0) {
+    if (strcmp(val, "1") == 0) *strict = 1;
+    else if (strcmp(val, "0") != 0) {
+      snprintf(msg, sizeof msg, "%s option 'strict' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
+      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+    }
+  }
   int d = so ? om_ep_option(api, so, "dispatch", val, sizeof val) : 1;
   if (d < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'dispatch' is too long");
   if (d == 0) {
@@ -142,25 +153,25 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path, compile;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile);
+  int mode, path, compile, strict;
+  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &strict);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
   ep->base.ort_version_supported = OM_EP_ORT_VERSION;
   ep->base.GetName = om_ep_get_name;
   ep->base.GetCapability = om_ep_get_capability;
-  if (compile) { /* each claimed node a compiled node; no kernel registry (ORT then calls Compile) */
+  if (compile || strict) { /* each claimed node a compiled node (ORT then calls Compile); strict mode's refusal */
     ep->base.Compile = om_ep_compile;
     ep->base.ReleaseNodeComputeInfos = om_ep_release_compute_infos;
-  } else {
-    ep->base.GetKernelRegistry = om_ep_get_registry;
   }
+  if (!compile) ep->base.GetKernelRegistry = om_ep_get_registry;
   ep->api = f->api;
   ep->ep_api = f->ep_api;
   ep->mode = mode;
   ep->path = path;
   ep->compile = compile;
+  ep->strict = strict;
   st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
     free(ep);
@@ -175,6 +186,7 @@ static void OM_ORT_CALL om_factory_release_ep(OrtEpFactory* this_ptr, OrtEp* e) 
   om_ep* ep = (om_ep*)e;
   if (!ep) return;
   if (ep->registry) f->ep_api->ReleaseKernelRegistry(ep->registry);
+  free(ep->strict_lines);
   free(ep);
 }
 
