@@ -13,7 +13,8 @@
  * each session made from them) and tells a custom-op library neither when a session nor when its options are
  * released, so no reference count could ever drop. The bound caps what a process that makes ever new lists
  * holds: a domain is ORT's name string and one pointer per entry, so 1024 of them hold at most ~6 MB (every op
- * listed in each) and ~0.3 MB for lists of a few ops; finding a list compares at most 1024 keys of one bit an op row (20 bytes). */
+ * listed in each) and ~0.3 MB for lists of a few ops; finding a list compares at most 1024 keys of one bit an
+ * op row (20 bytes). */
 #define OM_SUBSET_CACHE_MAX 1024
 
 /* Entry j of the full registration: its OrtCustomOp and its op row (*op). */
