@@ -9,6 +9,10 @@ are their bodies' values, and the nodes of the bodies are judged one by one. Str
 ORT's CPU EP; every computing node must run on OneModel EP. A node of another domain (ORT's fused
 com.microsoft ops among them) always computes.
 
+The lists and the rule live in the C library (provider/csrc/core/om_computing.c), which the execution
+provider's own strict mode (the EP option `strict`) reads too: this module reads them from there, so both
+judge alike.
+
 Range is data movement only over integers (INTEGER_DATA_MOVEMENT_OPS: positions, exact sums); over floats
 its outputs are rounded sums (start + delta + ...), and where the input types are not known it computes. Left
 out on purpose, so they count as computing: ScatterND and ScatterElements (their `reduction` attribute adds or
@@ -20,56 +24,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from onemodel_ep._lib import ffi, lib
+
 __all__ = ["CONTROL_FLOW_OPS", "DATA_MOVEMENT_OPS", "INTEGER_DATA_MOVEMENT_OPS", "is_computing"]
 
-DATA_MOVEMENT_OPS: Final[frozenset[str]] = frozenset(
-    {
-        "Concat",
-        "Constant",
-        "ConstantOfShape",
-        "DepthToSpace",
-        "Expand",
-        "Flatten",
-        "Gather",
-        "GatherElements",
-        "GatherND",
-        "Identity",
-        "NonZero",
-        "OneHot",
-        "Pad",
-        "Reshape",
-        "SequenceAt",
-        "SequenceConstruct",
-        "SequenceEmpty",
-        "SequenceErase",
-        "SequenceInsert",
-        "SequenceLength",
-        "Shape",
-        "Size",
-        "Slice",
-        "SpaceToDepth",
-        "Split",
-        "Squeeze",
-        "Tile",
-        "Transpose",
-        "Trilu",
-        "Unsqueeze",
-    }
-)
-CONTROL_FLOW_OPS: Final[frozenset[str]] = frozenset({"If", "Loop", "Scan"})
+
+def _listed(kind: int) -> frozenset[str]:
+    """The ops of the library's list (om_noncomputing_op) of that kind."""
+    out: set[str] = set()
+    k = ffi.new("int*")
+    i = 0
+    while (name := lib.om_noncomputing_op(i, k)) != ffi.NULL:
+        if k[0] == kind:
+            out.add(ffi.string(name).decode())
+        i += 1
+    return frozenset(out)
+
+
+DATA_MOVEMENT_OPS: Final[frozenset[str]] = _listed(lib.OM_NONCOMPUTING_DATA)
+CONTROL_FLOW_OPS: Final[frozenset[str]] = _listed(lib.OM_NONCOMPUTING_CONTROL)
 # Data movement when every input is an integer tensor (exact arithmetic: the same on every kernel).
-INTEGER_DATA_MOVEMENT_OPS: Final[frozenset[str]] = frozenset({"Range"})
-_INTEGER_TYPES: Final[frozenset[str]] = frozenset(
-    {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
-)
-_DEFAULT_DOMAINS: Final[frozenset[str]] = frozenset({"", "ai.onnx"})
+INTEGER_DATA_MOVEMENT_OPS: Final[frozenset[str]] = _listed(lib.OM_NONCOMPUTING_INTEGER)
+# Element type codes by the names the reports write ("int64"), as the library names them (om_type_name).
+_TYPE_CODES: Final[dict[str, int]] = {
+    name: t for t in range(1, 32) if (name := ffi.string(lib.om_type_name(t)).decode()) != "unknown"
+}
 
 
 def is_computing(op: str, domain: str = "", input_types: Sequence[str] = ()) -> bool:
     """Whether a node of `op` in `domain` computes its outputs (is not pure data movement); `input_types`: the
     element types of its inputs by name ("int64", as the reports write them), where known."""
-    if domain not in _DEFAULT_DOMAINS:
-        return True
-    if op in INTEGER_DATA_MOVEMENT_OPS:
-        return not input_types or any(t not in _INTEGER_TYPES for t in input_types)
-    return op not in DATA_MOVEMENT_OPS | CONTROL_FLOW_OPS
+    codes = [_TYPE_CODES.get(t, -1) for t in input_types]
+    return bool(lib.om_op_computes(domain.encode(), op.encode(), len(codes), codes))

@@ -148,9 +148,10 @@ def ep_session_options(
     model (pass `enable_fallback=0` too: on an EP error, such as a bad attribute on a node OneModel claims,
     ORT's Python session otherwise retries on the CPU EP alone). With `base`, that object is changed and
     returned (ORT's SessionOptions cannot be copied); one that already has an EP added is refused.
-    strict=True: onemodel_ep.InferenceSession over these options refuses, with a StrictModeError naming each
-    one, a model whose computing nodes would not all run on OneModel EP (onemodel_ep.strict); a plain
-    onnxruntime.InferenceSession does not read the setting: call onemodel_ep.strict.check_session after it.
+    strict=True: the EP option `strict` ("1"): session creation fails, in the EP's GetCapability, with one
+    error naming each computing node (onemodel_ep.computing) it leaves to another provider, as
+    `node 'NAME' (op DOMAIN:OP): why`, subgraphs included; a plain onnxruntime.InferenceSession enforces it.
+    onemodel_ep.strict.check_session after it also catches the nodes ORT's optimiser makes after placement.
     custom_ops=False leaves the custom ops out: ORT builds their schemas and kernels anew for every session
     that has them (most of a small session's creation: docs/architecture.md), and a model without ai.onemodel
     nodes (`uses_custom_ops`) does not need them; onemodel_ep.InferenceSession passes that. A list of op types
@@ -175,6 +176,8 @@ def ep_session_options(
         options["kernel_path"] = kernel_path
     if not fuse:
         options["fuse"] = "0"
+    if strict:
+        options["strict"] = "1"  # the EP refuses the session itself (ep/ep_capability.c)
     so.add_provider_for_devices(ep_devices(), options)
     disable_optimizers(so, NUMERIC_OPTIMIZERS)
     if custom_ops is True:

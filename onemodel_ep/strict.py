@@ -126,7 +126,8 @@ def check(outside: Sequence[Outside], model: str = "the model") -> None:
 def check_session(
     model: onnx.ModelProto, sess: ort.InferenceSession, mode: str = "exact", kernel_path: str | None = None
 ) -> None:
-    """Strict mode for a plain onnxruntime.InferenceSession made with ep_session_options over `model`: raise
-    StrictModeError when a computing node runs outside OneModel EP (onemodel_ep.InferenceSession and the
-    command line do this themselves)."""
+    """Strict mode for a plain onnxruntime.InferenceSession made with ep_session_options over `model` without
+    strict=True (with it, the EP refuses the session itself): raise StrictModeError when a computing node runs
+    outside OneModel EP, ORT's record of placement included (onemodel_ep.InferenceSession and the command line
+    do this themselves)."""
     check(outside_ep(ep_report(model, sess, mode, kernel_path), assignments(sess)))

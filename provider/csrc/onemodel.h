@@ -51,6 +51,13 @@ int om_path_best(void);
 const char* om_type_name(int type);
 size_t om_type_size(int type);
 
+/* Which nodes compute (core/om_computing.c; strict mode, docs/architecture.md): the ops of ONNX's default domain
+ * that never compute, one an index from 0 (NULL past the last), with their kind; and whether a node of `op` in
+ * `domain` ("" or "ai.onnx": the default one) with those input element types (n_inputs 0: unknown) computes. */
+enum { OM_NONCOMPUTING_DATA = 0, OM_NONCOMPUTING_CONTROL = 1, OM_NONCOMPUTING_INTEGER = 2 };
+const char* om_noncomputing_op(size_t index, int* kind);
+int om_op_computes(const char* domain, const char* op, size_t n_inputs, const int* input_types);
+
 /* Node attributes, as read from the ONNX node (the ORT glue) or given by a caller (tests). */
 typedef struct om_attrs {
   int mode;          /* OM_MODE_EXACT or OM_MODE_FAST */

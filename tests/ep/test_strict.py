@@ -124,9 +124,12 @@ def test_without_strict_the_same_model_runs():
     assert [n.name for n in sess.report.stayed if n.op == "Det"] == ["det_main", "det_in_then"]
 
 
-def test_ep_session_options_strict_for_plain_ort_sessions():
-    so = ep.ep_session_options(_quiet(), strict=True)
-    assert strict.strict_requested(so) and not strict.strict_requested(ep.ep_session_options(_quiet()))
+def test_check_session_judges_a_plain_ort_session():
+    # With strict=True the EP itself refuses the session (tests/ep/test_strict_ep.py); check_session judges a
+    # session made without it, ORT's own record of placement included.
+    so = ep.ep_session_options(_quiet())
+    assert strict.strict_requested(ep.ep_session_options(_quiet(), strict=True))
+    assert not strict.strict_requested(so)
     m = det_model()
     sess = ort.InferenceSession(m.SerializeToString(), so, enable_fallback=0)
     with pytest.raises(StrictModeError, match="det_main"):

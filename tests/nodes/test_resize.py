@@ -18,6 +18,7 @@ from onnx.reference import ReferenceEvaluator
 import onemodel_ep
 from onemodel_ep.node import probe
 from tests.nodes import node_sessions as S
+from tests.nodes.resize_models import resize_model
 from tests.reference import resize_reference as RR
 
 F32 = np.dtype(np.float32)
@@ -28,28 +29,10 @@ NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 def _model(x: np.ndarray, attrs: dict[str, Any], scales: list[float] | None, sizes: list[int] | None,
            opset: int = 19, const: bool = True,
            op: str = "Resize") -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    """A one-node model; scales or sizes an initializer (const) or a graph input."""
+    """A one-node model; scales or sizes an initializer (const) or a graph input; the feeds hold x too."""
     elem = int(helper.np_dtype_to_tensor_dtype(x.dtype))
-    feeds: dict[str, np.ndarray] = {"x": x}
-    inits, ins = [], [helper.make_tensor_value_info("x", elem, list(x.shape))]
-    if scales is not None:
-        val = np.array(scales, dtype=np.float32)
-        name, kind = "scales", TensorProto.FLOAT
-    else:
-        val = np.array(sizes, dtype=np.int64)
-        name, kind = "sizes", TensorProto.INT64
-    if const:
-        inits.append(helper.make_tensor(name, kind, list(val.shape), val.ravel().tolist()))
-    else:
-        ins.append(helper.make_tensor_value_info(name, kind, list(val.shape)))
-        feeds[name] = val
-    if op == "Upsample" or opset < 11:
-        inputs = ["x", name]
-    else:
-        inputs = ["x", "", "scales", ""] if scales is not None else ["x", "", "", "sizes"]
-    node = helper.make_node(op, inputs, ["y"], name="rs", **attrs)
-    graph = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info("y", elem, None)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8), feeds
+    model, feeds = resize_model(x.shape, elem, attrs, scales, sizes, opset=opset, const=const, op=op)
+    return model, {"x": x, **feeds}
 
 
 def _data(shape: tuple[int, ...], dtype: np.dtype, seed: int = 5) -> np.ndarray:

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from onemodel_ep.node import probe
 from tests.nodes import node_sessions as S
+from tests.nodes.resize_models import resize_model
 from tests.reference import resize_docs_reference as G
 
 F = np.float32
@@ -130,24 +131,8 @@ def reference(x: np.ndarray, *, mode: str, coord: str = "half_pixel", antialias:
 def _model(shape: tuple[int, ...], attrs: dict[str, Any], scales: list[float] | None, sizes: list[int] | None,
            *, const: bool = True, opset: int = 19, declare_rank: bool = True,
            ) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    feeds: dict[str, np.ndarray] = {}
-    dims: list[int] | None = list(shape) if declare_rank else None
-    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)]
-    inits = []
-    if scales is not None:
-        val, name, kind = np.array(scales, np.float32), "scales", TensorProto.FLOAT
-    else:
-        val, name, kind = np.array(sizes, np.int64), "sizes", TensorProto.INT64
-    if const:
-        inits.append(helper.make_tensor(name, kind, list(val.shape), val.ravel().tolist()))
-    else:
-        ins.append(helper.make_tensor_value_info(name, kind, list(val.shape)))
-        feeds[name] = val
-    inputs = ["x", "", "scales", ""] if scales is not None else ["x", "", "", "sizes"]
-    node = helper.make_node("Resize", inputs, ["y"], name="rs", **attrs)
-    graph = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                              inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8), feeds
+    return resize_model(shape, TensorProto.FLOAT, attrs, scales, sizes, const=const, opset=opset,
+                        declare_rank=declare_rank)
 
 
 def _x(shape: tuple[int, ...], seed: int = 7) -> np.ndarray:

@@ -16,34 +16,14 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from tests.nodes import node_sessions as S
+from tests.nodes.resize_models import resize_model
 from tests.reference import resize_docs_reference as R
 
 COORDS = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric")
 NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-def _model(x_shape: tuple[int, ...], elem: int, attrs: dict[str, Any], scales: list[float] | None,
-           sizes: list[int] | None, *, opset: int = 19, const: bool = True, op: str = "Resize",
-           ) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    feeds: dict[str, np.ndarray] = {}
-    ins = [helper.make_tensor_value_info("x", elem, list(x_shape))]
-    inits = []
-    if scales is not None:
-        val, name, kind = np.array(scales, np.float32), "scales", TensorProto.FLOAT
-    else:
-        val, name, kind = np.array(sizes, np.int64), "sizes", TensorProto.INT64
-    if const:
-        inits.append(helper.make_tensor(name, kind, list(val.shape), val.ravel().tolist()))
-    else:
-        ins.append(helper.make_tensor_value_info(name, kind, list(val.shape)))
-        feeds[name] = val
-    if op == "Upsample" or opset < 11:
-        inputs = ["x", name]
-    else:
-        inputs = ["x", "", "scales", ""] if scales is not None else ["x", "", "", "sizes"]
-    node = helper.make_node(op, inputs, ["y"], name="rs", **attrs)
-    graph = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info("y", elem, None)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8), feeds
+_model = resize_model
 
 
 def _x(shape: tuple[int, ...], dtype: Any = np.float32, seed: int = 3) -> np.ndarray:

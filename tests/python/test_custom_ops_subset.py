@@ -86,18 +86,25 @@ def test_distinct_lists_coexist_in_one_process() -> None:
     assert second.tobytes() == np.maximum(_A + _B, _B).tobytes()
 
 
+CACHE_MAX = 1024  # OM_SUBSET_CACHE_MAX (provider/csrc/ort/custom_ops_subset.h)
+
+
 def cache_overflow() -> bool:
-    """In a fresh process: 70 distinct lists, each session running; then a list never seen (Abs alone) runs
-    Min too, since the cache stopped keeping new domains at 64 and such a session gets every op."""
+    """In a fresh process: CACHE_MAX + 6 distinct lists, each session running; then a list never seen (Abs
+    alone) runs Min too, since the cache stopped keeping new domains at CACHE_MAX and such a session gets
+    every op."""
     model = _binary(["Min"])
-    for name in [key for key in op_table() if key != "Min"][:70]:  # 70 distinct row sets
-        assert _run(model, ["Min", name]).tobytes() == np.minimum(_A, _B).tobytes()
+    others = [key for key in op_table() if key not in ("Min", "Abs")]
+    pairs = [["Min", a, b] for i, a in enumerate(others) for b in others[i:]]
+    lists = pairs[: CACHE_MAX + 6]  # distinct sets
+    for names in lists:
+        assert _run(model, names).tobytes() == np.minimum(_A, _B).tobytes()
     return _run(model, ["Abs"]).tobytes() == np.minimum(_A, _B).tobytes()
 
 
 def test_more_lists_than_the_cache_fall_back_to_every_op() -> None:
-    """Past 64 distinct lists (OM_SUBSET_CACHE_MAX) a session gets the full domain: it still runs, and so
-    does an op outside its list (the process has then stopped keeping new domains). In a child process: a
+    """Past CACHE_MAX distinct lists (OM_SUBSET_CACHE_MAX) a session gets the full domain: it still runs, and
+    so does an op outside its list (the process has then stopped keeping new domains). In a child process: a
     list this process cached earlier (a test worker caches many) would get its own domain instead."""
     from tests.ep.child import run_in_child
 

@@ -13,11 +13,9 @@ output made by Expand instead, for comparison.
 
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 import onnx
+from model_writer import write_models
 from onnx import TensorProto, helper, numpy_helper
 
 # name: (x's shape, value)
@@ -62,17 +60,9 @@ def expand_model(shape: tuple[int, ...], value: np.ndarray) -> onnx.ModelProto:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out_dir")
-    args = p.parse_args()
-    os.makedirs(args.out_dir, exist_ok=True)
-    for name, spec in MODELS.items():
-        path = os.path.join(args.out_dir, name + ".onnx")
-        onnx.save(model(*spec), path)
-        print(path)
-    path = os.path.join(args.out_dir, "expand_fmap_f32.onnx")
-    onnx.save(expand_model(*MODELS["cos_fmap_f32"]), path)
-    print(path)
+    made = [(name, lambda spec=spec: model(*spec)) for name, spec in MODELS.items()]
+    made.append(("expand_fmap_f32", lambda: expand_model(*MODELS["cos_fmap_f32"])))
+    write_models(__doc__.splitlines()[0], made)
 
 
 if __name__ == "__main__":

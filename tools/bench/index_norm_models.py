@@ -17,11 +17,9 @@ over ResNet's last map.
 
 from __future__ import annotations
 
-import argparse
-import os
-
 import numpy as np
 import onnx
+from model_writer import write_models
 from onnx import TensorProto, helper, numpy_helper
 
 # name: (op, input type, input shape, attributes, initializers after the input)
@@ -63,14 +61,8 @@ def model(op: str, t: int, shape: tuple[int, ...], attrs: dict[str, object],
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out_dir")
-    args = p.parse_args()
-    os.makedirs(args.out_dir, exist_ok=True)
-    for name, spec in MODELS.items():
-        path = os.path.join(args.out_dir, name + ".onnx")
-        onnx.save(model(*spec), path)
-        print(path)
+    made = [(name, lambda spec=spec: model(*spec)) for name, spec in MODELS.items()]
+    write_models(__doc__.splitlines()[0], made)
 
 
 if __name__ == "__main__":

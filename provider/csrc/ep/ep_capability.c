@@ -1,7 +1,9 @@
 /* ep_capability.c - which nodes of a graph the execution provider claims: exactly those om_node_create accepts
  * (op, opset, input element types and attributes: the function the rewriter asks), each claimed alone so ORT's
  * own shape inference and memory planning stay in charge: for a registered kernel, or (dispatch=compile) as a
- * compiled node of its own. ORT calls this once per graph, subgraphs included.
+ * compiled node of its own. ORT calls this once per graph, subgraphs included (theirs before their parent's).
+ * Strict mode (session option `strict`): every computing node (core/om_computing.c) it leaves is noted with the
+ * reason om_ep_build gives, and session creation fails with one error listing them all (om_ep_strict_claim).
  * Knows nothing of math. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,7 +284,10 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
   }
   if (!domain || !op) return -1;
   int row = om_op_find_in(domain, op);
-  if (row < 0) return -1;
+  if (row < 0) {
+    snprintf(err, errlen, "node '%s' (op %s): not an operator of OneModel EP", name ? name : "", op);
+    return -1;
+  }
   /* the graph's opset is the default domain's; a row of another domain (com.microsoft) reads the node's own
    * since-version, the opset of its domain that defines it */
   if (om_op_row(row)->domain[0]) opset = 0;
@@ -311,7 +316,11 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     goto done;
   }
   for (size_t i = 0; i < n; i++)
-    if ((types[i] = om_ep_value_type(api, vs[i])) < 0) goto done;
+    if ((types[i] = om_ep_value_type(api, vs[i])) < 0) {
+      snprintf(err, errlen, "node '%s' (op %s): input %zu has no known tensor element type", name ? name : "", op,
+               i);
+      goto done;
+    }
   if (om_ep_ranks_served(api, node, vs, n, name ? name : "", op, err, errlen) != 0) goto done;
   om_attrs attrs;
   om_attrs_defaults(&attrs);
@@ -348,12 +357,13 @@ done:
   return result;
 }
 
-/* 1 when the EP claims `node` with an om_node built, 0 when it claims it for its error, -1 when it leaves it. */
-static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset) {
+/* 1 when the EP claims `node` with an om_node built, 0 when it claims it for its error, -1 when it leaves it
+ * (err then says why). */
+static int om_ep_claims(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen) {
   om_node* probe = NULL;
-  char err[512];
-  int r = om_ep_build(ep, node, opset, &probe, err, sizeof err);
+  int r = om_ep_build(ep, node, opset, &probe, err, errlen);
   om_node_destroy(probe);
+  if (r < 0 && !err[0]) snprintf(err, errlen, "not served by OneModel EP");
   return r;
 }
 
@@ -388,17 +398,114 @@ int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph) {
   return opset;
 }
 
+/* ---- strict mode --------------------------------------------------------------------------------------------- */
+/* Whether `node` computes (om_op_computes, from its domain, op type and input element types). */
+static int om_ep_node_computes(const OrtApi* api, const OrtNode* node, const char* domain, const char* op) {
+  size_t n = 0;
+  const OrtValueInfo* vs[8];
+  int types[8];
+  OrtStatus* st = api->Node_GetNumInputs(node, &n);
+  if (!st && n > 8) n = 0; /* only Range's types matter, and it has three inputs */
+  if (!st && n) st = api->Node_GetInputs(node, vs, n);
+  if (st) {
+    api->ReleaseStatus(st);
+    n = 0;
+  }
+  for (size_t i = 0; i < n; i++) types[i] = om_ep_value_type(api, vs[i]);
+  return om_op_computes(domain, op, n, types);
+}
+
+/* Strict mode: note `node`, left to another provider, when it computes, as "node 'NAME' (op DOMAIN:OP): why"
+ * (why: err without om_ep_build's "node '...' (op ...): " prefix). A line noted before (ORT may ask again about
+ * the same graph) is not repeated. */
+static OrtStatus* om_ep_strict_note(om_ep* ep, const OrtNode* node, const char* err) {
+  const OrtApi* api = ep->api;
+  const char *domain = NULL, *op = NULL, *name = NULL;
+  OrtStatus* st = api->Node_GetDomain(node, &domain);
+  if (!st) st = api->Node_GetOperatorType(node, &op);
+  if (!st) st = api->Node_GetName(node, &name);
+  if (st) return st;
+  domain = domain && domain[0] ? domain : "ai.onnx";
+  op = op ? op : "";
+  name = name ? name : "";
+  if (!om_ep_node_computes(api, node, domain, op)) return NULL;
+  char prefix[400], line[1200];
+  snprintf(prefix, sizeof prefix, "node '%s' (op %s): ", name, op);
+  const char* why = strncmp(err, prefix, strlen(prefix)) == 0 ? err + strlen(prefix) : err;
+  snprintf(line, sizeof line, "\n  node '%s' (op %s:%s): %s", name, domain, op, why);
+  size_t had = ep->strict_lines ? strlen(ep->strict_lines) : 0;
+  if (had && strstr(ep->strict_lines, line)) return NULL;
+  char* grown = realloc(ep->strict_lines, had + strlen(line) + 1);
+  if (!grown) return om_ep_error(api, ORT_FAIL, "out of memory");
+  memcpy(grown + had, line, strlen(line) + 1);
+  ep->strict_lines = grown;
+  return NULL;
+}
+
+/* Strict mode, once the main graph is done: the error naming every node noted (subgraphs included), then none
+ * kept; NULL before (a subgraph's compiled nodes compile as usual) or when none was noted. */
+OrtStatus* om_ep_strict_refusal(om_ep* ep) {
+  if (!ep->strict_due || !ep->strict_lines) return NULL;
+  size_t count = 0;
+  for (const char* p = ep->strict_lines; (p = strchr(p, '\n')) != NULL; p++) count++;
+  size_t len = strlen(ep->strict_lines) + 200;
+  char* msg = malloc(len);
+  OrtStatus* st = NULL;
+  if (msg) {
+    snprintf(msg, len, "strict mode: %zu computing node(s) would run outside %s:%s", count, OM_EP_NAME,
+             ep->strict_lines);
+    st = om_ep_error(ep->api, ORT_FAIL, msg);
+    free(msg);
+  } else {
+    st = om_ep_error(ep->api, ORT_FAIL, "strict mode: computing nodes would run outside " OM_EP_NAME);
+  }
+  free(ep->strict_lines);
+  ep->strict_lines = NULL;
+  return st;
+}
+
+/* Whether `graph` is the model's main graph (not an If/Loop/Scan body). */
+static int om_ep_main_graph(const OrtApi* api, const OrtGraph* graph) {
+  const OrtNode* parent = NULL;
+  OrtStatus* st = api->Graph_GetParentNode(graph, &parent);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 1;
+  }
+  return parent == NULL;
+}
+
+/* Strict mode's carrier of the refusal: ORT only logs an error of GetCapability and goes on, but fails the session
+ * on an error of Compile. So the main graph's first refused node (else its first node outside control flow, else
+ * its first) is claimed as a compiled node, whose Compile returns the refusal (ep_compile.c), and nothing else. */
+static OrtStatus* om_ep_strict_claim(om_ep* ep, const OrtNode* const* nodes, const int* claim, size_t n,
+                                     OrtEpGraphSupportInfo* info) {
+  ep->strict_due = 1;
+  size_t pick = n;
+  for (size_t i = 0; i < n && pick == n; i++)
+    if (claim[i] < 0) pick = i;
+  for (size_t i = 0; i < n && pick == n; i++) {
+    const char* op = NULL;
+    OrtStatus* st = ep->api->Node_GetOperatorType(nodes[i], &op);
+    if (st) return st;
+    int kind = -1;
+    for (size_t k = 0; op && om_noncomputing_op(k, NULL); k++)
+      if (strcmp(om_noncomputing_op(k, &kind), op) == 0) break;
+    if (kind != OM_NONCOMPUTING_CONTROL) pick = i;
+  }
+  return ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[pick < n ? pick : 0], 1, NULL);
+}
+
 OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info) {
-  const om_ep* ep = (const om_ep*)this_ptr;
+  om_ep* ep = (om_ep*)this_ptr;
   const OrtApi* api = ep->api;
   size_t n = 0;
   OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
   if (st || n == 0) return st;
   const OrtNode** nodes = malloc(n * sizeof *nodes);
-  if (!nodes) return om_ep_error(api, ORT_FAIL, "out of memory");
   int* claim = malloc(n * sizeof *claim);
   int* next = malloc(n * sizeof *next);
-  if (!claim || !next) {
+  if (!nodes || !claim || !next) {
     free(nodes);
     free(claim);
     free(next);
@@ -406,21 +513,32 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   }
   st = api->Graph_GetNodes(graph, nodes, n);
   int opset = st ? 0 : om_ep_graph_opset(api, graph);
+  char why[512];
   for (size_t i = 0; !st && i < n; i++) {
-    claim[i] = om_ep_claims(ep, nodes[i], opset);
+    claim[i] = om_ep_claims(ep, nodes[i], opset, why, sizeof why);
     next[i] = -1;
-  }
-  /* chains of element-wise nodes, each one fused node (ep_fuse.c); their members are claimed there */
-  if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
-  for (size_t i = 0; !st && i < n; i++) {
-    if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;
-    if (ep->compile) { /* one compiled node per claimed node: ORT still plans its inputs and outputs */
-      st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
-      continue;
+    if (claim[i] >= 0 && !ep->compile) { /* served through a registered kernel: is there one for its opset? */
+      const OrtKernelDef* def = NULL;
+      st = ep->ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
+      if (!st && !def) {
+        claim[i] = -1;
+        snprintf(why, sizeof why, "no kernel of OneModel EP is registered for this node's opset and types");
+      }
     }
-    const OrtKernelDef* def = NULL;
-    st = ep->ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
-    if (!st && def) st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+    if (!st && claim[i] < 0 && ep->strict) st = om_ep_strict_note(ep, nodes[i], why);
+  }
+  if (!st && ep->strict_lines && om_ep_main_graph(api, graph)) {
+    st = om_ep_strict_claim(ep, nodes, claim, n, info);
+  } else {
+    /* chains of element-wise nodes, each one fused node (ep_fuse.c); their members are claimed there */
+    if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
+    for (size_t i = 0; !st && i < n; i++) {
+      if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;
+      if (ep->compile) /* one compiled node per claimed node: ORT still plans its inputs and outputs */
+        st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
+      else
+        st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+    }
   }
   free(nodes);
   free(claim);

@@ -9,6 +9,8 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
 /* The om_node for `node` as GetCapability sees it (opset: the graph's default-domain opset, 0 for the node's
  * since-version): NULL with a message naming node, op and problem in err. */
 om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen);
+/* Strict mode: the error naming each computing node GetCapability left, every graph's; NULL when none. */
+OrtStatus* om_ep_strict_refusal(om_ep* ep);
 int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph);
 /* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
 int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "node/broadcast.h"
-#include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset */
+#include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset, om_ep_strict_refusal */
 #include "ep_compile.h"
 #include "ep_compile_chain.h"
 #include "ort/ort_kernel.h"
@@ -161,8 +161,9 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
                                      size_t count, OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes) {
   (void)ep_context_nodes; /* no EPContext models: the nodes are compiled anew at each session */
   const om_ep* ep = (const om_ep*)this_ptr;
-  OrtStatus* st = NULL;
   for (size_t i = 0; i < count; i++) infos[i] = NULL;
+  OrtStatus* st = om_ep_strict_refusal((om_ep*)this_ptr); /* strict mode's refusal (ep_capability.c) */
+  if (st) return st;
   for (size_t i = 0; !st && i < count; i++) {
     om_ep_compiled* c = calloc(1, sizeof *c);
     if (!c) {

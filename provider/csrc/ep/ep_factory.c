@@ -1,7 +1,8 @@
 /* ep_factory.c - the library as an ONNX Runtime plugin execution-provider library: CreateEpFactories /
  * ReleaseEpFactory, one factory offering the EP `OneModelExecutionProvider` on the CPU device, and the EP itself
- * (its options `mode`, `kernel_path`, `dispatch`: its kernel registry, or compiled nodes, ep_compile.c, and
- * `fuse`: chains of element-wise nodes as one fused node each, ep_fuse.c).
+ * (its options `mode`, `kernel_path`, `dispatch`: its kernel registry, or compiled nodes, ep_compile.c;
+ * `fuse`: chains of element-wise nodes as one fused node each, ep_fuse.c; and `strict`: "1" refuses a graph
+ * with a computing node it does not claim, ep_capability.c).
  * ORT 1.24 or newer (kernel registries); an older runtime is told so when it loads the library. Knows nothing of math. */
 #include <ctype.h>
 #include <stdio.h>
@@ -53,7 +54,7 @@ static int om_ep_option(const OrtApi* api, const OrtSessionOptions* so, const ch
 }
 
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
-                                     int* compile, int* fuse) {
+                                     int* compile, int* fuse, int* strict) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
@@ -65,6 +66,16 @@ static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions*
     if (strcmp(val, "0") == 0) *fuse = 0;
     else if (strcmp(val, "1") != 0) {
       snprintf(msg, sizeof msg, "%s option 'fuse' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
+      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+    }
+  }
+  *strict = 0;
+  int s = so ? om_ep_option(api, so, "strict", val, sizeof val) : 1;
+  if (s < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'strict' is too long");
+  if (s == 0) {
+    if (strcmp(val, "1") == 0) *strict = 1;
+    else if (strcmp(val, "0") != 0) {
+      snprintf(msg, sizeof msg, "%s option 'strict' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
       return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
     }
   }
@@ -153,16 +164,16 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path, compile, fuse;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse);
+  int mode, path, compile, fuse, strict;
+  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse, &strict);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
   ep->base.ort_version_supported = OM_EP_ORT_VERSION;
   ep->base.GetName = om_ep_get_name;
   ep->base.GetCapability = om_ep_get_capability;
-  /* compiled nodes: fused chains, and (dispatch=compile) every other claimed node; the kernel registry for the
-   * nodes claimed alone in registry dispatch */
+  /* compiled nodes: fused chains, strict mode's refusal and (dispatch=compile) every other claimed node; the
+   * kernel registry for the nodes claimed alone in registry dispatch */
   ep->base.Compile = om_ep_compile;
   ep->base.ReleaseNodeComputeInfos = om_ep_release_compute_infos;
   if (!compile) ep->base.GetKernelRegistry = om_ep_get_registry;
@@ -172,6 +183,7 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   ep->path = path;
   ep->compile = compile;
   ep->fuse = fuse;
+  ep->strict = strict;
   st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
     free(ep);
@@ -186,6 +198,7 @@ static void OM_ORT_CALL om_factory_release_ep(OrtEpFactory* this_ptr, OrtEp* e) 
   om_ep* ep = (om_ep*)e;
   if (!ep) return;
   if (ep->registry) f->ep_api->ReleaseKernelRegistry(ep->registry);
+  free(ep->strict_lines);
   free(ep);
 }
 

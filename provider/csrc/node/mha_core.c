@@ -289,3 +289,48 @@ int om_mha_compute(const om_mha_call* c, om_parallel_for_fn parallel_for, void* 
   }
   return om_parallel_ranges(parallel_for, host_ctx, units * om_mha_blocks(c), 1, om_mha_attend, c);
 }
+
+void om_mha_output_shapes(const om_mha_call* c, const om_node_io* io) {
+  int64_t* o = io->out_shapes;
+  size_t KH = om_mha_kv_heads(c);
+  if (c->out_bnsh) {
+    o[0] = (int64_t)c->B;
+    o[1] = (int64_t)c->N;
+    o[2] = (int64_t)c->S;
+    o[3] = (int64_t)c->Hv;
+    io->out_ranks[0] = 4;
+  } else {
+    o[0] = (int64_t)c->B;
+    o[1] = (int64_t)c->S;
+    o[2] = (int64_t)(c->N * c->Hv);
+    io->out_ranks[0] = 3;
+  }
+  for (size_t k = 1; k < 3 && k < io->n_outputs; k++) {
+    int64_t* d = o + k * OM_NODE_MAX_RANK;
+    d[0] = (int64_t)c->B;
+    d[1] = (int64_t)KH;
+    d[2] = (int64_t)c->T;
+    d[3] = (int64_t)(k == 1 ? c->H : c->Hv);
+    io->out_ranks[k] = 4;
+  }
+}
+
+int om_mha_run_outputs(om_mha_call* c, const om_node_io* io) {
+  float* scratch[2] = {NULL, NULL};
+  float* caches[2];
+  size_t width[2] = {c->H, c->Hv};
+  int rc = 0;
+  for (size_t k = 0; k < 2; k++) {
+    caches[k] = io->n_outputs > 1 + k ? io->outs[1 + k] : NULL;
+    size_t n = c->B * om_mha_kv_heads(c) * c->T * width[k] + 1;
+    if (!caches[k]) caches[k] = scratch[k] = malloc(n * sizeof(float));
+    if (!caches[k]) rc = -1;
+  }
+  c->cache_k = caches[0];
+  c->cache_v = caches[1];
+  c->out = io->outs[0];
+  if (rc == 0) rc = om_mha_compute(c, io->parallel_for, io->host_ctx);
+  free(scratch[0]);
+  free(scratch[1]);
+  return rc;
+}

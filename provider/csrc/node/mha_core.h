@@ -93,4 +93,13 @@ void om_attn_softcap(const om_node* node, float c, float* t, size_t n);
 /* Fill the caches, then the output: 0, or -1 when out of memory. */
 int om_mha_compute(const om_mha_call* c, om_parallel_for_fn parallel_for, void* host_ctx);
 
+/* The output shapes of call c into io: output 0 (B, S, N Hv), or (B, N, S, Hv) when out_bnsh; the present key
+ * and value (outputs 1 and 2, those the node has) (B, KH, T, H) and (B, KH, T, Hv). Shared by
+ * MultiHeadAttention (node_mha.c) and ONNX Attention (node_onnx_attention.c). */
+void om_mha_output_shapes(const om_mha_call* c, const om_node_io* io);
+
+/* Run call c into io's outputs (om_mha_compute): the caches are the present key and value outputs where the node
+ * has them, else scratch freed after. 0, or -1 when out of memory. */
+int om_mha_run_outputs(om_mha_call* c, const om_node_io* io);
+
 #endif

@@ -2,7 +2,8 @@
  * empty list: a scalar), every element the one element of the tensor attribute `value` (float +0.0 when absent),
  * of that element's type: float, double, float16, bfloat16 (opset 20 on), int8 ... int64, uint8 ... uint64 or
  * bool. No arithmetic: the element's bytes are copied as the attribute stores them (NaN payloads and -0.0 kept),
- * in fixed chunks of 65,536 output elements (the last one short), each filled by doubling copies. Input 1, when given, is the rewriter's empty witness of the output type
+ * in fixed chunks of 65,536 output elements (the last one short), each filled by doubling copies up to a 4 KiB
+ * block, then by copies of that block. Input 1, when given, is the rewriter's empty witness of the output type
  * (docs/data-movement.md).
  */
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "parallel.h"
 
 #define OM_COS_CHUNK ((size_t)1 << 16) /* output elements per parallel chunk */
+#define OM_COS_BLOCK ((size_t)4096) /* bytes of the block a chunk is filled from; every element size divides it */
 #define OM_COS_MAX_BYTES ((uint64_t)1 << 62) /* an output of this many bytes or more is refused */
 
 typedef struct om_cos_node {
@@ -107,17 +109,21 @@ typedef struct om_cos_job {
   const unsigned char* value;
 } om_cos_job;
 
-/* Elements [begin, end): the element once, then the bytes written so far copied after themselves, doubling. */
+/* Elements [begin, end): the element once, then the bytes written so far copied after themselves, doubling, up
+ * to OM_COS_BLOCK bytes; then that first block (in L1) copied after itself until the range is full: every byte
+ * is written once and read back only from the block (doubling all the way read half the range back). */
 static int om_cos_fill(const void* args, size_t begin, size_t end) {
   const om_cos_job* j = args;
   unsigned char* dst = j->out + begin * j->esz;
   size_t total = (end - begin) * j->esz, done = j->esz;
+  size_t block = total < OM_COS_BLOCK ? total : OM_COS_BLOCK; /* a whole number of elements: esz divides it */
   memcpy(dst, j->value, j->esz);
-  while (done < total) {
-    size_t n = done < total - done ? done : total - done;
+  while (done < block) {
+    size_t n = done < block - done ? done : block - done;
     memcpy(dst + done, dst, n);
     done += n;
   }
+  for (; done < total; done += block) memcpy(dst + done, dst, block < total - done ? block : total - done);
   return 0;
 }
 

@@ -227,14 +227,19 @@ static int om_gbq_shapes(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-typedef struct om_gbq_job {
-  const om_gbq_node* g;
-  om_gbq_geom m;
+/* A run's indices, inputs and output, as both kinds of job (8-bit and 4-bit) read them (om_gbq_dispatch). */
+typedef struct om_gbq_io {
   int index_type;
   const void* indices;
   const uint8_t *data, *zp;
   const float* scales;
   float* y;
+} om_gbq_io;
+
+typedef struct om_gbq_job {
+  om_gbq_io x;
+  const om_gbq_node* g;
+  om_gbq_geom m;
 } om_gbq_job;
 
 /* Value j of a packed row of `bits`-bit values, lowest bits first. */
@@ -249,12 +254,12 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
   const om_gbq_geom* m = &j->m;
   int bits = j->g->bits;
   for (size_t row = b; row < e; row++) {
-    int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
+    int64_t v = om_index_at(j->x.index_type, j->x.indices, row / m->inner);
     size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
-    const uint8_t* q = j->data + src * m->bytes;
-    const float* sc = j->scales + src * m->blocks;
-    const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
-    float* y = j->y + row * m->q;
+    const uint8_t* q = j->x.data + src * m->bytes;
+    const float* sc = j->x.scales + src * m->blocks;
+    const uint8_t* zp = j->x.zp ? j->x.zp + src * m->zp_bytes : NULL;
+    float* y = j->x.y + row * m->q;
     size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
     for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
@@ -277,13 +282,10 @@ static int32_t om_gbq_nibble(const uint8_t* p, size_t i, int is_signed) {
 }
 
 typedef struct om_gbq_job4 {
+  om_gbq_io x;
   om_gbq_geom4 m;
   unsigned block_log2; /* block_size = 2^block_log2 */
-  int is_signed, index_type;
-  const void* indices;
-  const uint8_t *data, *zp;
-  const float* scales;
-  float* y;
+  int is_signed;
 } om_gbq_job4;
 
 /* Output rows [b, e) of `inner` values each: row = o * n_indices + i gathers data[o, indices[i], :]. */
@@ -293,16 +295,16 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
   const size_t q_span = m->q_dim * m->q_inner; /* data elements per q_outer index */
   for (size_t row = b; row < e; row++) {
     size_t o = row / m->n_indices;
-    int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
+    int64_t v = om_index_at(j->x.index_type, j->x.indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
-    float* y = j->y + row * m->inner;
+    float* y = j->x.y + row * m->inner;
     /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
      * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
     size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
       size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
-      int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
-      y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * j->scales[si];
+      int32_t z = j->x.zp ? om_gbq_nibble(j->x.zp, si, j->is_signed) : 0;
+      y[t] = (float)(om_gbq_nibble(j->x.data, i, j->is_signed) - z) * j->x.scales[si];
       if (++zi == m->q_inner) {
         zi = 0;
         if (++qi == m->q_dim) {
@@ -315,6 +317,29 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
   return 0;
 }
 
+/* The run's shared part: read the indices into x and check them (against `bound` along data's axis `ga`), then
+ * fill the out_rows output rows of row_elems values each by rows(job, ...) in fixed chunks of about
+ * OM_GBQ_CHUNK_ELEMS values (x: job's first member). */
+static int om_gbq_dispatch(const om_node* node, const om_node_io* io, om_gbq_io* x, size_t n_indices, size_t bound,
+                           size_t ga, size_t out_rows, size_t row_elems, om_range_fn rows) {
+  x->index_type = ((const om_gbq_node*)node->impl)->index_type;
+  x->indices = io->data[1];
+  if (om_indices_check(node, x->index_type, x->indices, n_indices, (int64_t)bound, "axis", ga, io->err,
+                       io->errlen) != 0)
+    return -1;
+  if (out_rows == 0 || row_elems == 0) return 0;
+  x->data = io->data[0];
+  x->scales = io->data[2];
+  x->zp = io->n_inputs > 3 ? io->data[3] : NULL;
+  x->y = io->outs[0];
+  size_t chunk = OM_GBQ_CHUNK_ELEMS / row_elems;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, rows, x) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
+    return -1;
+  }
+  return 0;
+}
+
 static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   const om_gbq_node* g = node->impl;
   om_gbq_job4 j;
@@ -322,23 +347,8 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   if (om_gbq_geometry4(node, io, &j.m) != 0) return -1;
   while (((size_t)1 << j.block_log2) < g->block) j.block_log2++;
   j.is_signed = g->type == OM_T_INT4;
-  j.index_type = g->index_type;
-  j.indices = io->data[1];
-  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.axis, "axis", j.m.ga, io->err,
-                       io->errlen) != 0)
-    return -1;
-  size_t out_rows = j.m.outer * j.m.n_indices;
-  if (out_rows == 0 || j.m.inner == 0) return 0;
-  j.data = io->data[0];
-  j.scales = io->data[2];
-  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
-  j.y = io->outs[0];
-  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.inner;
-  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows4, &j) != 0) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
-    return -1;
-  }
-  return 0;
+  return om_gbq_dispatch(node, io, &j.x, j.m.n_indices, j.m.axis, j.m.ga, j.m.outer * j.m.n_indices, j.m.inner,
+                         om_gbq_rows4);
 }
 
 static int om_gbq_run(const om_node* node, const om_node_io* io) {
@@ -347,23 +357,7 @@ static int om_gbq_run(const om_node* node, const om_node_io* io) {
   memset(&j, 0, sizeof j);
   if (om_gbq_geometry(node, io, &j.m) != 0) return -1;
   j.g = node->impl;
-  j.index_type = j.g->index_type;
-  j.indices = io->data[1];
-  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.rows, "axis", 0, io->err,
-                       io->errlen) != 0)
-    return -1;
-  size_t out_rows = j.m.n_indices * j.m.inner;
-  if (out_rows == 0 || j.m.q == 0) return 0;
-  j.data = io->data[0];
-  j.scales = io->data[2];
-  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
-  j.y = io->outs[0];
-  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;
-  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows, &j) != 0) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
-    return -1;
-  }
-  return 0;
+  return om_gbq_dispatch(node, io, &j.x, j.m.n_indices, j.m.rows, 0, j.m.n_indices * j.m.inner, j.m.q, om_gbq_rows);
 }
 
 const om_family om_family_gather_block_quantized = {.state_size = sizeof(om_gbq_node), .create = om_gbq_create,

@@ -230,27 +230,7 @@ static int om_oa_geometry(const om_node* node, const om_node_io* io, om_mha_call
 static int om_oa_shapes(const om_node* node, const om_node_io* io) {
   om_mha_call c;
   if (om_oa_geometry(node, io, &c) != 0) return -1;
-  int64_t* o = io->out_shapes;
-  if (c.out_bnsh) {
-    o[0] = (int64_t)c.B;
-    o[1] = (int64_t)c.N;
-    o[2] = (int64_t)c.S;
-    o[3] = (int64_t)c.Hv;
-    io->out_ranks[0] = 4;
-  } else {
-    o[0] = (int64_t)c.B;
-    o[1] = (int64_t)c.S;
-    o[2] = (int64_t)(c.N * c.Hv);
-    io->out_ranks[0] = 3;
-  }
-  for (size_t k = 1; k < 3 && k < io->n_outputs; k++) {
-    int64_t* d = o + k * OM_NODE_MAX_RANK;
-    d[0] = (int64_t)c.B;
-    d[1] = (int64_t)c.KH;
-    d[2] = (int64_t)c.T;
-    d[3] = (int64_t)(k == 1 ? c.H : c.Hv);
-    io->out_ranks[k] = 4;
-  }
+  om_mha_output_shapes(&c, io);
   return 0;
 }
 
@@ -259,22 +239,7 @@ static int om_oa_run(const om_node* node, const om_node_io* io) {
   size_t errlen = io->errlen;
   om_mha_call c;
   if (om_oa_geometry(node, io, &c) != 0) return -1;
-  float* scratch[2] = {NULL, NULL};
-  float* caches[2];
-  size_t width[2] = {c.H, c.Hv};
-  int rc = 0;
-  for (size_t k = 0; k < 2; k++) {
-    caches[k] = io->n_outputs > 1 + k ? io->outs[1 + k] : NULL;
-    if (!caches[k]) caches[k] = scratch[k] = malloc((c.B * c.KH * c.T * width[k] + 1) * sizeof(float));
-    if (!caches[k]) rc = -1;
-  }
-  c.cache_k = caches[0];
-  c.cache_v = caches[1];
-  c.out = io->outs[0];
-  if (rc == 0) rc = om_mha_compute(&c, io->parallel_for, io->host_ctx);
-  free(scratch[0]);
-  free(scratch[1]);
-  if (rc != 0) OM_OA_FAIL("out of memory");
+  if (om_mha_run_outputs(&c, io) != 0) OM_OA_FAIL("out of memory");
   return 0;
 }
 

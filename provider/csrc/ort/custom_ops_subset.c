@@ -2,7 +2,8 @@
  * "onemodel.custom_ops"): ORT builds a schema and a kernel registration for each op of a registered domain in
  * every session, so a session registering the ~750 entries of every op costs ~38 ms to create, one
  * registering the few its model uses ~1 ms. A domain must outlive the sessions that use it, so each distinct
- * set of ops gets one domain, kept for the process's life (OM_SUBSET_CACHE_MAX of them, under a lock).
+ * set of ops gets one domain, kept for the process's life (OM_SUBSET_CACHE_MAX of them, under a lock; why a
+ * bound and no freeing: custom_ops_subset.h, docs/architecture.md).
  */
 #include <stdlib.h>
 #include <string.h>

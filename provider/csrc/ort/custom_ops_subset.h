@@ -8,8 +8,14 @@
 
 /* The session config entry naming the ops to register: their keys (om_ops.def), comma-separated. */
 #define OM_CUSTOM_OPS_KEY "onemodel.custom_ops"
-/* Distinct lists kept, each with its domain, for the process's life; beyond, the full domain is used. */
-#define OM_SUBSET_CACHE_MAX 64
+/* Distinct lists kept, each with its domain, for the process's life; beyond, the full domain is used. Nothing
+ * can be freed: ORT keeps a raw pointer to a domain in every OrtSessionOptions it was added to (and reads it for
+ * each session made from them) and tells a custom-op library neither when a session nor when its options are
+ * released, so no reference count could ever drop. The bound caps what a process that makes ever new lists
+ * holds: a domain is ORT's name string and one pointer per entry, so 1024 of them hold at most ~6 MB (every op
+ * listed in each) and ~0.3 MB for lists of a few ops; finding a list compares at most 1024 keys of one bit an
+ * op row (20 bytes). */
+#define OM_SUBSET_CACHE_MAX 1024
 
 /* Entry j of the full registration: its OrtCustomOp and its op row (*op). */
 typedef const OrtCustomOp* (*om_custom_op_entry)(size_t j, int* op);
