@@ -103,6 +103,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_BIAS_GELU:
     case OM_OP_FAST_GELU:
     case OM_OP_QUICK_GELU: return &om_family_gelu;
+    case OM_OP_BIAS_SOFTMAX: return &om_family_bias_softmax;
     case OM_OP_ROTARY_EMBEDDING:
     case OM_OP_MS_ROTARY_EMBEDDING: return &om_family_rotary;
     case OM_OP_QLINEAR_ADD:
