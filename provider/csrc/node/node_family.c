@@ -141,7 +141,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_CONSTANT_OF_SHAPE: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of `value`'s type */
     case OM_OP_QLINEAR_CONV: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of y's type */
     case OM_OP_EMBED_LAYER_NORMALIZATION: return k == 1 ? OM_T_INT32 : OM_T_FLOAT; /* mask_index */
-    case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_FLOAT;
+    case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_UNDEFINED; /* the last input's: the scales or the witness */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

@@ -5,16 +5,18 @@
  * data: uint8 [D0, ..., Dr-1] holding 8 / bits values per byte along the last axis, lowest bits first (bits 2,
  * 4 or 8), Q = Dr-1 * 8 / bits values per row; gather_axis 0 and quantize_axis the last (ONNX Runtime's rule
  * for uint8 data); indices: int32 or int64, any shape, negative ones counted from the end, one out of
- * [-D0, D0 - 1] fails the run; scales: f32, data's shape with the last dimension ceil(Q / block_size)
+ * [-D0, D0 - 1] fails the run; scales: f32 or f16, data's shape with the last dimension ceil(Q / block_size)
  * (block_size a power of 2, at least 16, default 128); zero_points: optional uint8, scales' shape with the last
- * dimension ceil(blocks * bits / 8), packed as data; absent: 2^(bits - 1). Output: f32 of shape indices' shape
- * + data's [D1, ..., Dr-2] + [Q].
+ * dimension ceil(blocks * bits / 8), packed as data; absent: 2^(bits - 1). Output: scales' type, of shape
+ * indices' shape + data's [D1, ..., Dr-2] + [Q]. f16 scales: widened exactly to f32, the product rounded to f32,
+ * then to f16 (ONNX Runtime's CPU kernel's order: two roundings, bit-equal to it).
  *
  * uint4 / int4 data (ONNX Runtime's types: the shape counts values, two a byte, element i of the tensor in row-major
  * order in the low four bits of byte i / 2 when i is even, the high four when odd; int4 sign-extended): bits 4,
  * any gather_axis and quantize_axis; scales of data's shape with dimension ceil(D_q / block_size) at the quantize
  * axis; zero_points of data's type and scales' shape, packed the same way; absent: 0. Output: data's shape with
- * the gather axis replaced by indices' shape. Float8 data and f16 scales are left to stock ORT.
+ * the gather axis replaced by indices' shape. Float8 data is left to stock ORT. The node's last input may be the
+ * rewriter's empty witness of the output's type (ignored here).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "core/om_ops.h"
+#include "math/om_half.h"
 
 #define OM_GBQ_CHUNK_ELEMS ((size_t)1 << 15)
 
@@ -62,7 +65,8 @@ static int om_gbq_create(om_node* node, const om_attrs* a, char* err, size_t err
     OM_GBQ_FAIL("attribute gather_axis = %lld is not served (only 0, for uint8 data)", (long long)a->gather_axis);
   if (types[1] != OM_T_INT32 && types[1] != OM_T_INT64)
     OM_GBQ_FAIL("indices have type %s; they must be int32 or int64", om_type_name(types[1]));
-  if (types[2] != OM_T_FLOAT) OM_GBQ_FAIL("scales have type %s; only float is served", om_type_name(types[2]));
+  if (types[2] != OM_T_FLOAT && types[2] != OM_T_FLOAT16)
+    OM_GBQ_FAIL("scales have type %s; float and float16 are served", om_type_name(types[2]));
   if (node->n_inputs > 3 && types[3] && types[3] != g->type)
     OM_GBQ_FAIL("zero_points have type %s; they must be %s like data", om_type_name(types[3]),
                 om_type_name(g->type));
@@ -71,7 +75,7 @@ static int om_gbq_create(om_node* node, const om_attrs* a, char* err, size_t err
   g->gather_axis = a->has_gather_axis ? a->gather_axis : 0;
   g->quantize_axis = a->has_quantize_axis ? a->quantize_axis : 1;
   g->index_type = types[1];
-  node->out_types[0] = OM_T_FLOAT;
+  node->out_types[0] = types[2]; /* the output has the scales' type */
   return 0;
 }
 
@@ -233,9 +237,24 @@ typedef struct om_gbq_job {
   int index_type;
   const void* indices;
   const uint8_t *data, *zp;
-  const float* scales;
-  float* y;
+  const void* scales; /* f32 or f16 (half) */
+  void* y;            /* scales' type */
+  int half;
 } om_gbq_job;
+
+/* Scale i of f32 or (half) f16 scales, widened exactly to f32. */
+static inline float om_gbq_scale(const void* scales, int half, size_t i) {
+  return half ? om_f16_to_f32(((const uint16_t*)scales)[i]) : ((const float*)scales)[i];
+}
+
+/* Output element i: the f32 product v, rounded once more to f16 where the scales are f16 (ONNX Runtime's
+ * order: the product in f32, then converted). */
+static inline void om_gbq_store(void* y, int half, size_t i, float v) {
+  if (half)
+    ((uint16_t*)y)[i] = om_f32_to_f16(v);
+  else
+    ((float*)y)[i] = v;
+}
 
 /* Value j of a packed row of `bits`-bit values, lowest bits first. */
 static int32_t om_gbq_value(const uint8_t* row, size_t j, int bits) {
@@ -252,17 +271,17 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
     int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
     size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
     const uint8_t* q = j->data + src * m->bytes;
-    const float* sc = j->scales + src * m->blocks;
+    size_t sc = src * m->blocks;
     const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
-    float* y = j->y + row * m->q;
+    size_t y = row * m->q;
     size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
     for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
-      float s = sc[blk];
+      float s = om_gbq_scale(j->scales, j->half, sc + blk);
       size_t t1 = t0 + block < m->q ? t0 + block : m->q;
       for (size_t t = t0; t < t1; t++) {
         size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
-        y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
+        om_gbq_store(j->y, j->half, y + t, (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s);
       }
     }
   }
@@ -282,8 +301,9 @@ typedef struct om_gbq_job4 {
   int is_signed, index_type;
   const void* indices;
   const uint8_t *data, *zp;
-  const float* scales;
-  float* y;
+  const void* scales; /* f32 or f16 (half) */
+  void* y;            /* scales' type */
+  int half;
 } om_gbq_job4;
 
 /* Output rows [b, e) of `inner` values each: row = o * n_indices + i gathers data[o, indices[i], :]. */
@@ -295,14 +315,15 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
     size_t o = row / m->n_indices;
     int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
-    float* y = j->y + row * m->inner;
+    size_t y = row * m->inner;
     /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
      * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
     size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
       size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
       int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
-      y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * j->scales[si];
+      om_gbq_store(j->y, j->half, y + t,
+                   (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * om_gbq_scale(j->scales, j->half, si));
       if (++zi == m->q_inner) {
         zi = 0;
         if (++qi == m->q_dim) {
@@ -331,6 +352,7 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   if (out_rows == 0 || j.m.inner == 0) return 0;
   j.data = io->data[0];
   j.scales = io->data[2];
+  j.half = node->out_types[0] == OM_T_FLOAT16;
   j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
   j.y = io->outs[0];
   size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.inner;
@@ -356,6 +378,7 @@ static int om_gbq_run(const om_node* node, const om_node_io* io) {
   if (out_rows == 0 || j.m.q == 0) return 0;
   j.data = io->data[0];
   j.scales = io->data[2];
+  j.half = node->out_types[0] == OM_T_FLOAT16;
   j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
   j.y = io->outs[0];
   size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;
