@@ -7,10 +7,11 @@
  * [B, N, S, S]): row r takes bias row r / (N / bias_rows); 0, 1s then data's dimensions ([1, N, S, S]): row r
  * takes bias row r mod bias_rows. Any other bias shape is refused at the run, naming the node.
  *
- * Arithmetic, per element: s = x + b rounded once to binary32 (float16: both widened exactly to binary32 first;
- * exact mode: a NaN sum becomes the canonical quiet NaN), reduce/'s om_skip_add; then om_softmax's f32 rows
- * (docs/reduce.md, Softmax), float16 rounded once to half at the end. Rows in fixed chunks of at most 8K elements
- * (at least one row): no result depends on the chunking or the threads.
+ * Arithmetic, per element: s = x + b rounded once to binary32 (float16: both widened exactly to binary32 first),
+ * the path's f32 Add kernel (a NaN sum's payload never shows: Softmax makes its row the canonical NaN); then
+ * om_softmax's f32 rows
+ * (docs/reductions.md, docs/exact-linalg.md: Softmax), float16 rounded once to half at the end. Rows in fixed
+ * chunks of at most 8K elements (at least one row): no result depends on the chunking or the threads.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ typedef struct om_bsm_node {
 
 static int om_bsm_create(om_node* node, const om_attrs* a, char* err, size_t errlen) {
   om_bsm_node* s = node->impl;
-  if (node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16) return om_family_no_kernel(node, err, errlen);
+  if ((node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16) || !node->wide->bin[OM_K_ADD][OM_T_FLOAT])
+    return om_family_no_kernel(node, err, errlen);
   if (!a->has_is_inner_broadcast) OM_BSM_FAIL("the attribute is_inner_broadcast is required");
   if (a->is_inner_broadcast != 0 && a->is_inner_broadcast != 1)
     OM_BSM_FAIL("attribute is_inner_broadcast = %lld must be 0 or 1", (long long)a->is_inner_broadcast);
@@ -95,6 +97,12 @@ typedef struct om_bsm_job {
   void* y;
 } om_bsm_job;
 
+/* y = x + b on n f32 elements: the path's vector Add kernel, then its one-lane kernel for the tail. */
+static void om_bsm_add(const om_node* node, const float* x, const float* b, float* y, size_t n) {
+  size_t done = node->wide->bin[OM_K_ADD][OM_T_FLOAT](x, b, y, n, 0, node->kflags);
+  if (done < n) node->one->bin[OM_K_ADD][OM_T_FLOAT](x + done, b + done, y + done, n - done, 0, node->kflags);
+}
+
 /* The bias row of data row r. */
 static size_t om_bsm_bias_row(const om_bsm_job* j, size_t r) {
   const om_bsm_node* s = j->node->impl;
@@ -110,7 +118,7 @@ static int om_bsm_range(const void* args, size_t b, size_t e) {
     float* y = (float*)j->y + b * d;
     const float *x = j->x, *bias = j->b;
     for (size_t r = b; r < e; r++)
-      om_skip_add(OM_T_FLOAT, node->mode, d, 0, 1, x + r * d, bias + om_bsm_bias_row(j, r) * d, 1, NULL, y + (r - b) * d);
+      om_bsm_add(node, x + r * d, bias + om_bsm_bias_row(j, r) * d, y + (r - b) * d, d);
     return om_softmax(node->path, OM_T_FLOAT, node->mode, 0, n, d, 1, 0, n, y, y);
   }
   float* buf = malloc((n * d + 2 * d) * sizeof(float) + 64);
@@ -124,7 +132,7 @@ static int om_bsm_range(const void* args, size_t b, size_t e) {
       for (size_t i = 0; i < d; i++) bf[i] = om_f16_to_f32(bias[br * d + i]);
     have = br;
     for (size_t i = 0; i < d; i++) xf[i] = om_f16_to_f32(x[r * d + i]);
-    om_skip_add(OM_T_FLOAT, node->mode, d, 0, 1, xf, bf, 1, NULL, buf + (r - b) * d);
+    om_bsm_add(node, xf, bf, buf + (r - b) * d, d);
   }
   int rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, n, d, 1, 0, n, buf, buf);
   uint16_t* y = (uint16_t*)j->y + b * d;
