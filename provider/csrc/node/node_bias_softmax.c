@@ -17,7 +17,6 @@
 #include <stdlib.h>
 
 #include "core/om_ops.h"
-#include "math/om_half.h"
 #include "node_family.h"
 #include "parallel.h"
 #include "reduce/reduce.h"
@@ -128,15 +127,13 @@ static int om_bsm_range(const void* args, size_t b, size_t e) {
   size_t have = (size_t)-1;
   for (size_t r = b; r < e; r++) {
     size_t br = om_bsm_bias_row(j, r);
-    if (br != have)
-      for (size_t i = 0; i < d; i++) bf[i] = om_f16_to_f32(bias[br * d + i]);
+    if (br != have) om_red_cvt16(node->path, OM_T_FLOAT16, 1, bias + br * d, bf, d);
     have = br;
-    for (size_t i = 0; i < d; i++) xf[i] = om_f16_to_f32(x[r * d + i]);
+    om_red_cvt16(node->path, OM_T_FLOAT16, 1, x + r * d, xf, d);
     om_bsm_add(node, xf, bf, buf + (r - b) * d, d);
   }
   int rc = om_softmax(node->path, OM_T_FLOAT, node->mode, 0, n, d, 1, 0, n, buf, buf);
-  uint16_t* y = (uint16_t*)j->y + b * d;
-  for (size_t i = 0; rc == 0 && i < n * d; i++) y[i] = om_f32_to_f16(buf[i]);
+  if (rc == 0) om_red_cvt16(node->path, OM_T_FLOAT16, 0, buf, (uint16_t*)j->y + b * d, n * d);
   free(buf);
   return rc;
 }

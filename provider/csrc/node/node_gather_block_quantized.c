@@ -28,6 +28,7 @@
 #include "parallel.h"
 #include "core/om_ops.h"
 #include "math/om_half.h"
+#include "reduce/reduce.h"
 
 #define OM_GBQ_CHUNK_ELEMS ((size_t)1 << 15)
 
@@ -239,7 +240,7 @@ typedef struct om_gbq_job {
   const uint8_t *data, *zp;
   const void* scales; /* f32 or f16 (half) */
   void* y;            /* scales' type */
-  int half;
+  int half, path;
 } om_gbq_job;
 
 /* Scale i of f32 or (half) f16 scales, widened exactly to f32. */
@@ -247,13 +248,13 @@ static inline float om_gbq_scale(const void* scales, int half, size_t i) {
   return half ? om_f16_to_f32(((const uint16_t*)scales)[i]) : ((const float*)scales)[i];
 }
 
-/* Output element i: the f32 product v, rounded once more to f16 where the scales are f16 (ONNX Runtime's
- * order: the product in f32, then converted). */
-static inline void om_gbq_store(void* y, int half, size_t i, float v) {
-  if (half)
-    ((uint16_t*)y)[i] = om_f32_to_f16(v);
-  else
-    ((float*)y)[i] = v;
+/* f16 scales: an output row computed in f32 into a scratch row, then rounded once to f16 into y (ONNX
+ * Runtime's order: the product in f32, then converted); f32: y's row itself. */
+static float* om_gbq_row_out(void* y, float* scratch, size_t row, size_t n) {
+  return scratch ? scratch : (float*)y + row * n;
+}
+static void om_gbq_row_done(int path, void* y, const float* scratch, size_t row, size_t n) {
+  if (scratch) om_red_cvt16(path, OM_T_FLOAT16, 0, scratch, (uint16_t*)y + row * n, n);
 }
 
 /* Value j of a packed row of `bits`-bit values, lowest bits first. */
@@ -267,13 +268,15 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
   const om_gbq_job* j = args;
   const om_gbq_geom* m = &j->m;
   int bits = j->g->bits;
+  float* scratch = j->half ? malloc((m->q + 1) * sizeof(float)) : NULL;
+  if (j->half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
     int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
     size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
     const uint8_t* q = j->data + src * m->bytes;
     size_t sc = src * m->blocks;
     const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
-    size_t y = row * m->q;
+    float* y = om_gbq_row_out(j->y, scratch, row, m->q);
     size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
     for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
@@ -281,10 +284,12 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
       size_t t1 = t0 + block < m->q ? t0 + block : m->q;
       for (size_t t = t0; t < t1; t++) {
         size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
-        om_gbq_store(j->y, j->half, y + t, (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s);
+        y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
       }
     }
+    om_gbq_row_done(j->path, j->y, scratch, row, m->q);
   }
+  free(scratch);
   return 0;
 }
 
@@ -303,7 +308,7 @@ typedef struct om_gbq_job4 {
   const uint8_t *data, *zp;
   const void* scales; /* f32 or f16 (half) */
   void* y;            /* scales' type */
-  int half;
+  int half, path;
 } om_gbq_job4;
 
 /* Output rows [b, e) of `inner` values each: row = o * n_indices + i gathers data[o, indices[i], :]. */
@@ -311,19 +316,20 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
   const om_gbq_job4* j = args;
   const om_gbq_geom4* m = &j->m;
   const size_t q_span = m->q_dim * m->q_inner; /* data elements per q_outer index */
+  float* scratch = j->half ? malloc((m->inner + 1) * sizeof(float)) : NULL;
+  if (j->half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
     size_t o = row / m->n_indices;
     int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
-    size_t y = row * m->inner;
+    float* y = om_gbq_row_out(j->y, scratch, row, m->inner);
     /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
      * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
     size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
       size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
       int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
-      om_gbq_store(j->y, j->half, y + t,
-                   (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * om_gbq_scale(j->scales, j->half, si));
+      y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * om_gbq_scale(j->scales, j->half, si);
       if (++zi == m->q_inner) {
         zi = 0;
         if (++qi == m->q_dim) {
@@ -332,7 +338,9 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
         }
       }
     }
+    om_gbq_row_done(j->path, j->y, scratch, row, m->inner);
   }
+  free(scratch);
   return 0;
 }
 
@@ -353,6 +361,7 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   j.data = io->data[0];
   j.scales = io->data[2];
   j.half = node->out_types[0] == OM_T_FLOAT16;
+  j.path = node->path;
   j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
   j.y = io->outs[0];
   size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.inner;
@@ -379,6 +388,7 @@ static int om_gbq_run(const om_node* node, const om_node_io* io) {
   j.data = io->data[0];
   j.scales = io->data[2];
   j.half = node->out_types[0] == OM_T_FLOAT16;
+  j.path = node->path;
   j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
   j.y = io->outs[0];
   size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math/om_half.h"
 #include "mha_core.h"
+#include "reduce/reduce.h"
 
 enum { OM_OA_Q, OM_OA_K, OM_OA_V, OM_OA_MASK, OM_OA_PK, OM_OA_PV, OM_OA_NONPAD, OM_OA_INPUTS };
 
@@ -294,10 +294,11 @@ static int om_oa_run_half(const om_node* node, const om_node_io* io, char* err, 
     data[k] = io->data[k];
     if (!io->shapes[k] || !io->data[k] || k == OM_OA_NONPAD || (k == OM_OA_MASK && m->mask_bool)) continue;
     size_t n = om_shape_count(io->shapes[k], io->ranks[k]);
-    const uint16_t* h = io->data[k];
     data[k] = wide[k] = malloc((n + 1) * sizeof(float));
-    if (!wide[k]) rc = -1;
-    for (size_t i = 0; wide[k] && i < n; i++) wide[k][i] = om_f16_to_f32(h[i]);
+    if (wide[k])
+      om_red_cvt16(node->path, OM_T_FLOAT16, 1, io->data[k], wide[k], n);
+    else
+      rc = -1;
   }
   om_node_io w = *io;
   w.data = data;
@@ -313,9 +314,9 @@ static int om_oa_run_half(const om_node* node, const om_node_io* io, char* err, 
   if (rc == 0) rc = om_oa_exec(&c, out, caches, io);
   for (size_t k = 0; rc == 0 && k < 3; k++) {
     const float* src = k ? caches[k - 1] : out;
-    uint16_t* dst = k < io->n_outputs ? io->outs[k] : NULL;
+    void* dst = k < io->n_outputs ? io->outs[k] : NULL;
     size_t n = k ? om_oa_cache_count(&c, k - 1) : om_oa_out_count(&c);
-    for (size_t i = 0; src && dst && i < n; i++) dst[i] = om_f32_to_f16(src[i]);
+    if (src && dst) om_red_cvt16(node->path, OM_T_FLOAT16, 0, src, dst, n);
   }
   for (size_t k = 0; k < OM_OA_INPUTS; k++) free(wide[k]);
   free(out);
