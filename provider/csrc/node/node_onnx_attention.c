@@ -293,6 +293,7 @@ static int om_oa_run_half(const om_node* node, const om_node_io* io, char* err, 
   for (size_t k = 0; k < io->n_inputs && k < OM_OA_INPUTS; k++) {
     data[k] = io->data[k];
     if (!io->shapes[k] || !io->data[k] || k == OM_OA_NONPAD || (k == OM_OA_MASK && m->mask_bool)) continue;
+    if (k == OM_OA_PK || k == OM_OA_PV) continue; /* widened straight into the caches below */
     size_t n = om_shape_count(io->shapes[k], io->ranks[k]);
     data[k] = wide[k] = malloc((n + 1) * sizeof(float));
     if (wide[k])
@@ -307,12 +308,19 @@ static int om_oa_run_half(const om_node* node, const om_node_io* io, char* err, 
   if (rc == 0) {
     out = malloc((om_oa_out_count(&c) + 1) * sizeof(float));
     for (size_t k = 0; k < 2; k++)
-      if (io->n_outputs > 1 + k && io->outs[1 + k] && !(caches[k] = malloc((om_oa_cache_count(&c, k) + 1) * 4)))
-        rc = -1;
+      if (!(caches[k] = malloc((om_oa_cache_count(&c, k) + 1) * sizeof(float)))) rc = -1;
     if (!out) rc = -1;
   }
+  if (rc == 0 && c.past) { /* past's rows, widened, at the head of each (batch row, kv head)'s cache rows */
+    size_t units = c.B * c.KH, width[2] = {c.H, c.Hv};
+    for (size_t k = 0; k < 2; k++)
+      for (size_t u = 0; u < units; u++)
+        om_red_cvt16(node->path, OM_T_FLOAT16, 1, (const uint16_t*)io->data[OM_OA_PK + k] + u * c.past * width[k],
+                     caches[k] + u * c.T * width[k], c.past * width[k]);
+    c.past_k = c.past_v = NULL; /* mha_core: the past rows are in place */
+  }
   if (rc == 0) rc = om_oa_exec(&c, out, caches, io);
-  for (size_t k = 0; rc == 0 && k < 3; k++) {
+  for (size_t k = 0; rc == 0 && k < 3; k++) { /* the outputs wanted */
     const float* src = k ? caches[k - 1] : out;
     void* dst = k < io->n_outputs ? io->outs[k] : NULL;
     size_t n = k ? om_oa_cache_count(&c, k - 1) : om_oa_out_count(&c);
