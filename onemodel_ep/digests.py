@@ -198,6 +198,9 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op in ("com.microsoft.Gelu", "com.microsoft.QuickGelu"):  # docs/transformer-ops.md
         quick = [([t], {"alpha": 1.5}, [(3, 67)], 1)] if op.endswith("QuickGelu") else []
         return [([t], {}, [(7, 1037)], 1), *quick]
+    if op == "com.microsoft.BiasSoftmax":  # an attention mask [B, 1, 1, S]; a bias row over a batch of rows
+        return [([t, t], {"axis": 3, "is_inner_broadcast": 1}, [(2, 3, 5, 67), (2, 1, 1, 67)], 1),
+                ([t, t], {"axis": 1, "is_inner_broadcast": 0}, [(3, 1037), (1, 1037)], 1)]
     if op in ("com.microsoft.BiasGelu", "com.microsoft.FastGelu"):
         plain = [([t], {}, [(7, 1037)], 1)] if op.endswith("FastGelu") else []
         return [([t, t], {}, [(7, 1037), (1037,)], 1), *plain]
@@ -598,6 +601,11 @@ def _onnx_attention_cases() -> Iterator[OpCase]:
     yield OpCase("Attention", [f, f, f, f, 0, 0, i64], {"is_causal": 1}, opset=24,
                  given=[r(2, 2, 4, 16), r(2, 1, 12, 16), r(2, 1, 12, 16), r(4, 12), None, None,
                         np.array([12, 7], np.int64)], tag="nonpad")
+    h = TensorProto.FLOAT16  # float16: widened, the f32 contract, rounded once
+    yield OpCase("Attention", [h, h, h, h, h, h], {"is_causal": 1}, opset=23,
+                 given=[r(*s).astype(np.float16) for s in ((2, 4, 3, 16), (2, 2, 3, 16), (2, 2, 3, 16),
+                                                           (3, 8), (2, 2, 5, 16), (2, 2, 5, 16))],
+                 tag="f16-past")
 
 
 def _embed_layernorm_cases() -> Iterator[OpCase]:
@@ -637,6 +645,10 @@ def _gather_block_quantized_cases() -> Iterator[OpCase]:
     yield OpCase("com.microsoft.GatherBlockQuantized", [u8, i32, f, u8],
                  {"bits": 8, "block_size": 16, "quantize_axis": 2}, opset=1,
                  given=[q(6, 2, 40), np.array([5, 0, -2], np.int32), sc(6, 2, 3), q(6, 2, 3)], tag="8bit-zp")
+    h = TensorProto.FLOAT16  # f16 scales: the f32 product rounded to f16
+    yield OpCase("com.microsoft.GatherBlockQuantized", [u8, i64, h, u8], {"bits": 4, "block_size": 16},
+                 opset=1, given=[q(20, 40), np.array([7, -3, 0], np.int64), sc(20, 5).astype(np.float16),
+                                 q(20, 3)], tag="4bit-f16")
 
 
 def op_cases() -> Iterator[OpCase]:

@@ -251,6 +251,7 @@ _INT_ATTRS = {
     "mask_index_type": "mask_index_type",
     "gather_axis": "gather_axis",
     "quantize_axis": "quantize_axis",
+    "is_inner_broadcast": "is_inner_broadcast",
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",

@@ -109,9 +109,9 @@ def _type_witness(name: str, elem_type: int) -> onnx.NodeProto:
     """A Constant node `name` making an empty tensor of element type `elem_type`.
 
     A retargeted Cast (its target type), ConstantOfShape (`value`'s type), QuantizeLinear, DequantizeLinear,
-    QLinearConv or com.microsoft QGemm (y's type) takes it as its last input: ORT infers a custom op's output
-    type from its last input, which then is right without a shape-inference function (ORT's cannot express an
-    unknown rank). It carries no data.
+    QLinearConv, com.microsoft QGemm (y's type) or GatherBlockQuantized (the scales' type) takes it as its
+    last input: ORT infers a custom op's output type from its last input, which then is right without a
+    shape-inference function (ORT's cannot express an unknown rank). It carries no data.
     """
     empty = helper.make_tensor(name, elem_type, [0], [])
     return helper.make_node("Constant", [], [name], name=name, value=empty)
@@ -125,6 +125,7 @@ _WITNESSED = {
     "com.microsoft.DequantizeLinear": 3,
     "QLinearConv": 9,
     "com.microsoft.QGemm": 9,
+    "com.microsoft.GatherBlockQuantized": 4,
 }
 
 

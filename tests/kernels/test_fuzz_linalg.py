@@ -101,6 +101,7 @@ OWN_TESTS = {
     "com.microsoft.RotaryEmbedding": "tests/nodes/test_rotary.py",
     "com.microsoft.Gelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.BiasGelu": "tests/nodes/test_gelu_family.py",
+    "com.microsoft.BiasSoftmax": "tests/nodes/test_bias_softmax.py",
     "com.microsoft.FastGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.QuickGelu": "tests/nodes/test_gelu_family.py",
     "com.microsoft.FusedMatMul": "tests/nodes/test_fused_matmul.py",

@@ -18,7 +18,7 @@ from tests.nodes import node_sessions as S
 from tests.reference.reference_gather_block_quantized import gather_block_quantized, gather_block_quantized4
 
 U8, I32, I64 = TensorProto.UINT8, TensorProto.INT32, TensorProto.INT64
-F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
+F32, F16, BF16 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16
 NAMES = ["data", "indices", "scales", "zero_points"]
 
 # (name, data shape (packed), indices shape, bits, block_size, zero points, index type)
@@ -31,14 +31,14 @@ CASES: list[tuple[Any, ...]] = [
 ]
 
 
-def _inputs(case: tuple[Any, ...], seed: int) -> list[np.ndarray | None]:
+def _inputs(case: tuple[Any, ...], seed: int, scale_type: type = np.float32) -> list[np.ndarray | None]:
     _, dshape, ishape, bits, block, zp, it = case
     rng = np.random.default_rng(seed)
     data = rng.integers(0, 256, dshape).astype(np.uint8)
     Q = dshape[-1] * (8 // bits)
     nb = -(-Q // block)
     per = 8 // bits
-    scales = (rng.random(dshape[:-1] + (nb,)) + 0.01).astype(np.float32)
+    scales = (rng.random(dshape[:-1] + (nb,)) + 0.01).astype(scale_type)
     z = rng.integers(0, 256, dshape[:-1] + (-(-nb // per),)).astype(np.uint8) if zp else None
     idx = rng.integers(-dshape[0], dshape[0], ishape).astype(np.int32 if it == I32 else np.int64)
     return [data, idx, scales, z]
@@ -52,7 +52,8 @@ def _attrs(case: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _types(ins: list[np.ndarray | None]) -> list[int]:
-    m = {np.dtype(np.uint8): U8, np.dtype(np.int32): I32, np.dtype(np.int64): I64, np.dtype(np.float32): F32}
+    m = {np.dtype(np.uint8): U8, np.dtype(np.int32): I32, np.dtype(np.int64): I64, np.dtype(np.float32): F32,
+         np.dtype(np.float16): F16}
     return [m[x.dtype] for x in ins if x is not None]
 
 
@@ -78,7 +79,8 @@ def _model(case: tuple[Any, ...], ins: list[np.ndarray | None]) -> onnx.ModelPro
                             **_attrs(case))
     vis = [helper.make_tensor_value_info(n, t, list(x.shape))
            for n, x, t in zip(used, [x for x in ins if x is not None], _types(ins))]
-    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("y", F32, None)])
+    y_type = _types(ins)[2]  # the scales'
+    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("y", y_type, None)])
     return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17),
                                                                   helper.make_opsetid("com.microsoft", 1)])
 
@@ -96,12 +98,32 @@ def test_sessions_bits_and_stock(case: tuple[Any, ...]) -> None:
     S.assert_exact_bits("stock", S.stock(model, feeds)[0], want)
 
 
+@pytest.mark.parametrize("case", CASES[:4], ids=[c[0] for c in CASES[:4]])
+def test_f16_scales_bits_and_stock(case: tuple[Any, ...]) -> None:
+    """f16 scales, f16 output: the f32 product rounded once more, to half; stock ORT's bits (its order). The
+    first case every way in, path and thread count; the others one session each way in."""
+    ins = _inputs(case, seed=5, scale_type=np.float16)
+    assert ins[2] is not None
+    ins[2].reshape(-1)[:3] = [60000.0, 2.0**-24, 1000.0]  # products past 65504, below half's subnormals
+    model = _model(case, ins)
+    feeds = {n: x for n, x in zip(NAMES, ins) if x is not None}
+    want = _ref(case, ins)
+    assert want.dtype == np.float16
+    if case is CASES[0]:
+        every = S.runs(model, feeds, "GatherBlockQuantized")
+    else:
+        every = {via: S.session(model, via, None, 1).run(None, feeds) for via in S.VIAS}
+    for where, got in every.items():
+        S.assert_exact_bits(where, got[0], want)
+    S.assert_exact_bits("stock", S.stock(model, feeds)[0], want)
+
+
 @pytest.mark.parametrize(("types", "attrs", "says"), [
     ([U8, I64, F32], {"bits": 3}, "bits = 3 is not served"),
     ([U8, I64, F32], {"block_size": 24}, "block_size = 24 must be a power of 2"),
     ([U8, I64, F32], {"block_size": 8}, "block_size = 8 must be a power of 2"),
     ([U8, I64, F32], {"gather_axis": 1}, "gather_axis = 1 is not served"),
-    ([U8, I64, F16], {}, "unsupported element type float16 for input 2"),
+    ([U8, I64, BF16], {}, "unsupported element type bfloat16 for input 2"),
     ([U8, F32, F32], {}, "indices have type float"),
 ])
 def test_bad_attributes_and_types_refused(types: list[int], attrs: dict[str, Any], says: str) -> None:
@@ -159,7 +181,8 @@ CASES4: list[tuple[Any, ...]] = [
 ]
 
 
-def _case4(case: tuple[Any, ...], seed: int) -> tuple[onnx.ModelProto, dict[str, np.ndarray], np.ndarray]:
+def _case4(case: tuple[Any, ...], seed: int,
+           scale_type: type = np.float32) -> tuple[onnx.ModelProto, dict[str, np.ndarray], np.ndarray]:
     """The model (data and zero points as 4-bit initializers), its feeds and the reference's output."""
     name, t, dshape, ishape, ga, qa, block, with_zp = case
     rng = np.random.default_rng(seed)
@@ -169,7 +192,8 @@ def _case4(case: tuple[Any, ...], seed: int) -> tuple[onnx.ModelProto, dict[str,
         q.flat[:2] = [lo, hi]
     sshape = list(dshape)
     sshape[qa] = -(-dshape[qa] // block)
-    scales = (rng.random(sshape) + 0.01).astype(np.float32)
+    scales = (rng.random(sshape) + 0.01).astype(scale_type)
+    st = F16 if scale_type == np.float16 else F32
     z = rng.integers(lo, hi, sshape, endpoint=True).astype(np.int8) if with_zp else None
     n = dshape[ga]
     idx = rng.integers(-n, n, ishape).astype(np.int64)
@@ -180,8 +204,8 @@ def _case4(case: tuple[Any, ...], seed: int) -> tuple[onnx.ModelProto, dict[str,
     node = helper.make_node("GatherBlockQuantized", used, ["y"], domain="com.microsoft", name="gbq",
                             gather_axis=ga, quantize_axis=qa, block_size=block, bits=4)
     vis = [helper.make_tensor_value_info("indices", I64, list(ishape)),
-           helper.make_tensor_value_info("scales", F32, sshape)]
-    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("y", F32, None)],
+           helper.make_tensor_value_info("scales", st, sshape)]
+    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("y", st, None)],
                               initializer=inits)
     model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17),
                                                                    helper.make_opsetid("com.microsoft", 1)])
@@ -199,6 +223,17 @@ def test_4bit_reference_and_stock_bits(case: tuple[Any, ...]) -> None:
     S.assert_exact_bits("stock", S.stock(model, feeds)[0], want)
 
 
+@pytest.mark.parametrize("case", CASES4[:3], ids=[c[0] for c in CASES4[:3]])
+def test_4bit_f16_scales_reference_and_stock_bits(case: tuple[Any, ...]) -> None:
+    model, feeds, want = _case4(case, seed=11, scale_type=np.float16)
+    assert want.dtype == np.float16
+    for via in S.VIAS:
+        sess = S.session(model, via, None, 2)
+        assert [n.op for n in sess.report.moved] == ["GatherBlockQuantized"], sess.report.summary()
+        S.assert_exact_bits(via, sess.run(None, feeds)[0], want)
+    S.assert_exact_bits("stock", S.stock(model, feeds)[0], want)
+
+
 def test_4bit_every_path_and_thread() -> None:
     model, feeds, want = _case4(CASES4[1], seed=9)
     for where, got in S.runs(model, feeds, "GatherBlockQuantized").items():
@@ -209,7 +244,7 @@ def test_4bit_every_path_and_thread() -> None:
     ([U4, I64, F32], {"bits": 8}, "bits = 8 is not served for uint4 data (only 4)"),
     ([I4, I64, F32, U4], {}, "zero_points have type uint4; they must be int4 like data"),
     ([I4, I64, F32, U8], {}, "zero_points have type uint8; they must be int4 like data"),
-    ([U4, I64, F16], {}, "unsupported element type float16 for input 2"),
+    ([U4, I64, BF16], {}, "unsupported element type bfloat16 for input 2"),
 ])
 def test_4bit_bad_attributes_and_types_refused(types: list[int], attrs: dict[str, Any], says: str) -> None:
     with pytest.raises(NodeError) as e:

@@ -104,7 +104,7 @@ def _type(x: np.ndarray | None) -> int:
     if x is None:
         return 0
     return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL,
-            np.dtype(np.int64): TensorProto.INT64}[x.dtype]
+            np.dtype(np.int64): TensorProto.INT64, np.dtype(np.float16): TensorProto.FLOAT16}[x.dtype]
 
 
 def _node_attrs(at: R.Attrs, rank: int) -> dict[str, float | int]:
@@ -129,6 +129,24 @@ def test_onnx_attention_docs_bits(c: Case) -> None:
         got = node.run_outputs(*ins, n_outputs=3)
         for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
             S.assert_exact_bits(f"{c.id} {what} path {path}", g, w)
+
+
+F16_IDS = ("gqa_3d_causal_past", "float_mask_scale_softcap_hv", "nonpad_softcap_float_mask_4d")
+
+
+@pytest.mark.parametrize("c", [c for c in CASES if c.id in F16_IDS], ids=F16_IDS)
+def test_onnx_attention_docs_float16_bits(c: Case) -> None:
+    """float16 inputs (the page's "float16"): the reference's bits on every path."""
+    ins = [x.astype(np.float16) if x is not None and x.dtype == np.float32 else x for x in _inputs(c)]
+    want = _want(c, ins)
+    assert want[0].dtype == np.float16
+    types = [_type(x) for x in ins]
+    for path in PATHS:
+        node = Node("Attention", types, onnx_opset=c.opset, attributes=_node_attrs(c.at, c.rank),
+                    kernel_path=path, name="att")
+        got = node.run_outputs(*ins, n_outputs=3)
+        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
+            S.assert_exact_bits(f"{c.id} f16 {what} path {path}", g, w)
 
 
 def test_reference_rows_without_keys_are_zero() -> None:

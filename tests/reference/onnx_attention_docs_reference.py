@@ -1,10 +1,11 @@
-"""ONNX Attention (opsets 23 and 24, float32) written from docs/attention.md alone ("ONNX Attention (opsets
-23 and 24)" and the GQA steps it cites), by a reviewer who has not read the kernels: per query row the keys
-0 .. n_s - 1 (nonpad_kv_seqlen, then causal with its offset), the score sum16 of rounded products, the scale,
-the softcap with the correctly rounded f32 tanh, the bool or float mask, an empty or fully masked row +0, the
-Softmax row of docs/exact-linalg.md, the values summed from -0.0 in key order, a NaN written as 0x7fc00000.
-sum16 and the Softmax row are tests/reference/reference_linalg.py's (the page names them as the definition),
-tanh is tests/reference/transcendental32.py's correctly rounded f32 reference."""
+"""ONNX Attention (opsets 23 and 24, float32; float16 widened) written from docs/attention.md alone ("ONNX
+Attention (opsets 23 and 24)" and the GQA steps it cites), by a reviewer who has not read the kernels: per
+query row the keys 0 .. n_s - 1 (nonpad_kv_seqlen, then causal with its offset), the score sum16 of rounded
+products, the scale, the softcap with the correctly rounded f32 tanh, the bool or float mask, an empty or
+fully masked row +0, the Softmax row of docs/exact-linalg.md, the values summed from -0.0 in key order, a
+NaN written as 0x7fc00000. sum16 and the Softmax row are tests/reference/reference_linalg.py's (the page
+names them as the definition), tanh is tests/reference/transcendental32.py's correctly rounded f32
+reference."""
 
 from __future__ import annotations
 
@@ -44,7 +45,21 @@ def _tanh(x: np.ndarray) -> np.ndarray:
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, at: Attrs, mask: np.ndarray | None = None,
               past_k: np.ndarray | None = None, past_v: np.ndarray | None = None,
               nonpad: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Y, present_key, present_value."""
+    """Y, present_key, present_value. float16 (the page's "float16"): every f16 input widened exactly to
+    f32, the f32 steps, each output rounded once to f16."""
+    if q.dtype == np.float16:
+        def wide(x: np.ndarray | None) -> np.ndarray | None:
+            return x.astype(F) if x is not None and x.dtype == np.float16 else x
+
+        outs = _attention32(wide(q), wide(k), wide(v), at, wide(mask), wide(past_k), wide(past_v), nonpad)
+        y, pk, pv = (o.astype(np.float16) for o in outs)
+        return y, pk, pv
+    return _attention32(q, k, v, at, mask, past_k, past_v, nonpad)
+
+
+def _attention32(q: np.ndarray, k: np.ndarray, v: np.ndarray, at: Attrs, mask: np.ndarray | None,
+                 past_k: np.ndarray | None, past_v: np.ndarray | None,
+                 nonpad: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     three_d = q.ndim == 3
     qh = at.q_num_heads if three_d else q.shape[1]
     kvh = at.kv_num_heads if three_d else k.shape[1]

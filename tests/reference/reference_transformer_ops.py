@@ -97,3 +97,15 @@ def fused_matmul(a: np.ndarray, b: np.ndarray, *, trans_a: int = 0, trans_b: int
         out[idx] = gemm_ref(np.ascontiguousarray(ab[idx]), np.ascontiguousarray(bb[idx]),
                             alpha=float(np.float32(alpha)))
     return out
+
+
+def bias_softmax(x: np.ndarray, bias: np.ndarray, axis: int = 1) -> np.ndarray:
+    """com.microsoft BiasSoftmax: s = RN32(x + bias) (f16 widened exactly to f32 first; bias broadcast
+    NumPy's way, which the node's accepted layouts are; a NaN sum's row is NaN), then Softmax's f32
+    rows of s coerced to 2-D at `axis` (reference_linalg.softmax, opset 11's reading), rounded once to x's
+    type."""
+    from tests.reference import reference_linalg as RL
+
+    with np.errstate(all="ignore"):
+        s = x.astype(F32) + np.broadcast_to(bias, x.shape).astype(F32)
+    return RL.softmax(s, axis, opset=11).astype(x.dtype)

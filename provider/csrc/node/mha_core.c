@@ -127,7 +127,7 @@ static int om_mha_fill(const void* args, size_t u0, size_t u1) {
       size_t W = which ? c->Hv : c->H;
       float* dst = (which ? c->cache_v : c->cache_k) + u * c->T * W;
       const float* past = which ? c->past_v : c->past_k;
-      if (c->past) memcpy(dst, past + u * c->past * W, c->past * W * sizeof(float));
+      if (c->past && past) memcpy(dst, past + u * c->past * W, c->past * W * sizeof(float));
       for (size_t t = c->past; t < c->T; t++)
         om_mha_row(which ? &c->v : &c->k, b, t - c->past, n, W, dst + t * W);
     }

@@ -34,7 +34,8 @@ typedef struct om_mha_call {
   size_t past, T;        /* cached rows before the new ones; keys T = past + new rows */
   om_mha_view q;         /* (B, S, N, H) */
   om_mha_view k, v;      /* the new rows: (B, T - past, KH, H) and (.., Hv) */
-  const float *past_k, *past_v;  /* (B, KH, past, H) and (.., Hv), NULL when past = 0 */
+  const float *past_k, *past_v;  /* (B, KH, past, H) and (.., Hv), NULL when past = 0 or when the caller has
+                                  * written the past rows into the caches itself (ONNX Attention's f16) */
   float *cache_k, *cache_v;      /* written: (B, KH, T, H) and (.., Hv) (present, or scratch) */
   int mask_kind;
   const int32_t* mask;

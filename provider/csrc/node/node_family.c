@@ -103,6 +103,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_BIAS_GELU:
     case OM_OP_FAST_GELU:
     case OM_OP_QUICK_GELU: return &om_family_gelu;
+    case OM_OP_BIAS_SOFTMAX: return &om_family_bias_softmax;
     case OM_OP_ROTARY_EMBEDDING:
     case OM_OP_MS_ROTARY_EMBEDDING: return &om_family_rotary;
     case OM_OP_QLINEAR_ADD:
@@ -140,7 +141,7 @@ int om_struct_output_type(int op, int type0, size_t k) {
     case OM_OP_CONSTANT_OF_SHAPE: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of `value`'s type */
     case OM_OP_QLINEAR_CONV: return OM_T_UNDEFINED; /* the last input's: the rewriter's witness of y's type */
     case OM_OP_EMBED_LAYER_NORMALIZATION: return k == 1 ? OM_T_INT32 : OM_T_FLOAT; /* mask_index */
-    case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_FLOAT;
+    case OM_OP_GATHER_BLOCK_QUANTIZED: return OM_T_UNDEFINED; /* the last input's: the scales or the witness */
     default: return om_op_row(op)->output_rule == OM_OUT_INT64 ? OM_T_INT64 : type0; /* Shape, Size */
   }
 }

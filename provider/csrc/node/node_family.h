@@ -166,6 +166,7 @@ extern const om_family om_family_resize;    /* node_resize.c: Resize, Upsample *
 extern const om_family om_family_rnn;       /* node_rnn.c: LSTM, GRU */
 extern const om_family om_family_rotary;    /* node_rotary.c: RotaryEmbedding (ONNX, com.microsoft) */
 extern const om_family om_family_gelu;      /* node_gelu.c: com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu */
+extern const om_family om_family_bias_softmax; /* node_bias_softmax.c: com.microsoft BiasSoftmax */
 /* the QOperator nodes (docs/quantized-elementwise.md) */
 extern const om_family om_family_qlinear_binary; /* node_qlinear_binary.c: com.microsoft QLinearAdd, QLinearMul */
 extern const om_family om_family_qlinear_lut; /* node_qlinear_lut.c: com.microsoft QLinearSigmoid, QLinearLeakyRelu */

@@ -5,16 +5,18 @@
  * data: uint8 [D0, ..., Dr-1] holding 8 / bits values per byte along the last axis, lowest bits first (bits 2,
  * 4 or 8), Q = Dr-1 * 8 / bits values per row; gather_axis 0 and quantize_axis the last (ONNX Runtime's rule
  * for uint8 data); indices: int32 or int64, any shape, negative ones counted from the end, one out of
- * [-D0, D0 - 1] fails the run; scales: f32, data's shape with the last dimension ceil(Q / block_size)
+ * [-D0, D0 - 1] fails the run; scales: f32 or f16, data's shape with the last dimension ceil(Q / block_size)
  * (block_size a power of 2, at least 16, default 128); zero_points: optional uint8, scales' shape with the last
- * dimension ceil(blocks * bits / 8), packed as data; absent: 2^(bits - 1). Output: f32 of shape indices' shape
- * + data's [D1, ..., Dr-2] + [Q].
+ * dimension ceil(blocks * bits / 8), packed as data; absent: 2^(bits - 1). Output: scales' type, of shape
+ * indices' shape + data's [D1, ..., Dr-2] + [Q]. f16 scales: widened exactly to f32, the product rounded to f32,
+ * then to f16 (ONNX Runtime's CPU kernel's order: two roundings, bit-equal to it).
  *
  * uint4 / int4 data (ONNX Runtime's types: the shape counts values, two a byte, element i of the tensor in row-major
  * order in the low four bits of byte i / 2 when i is even, the high four when odd; int4 sign-extended): bits 4,
  * any gather_axis and quantize_axis; scales of data's shape with dimension ceil(D_q / block_size) at the quantize
  * axis; zero_points of data's type and scales' shape, packed the same way; absent: 0. Output: data's shape with
- * the gather axis replaced by indices' shape. Float8 data and f16 scales are left to stock ORT.
+ * the gather axis replaced by indices' shape. Float8 data is left to stock ORT. The node's last input may be the
+ * rewriter's empty witness of the output's type (ignored here).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,8 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "core/om_ops.h"
+#include "math/om_half.h"
+#include "reduce/reduce.h"
 
 #define OM_GBQ_CHUNK_ELEMS ((size_t)1 << 15)
 
@@ -62,7 +66,8 @@ static int om_gbq_create(om_node* node, const om_attrs* a, char* err, size_t err
     OM_GBQ_FAIL("attribute gather_axis = %lld is not served (only 0, for uint8 data)", (long long)a->gather_axis);
   if (types[1] != OM_T_INT32 && types[1] != OM_T_INT64)
     OM_GBQ_FAIL("indices have type %s; they must be int32 or int64", om_type_name(types[1]));
-  if (types[2] != OM_T_FLOAT) OM_GBQ_FAIL("scales have type %s; only float is served", om_type_name(types[2]));
+  if (types[2] != OM_T_FLOAT && types[2] != OM_T_FLOAT16)
+    OM_GBQ_FAIL("scales have type %s; float and float16 are served", om_type_name(types[2]));
   if (node->n_inputs > 3 && types[3] && types[3] != g->type)
     OM_GBQ_FAIL("zero_points have type %s; they must be %s like data", om_type_name(types[3]),
                 om_type_name(g->type));
@@ -71,7 +76,7 @@ static int om_gbq_create(om_node* node, const om_attrs* a, char* err, size_t err
   g->gather_axis = a->has_gather_axis ? a->gather_axis : 0;
   g->quantize_axis = a->has_quantize_axis ? a->quantize_axis : 1;
   g->index_type = types[1];
-  node->out_types[0] = OM_T_FLOAT;
+  node->out_types[0] = types[2]; /* the output has the scales' type */
   return 0;
 }
 
@@ -227,20 +232,30 @@ static int om_gbq_shapes(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-/* A run's indices, inputs and output, as both kinds of job (8-bit and 4-bit) read them (om_gbq_dispatch). */
-typedef struct om_gbq_io {
+typedef struct om_gbq_job {
+  const om_gbq_node* g;
+  om_gbq_geom m;
   int index_type;
   const void* indices;
   const uint8_t *data, *zp;
-  const float* scales;
-  float* y;
-} om_gbq_io;
-
-typedef struct om_gbq_job {
-  om_gbq_io x;
-  const om_gbq_node* g;
-  om_gbq_geom m;
+  const void* scales; /* f32 or f16 (half) */
+  void* y;            /* scales' type */
+  int half, path;
 } om_gbq_job;
+
+/* Scale i of f32 or (half) f16 scales, widened exactly to f32. */
+static inline float om_gbq_scale(const void* scales, int half, size_t i) {
+  return half ? om_f16_to_f32(((const uint16_t*)scales)[i]) : ((const float*)scales)[i];
+}
+
+/* f16 scales: an output row computed in f32 into a scratch row, then rounded once to f16 into y (ONNX
+ * Runtime's order: the product in f32, then converted); f32: y's row itself. */
+static float* om_gbq_row_out(void* y, float* scratch, size_t row, size_t n) {
+  return scratch ? scratch : (float*)y + row * n;
+}
+static void om_gbq_row_done(int path, void* y, const float* scratch, size_t row, size_t n) {
+  if (scratch) om_red_cvt16(path, OM_T_FLOAT16, 0, scratch, (uint16_t*)y + row * n, n);
+}
 
 /* Value j of a packed row of `bits`-bit values, lowest bits first. */
 static int32_t om_gbq_value(const uint8_t* row, size_t j, int bits) {
@@ -253,24 +268,28 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
   const om_gbq_job* j = args;
   const om_gbq_geom* m = &j->m;
   int bits = j->g->bits;
+  float* scratch = j->half ? malloc((m->q + 1) * sizeof(float)) : NULL;
+  if (j->half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
-    int64_t v = om_index_at(j->x.index_type, j->x.indices, row / m->inner);
+    int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
     size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
-    const uint8_t* q = j->x.data + src * m->bytes;
-    const float* sc = j->x.scales + src * m->blocks;
-    const uint8_t* zp = j->x.zp ? j->x.zp + src * m->zp_bytes : NULL;
-    float* y = j->x.y + row * m->q;
+    const uint8_t* q = j->data + src * m->bytes;
+    size_t sc = src * m->blocks;
+    const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
+    float* y = om_gbq_row_out(j->y, scratch, row, m->q);
     size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
     for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
-      float s = sc[blk];
+      float s = om_gbq_scale(j->scales, j->half, sc + blk);
       size_t t1 = t0 + block < m->q ? t0 + block : m->q;
       for (size_t t = t0; t < t1; t++) {
         size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
         y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
       }
     }
+    om_gbq_row_done(j->path, j->y, scratch, row, m->q);
   }
+  free(scratch);
   return 0;
 }
 
@@ -282,10 +301,14 @@ static int32_t om_gbq_nibble(const uint8_t* p, size_t i, int is_signed) {
 }
 
 typedef struct om_gbq_job4 {
-  om_gbq_io x;
   om_gbq_geom4 m;
   unsigned block_log2; /* block_size = 2^block_log2 */
-  int is_signed;
+  int is_signed, index_type;
+  const void* indices;
+  const uint8_t *data, *zp;
+  const void* scales; /* f32 or f16 (half) */
+  void* y;            /* scales' type */
+  int half, path;
 } om_gbq_job4;
 
 /* Output rows [b, e) of `inner` values each: row = o * n_indices + i gathers data[o, indices[i], :]. */
@@ -293,18 +316,20 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
   const om_gbq_job4* j = args;
   const om_gbq_geom4* m = &j->m;
   const size_t q_span = m->q_dim * m->q_inner; /* data elements per q_outer index */
+  float* scratch = j->half ? malloc((m->inner + 1) * sizeof(float)) : NULL;
+  if (j->half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
     size_t o = row / m->n_indices;
-    int64_t v = om_index_at(j->x.index_type, j->x.indices, row % m->n_indices);
+    int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
-    float* y = j->x.y + row * m->inner;
+    float* y = om_gbq_row_out(j->y, scratch, row, m->inner);
     /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
      * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
     size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
       size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
-      int32_t z = j->x.zp ? om_gbq_nibble(j->x.zp, si, j->is_signed) : 0;
-      y[t] = (float)(om_gbq_nibble(j->x.data, i, j->is_signed) - z) * j->x.scales[si];
+      int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
+      y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * om_gbq_scale(j->scales, j->half, si);
       if (++zi == m->q_inner) {
         zi = 0;
         if (++qi == m->q_dim) {
@@ -313,30 +338,9 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
         }
       }
     }
+    om_gbq_row_done(j->path, j->y, scratch, row, m->inner);
   }
-  return 0;
-}
-
-/* The run's shared part: read the indices into x and check them (against `bound` along data's axis `ga`), then
- * fill the out_rows output rows of row_elems values each by rows(job, ...) in fixed chunks of about
- * OM_GBQ_CHUNK_ELEMS values (x: job's first member). */
-static int om_gbq_dispatch(const om_node* node, const om_node_io* io, om_gbq_io* x, size_t n_indices, size_t bound,
-                           size_t ga, size_t out_rows, size_t row_elems, om_range_fn rows) {
-  x->index_type = ((const om_gbq_node*)node->impl)->index_type;
-  x->indices = io->data[1];
-  if (om_indices_check(node, x->index_type, x->indices, n_indices, (int64_t)bound, "axis", ga, io->err,
-                       io->errlen) != 0)
-    return -1;
-  if (out_rows == 0 || row_elems == 0) return 0;
-  x->data = io->data[0];
-  x->scales = io->data[2];
-  x->zp = io->n_inputs > 3 ? io->data[3] : NULL;
-  x->y = io->outs[0];
-  size_t chunk = OM_GBQ_CHUNK_ELEMS / row_elems;
-  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, rows, x) != 0) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
-    return -1;
-  }
+  free(scratch);
   return 0;
 }
 
@@ -347,8 +351,25 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   if (om_gbq_geometry4(node, io, &j.m) != 0) return -1;
   while (((size_t)1 << j.block_log2) < g->block) j.block_log2++;
   j.is_signed = g->type == OM_T_INT4;
-  return om_gbq_dispatch(node, io, &j.x, j.m.n_indices, j.m.axis, j.m.ga, j.m.outer * j.m.n_indices, j.m.inner,
-                         om_gbq_rows4);
+  j.index_type = g->index_type;
+  j.indices = io->data[1];
+  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.axis, "axis", j.m.ga, io->err,
+                       io->errlen) != 0)
+    return -1;
+  size_t out_rows = j.m.outer * j.m.n_indices;
+  if (out_rows == 0 || j.m.inner == 0) return 0;
+  j.data = io->data[0];
+  j.scales = io->data[2];
+  j.half = node->out_types[0] == OM_T_FLOAT16;
+  j.path = node->path;
+  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
+  j.y = io->outs[0];
+  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.inner;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows4, &j) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
+    return -1;
+  }
+  return 0;
 }
 
 static int om_gbq_run(const om_node* node, const om_node_io* io) {
@@ -357,7 +378,25 @@ static int om_gbq_run(const om_node* node, const om_node_io* io) {
   memset(&j, 0, sizeof j);
   if (om_gbq_geometry(node, io, &j.m) != 0) return -1;
   j.g = node->impl;
-  return om_gbq_dispatch(node, io, &j.x, j.m.n_indices, j.m.rows, 0, j.m.n_indices * j.m.inner, j.m.q, om_gbq_rows);
+  j.index_type = j.g->index_type;
+  j.indices = io->data[1];
+  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.rows, "axis", 0, io->err,
+                       io->errlen) != 0)
+    return -1;
+  size_t out_rows = j.m.n_indices * j.m.inner;
+  if (out_rows == 0 || j.m.q == 0) return 0;
+  j.data = io->data[0];
+  j.scales = io->data[2];
+  j.half = node->out_types[0] == OM_T_FLOAT16;
+  j.path = node->path;
+  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
+  j.y = io->outs[0];
+  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows, &j) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
+    return -1;
+  }
+  return 0;
 }
 
 const om_family om_family_gather_block_quantized = {.state_size = sizeof(om_gbq_node), .create = om_gbq_create,

@@ -5,6 +5,8 @@
  * 4-D (B, qH, S, H), (B, kvH, L, H), (B, kvH, L, Hv); attn_mask bool (True: attend) or f32 (added), broadcast
  * to (B, qH, S, T); past_key, past_value (B, kvH, P, H / Hv); nonpad_kv_seqlen int64 (B) (opset 24, not with
  * past). Outputs: Y (B, S, qH Hv) or (B, qH, S, Hv), present_key, present_value (B, kvH, T, H / Hv), T = P + L.
+ * float16 (Q, K, V, past_key, past_value, a float attn_mask all f16): every input widened exactly to f32, the f32
+ * attention, then Y and the presents rounded once to f16 (the presents' values are the inputs', exactly).
  * Refused at creation (the node stays with stock ORT): opset 25 on (sliding windows), other element types,
  * qk_matmul_output (node.c: three outputs), softmax_precision other than float, scale <= 0 or not finite,
  * softcap < 0, is_causal other than 0/1.
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "mha_core.h"
+#include "reduce/reduce.h"
 
 enum { OM_OA_Q, OM_OA_K, OM_OA_V, OM_OA_MASK, OM_OA_PK, OM_OA_PV, OM_OA_NONPAD, OM_OA_INPUTS };
 
@@ -56,14 +59,16 @@ static int om_oa_create(om_node* node, const om_attrs* a, char* err, size_t errl
     OM_OA_FAIL("attribute softmax_precision = %lld is not served (only 1, float)", (long long)a->softmax_precision);
   if (a->has_qk_matmul_output_mode && (a->qk_matmul_output_mode < 0 || a->qk_matmul_output_mode > 3))
     OM_OA_FAIL("attribute qk_matmul_output_mode = %lld must be 0 to 3", (long long)a->qk_matmul_output_mode);
+  int ft = node->type; /* float or float16: Q's, and every float input's */
+  const char* fname = om_type_name(ft);
   for (size_t k = 0; k < node->n_inputs; k++) {
     int t = node->input_types[k];
     m->present[k] = t != 0;
     if (t == 0) continue;
-    int ok = k == OM_OA_MASK ? t == OM_T_FLOAT || t == OM_T_BOOL : k == OM_OA_NONPAD ? t == OM_T_INT64 : t == OM_T_FLOAT;
+    int ok = k == OM_OA_MASK ? t == ft || t == OM_T_BOOL : k == OM_OA_NONPAD ? t == OM_T_INT64 : t == ft;
     if (!ok)
-      OM_OA_FAIL("input %zu (%s) of element type %s is not served (%s)", k, om_oa_inputs[k], om_type_name(t),
-                 k == OM_OA_MASK ? "bool or float" : k == OM_OA_NONPAD ? "int64" : "float");
+      OM_OA_FAIL("input %zu (%s) of element type %s is not served (%s%s, as Q)", k, om_oa_inputs[k],
+                 om_type_name(t), k == OM_OA_MASK ? "bool or " : k == OM_OA_NONPAD ? "int64, not " : "", fname);
   }
   m->mask_bool = m->present[OM_OA_MASK] && node->input_types[OM_OA_MASK] == OM_T_BOOL;
   if (m->present[OM_OA_PK] != m->present[OM_OA_PV])
@@ -72,7 +77,7 @@ static int om_oa_create(om_node* node, const om_attrs* a, char* err, size_t errl
     OM_OA_FAIL("input nonpad_kv_seqlen needs opset 24 (the node's opset is %d)", node->opset);
   if (m->present[OM_OA_NONPAD] && m->present[OM_OA_PK])
     OM_OA_FAIL("nonpad_kv_seqlen with past_key and past_value is not served (an external cache has no past)");
-  for (size_t o = 0; o < 3; o++) node->out_types[o] = OM_T_FLOAT;
+  for (size_t o = 0; o < 3; o++) node->out_types[o] = ft;
   return 0;
 }
 
@@ -230,16 +235,115 @@ static int om_oa_geometry(const om_node* node, const om_node_io* io, om_mha_call
 static int om_oa_shapes(const om_node* node, const om_node_io* io) {
   om_mha_call c;
   if (om_oa_geometry(node, io, &c) != 0) return -1;
-  om_mha_output_shapes(&c, io);
+  int64_t* o = io->out_shapes;
+  if (c.out_bnsh) {
+    o[0] = (int64_t)c.B;
+    o[1] = (int64_t)c.N;
+    o[2] = (int64_t)c.S;
+    o[3] = (int64_t)c.Hv;
+    io->out_ranks[0] = 4;
+  } else {
+    o[0] = (int64_t)c.B;
+    o[1] = (int64_t)c.S;
+    o[2] = (int64_t)(c.N * c.Hv);
+    io->out_ranks[0] = 3;
+  }
+  for (size_t k = 1; k < 3 && k < io->n_outputs; k++) {
+    int64_t* d = o + k * OM_NODE_MAX_RANK;
+    d[0] = (int64_t)c.B;
+    d[1] = (int64_t)c.KH;
+    d[2] = (int64_t)c.T;
+    d[3] = (int64_t)(k == 1 ? c.H : c.Hv);
+    io->out_ranks[k] = 4;
+  }
+  return 0;
+}
+
+/* The elements of present cache k (0: keys, 1: values) and of Y. */
+static size_t om_oa_cache_count(const om_mha_call* c, size_t k) { return c->B * c->KH * c->T * (k ? c->Hv : c->H); }
+static size_t om_oa_out_count(const om_mha_call* c) { return c->B * c->N * c->S * c->Hv; }
+
+/* The attention of c into out, the caches into given[k] (NULL: scratch); 0, or -1 out of memory. */
+static int om_oa_exec(om_mha_call* c, float* out, float* const given[2], const om_node_io* io) {
+  float* scratch[2] = {NULL, NULL};
+  float* caches[2];
+  int rc = 0;
+  for (size_t k = 0; k < 2; k++) {
+    caches[k] = given[k];
+    if (!caches[k]) caches[k] = scratch[k] = malloc((om_oa_cache_count(c, k) + 1) * sizeof(float));
+    if (!caches[k]) rc = -1;
+  }
+  c->cache_k = caches[0];
+  c->cache_v = caches[1];
+  c->out = out;
+  if (rc == 0) rc = om_mha_compute(c, io->parallel_for, io->host_ctx);
+  free(scratch[0]);
+  free(scratch[1]);
+  return rc;
+}
+
+/* float16: the float inputs widened exactly into f32 buffers, the f32 attention into f32 outputs, each rounded
+ * once to f16. */
+static int om_oa_run_half(const om_node* node, const om_node_io* io, char* err, size_t errlen) {
+  const om_oa_node* m = node->impl;
+  const void* data[OM_OA_INPUTS] = {NULL};
+  float* wide[OM_OA_INPUTS] = {NULL};
+  float *out = NULL, *caches[2] = {NULL, NULL};
+  int rc = 0;
+  for (size_t k = 0; k < io->n_inputs && k < OM_OA_INPUTS; k++) {
+    data[k] = io->data[k];
+    if (!io->shapes[k] || !io->data[k] || k == OM_OA_NONPAD || (k == OM_OA_MASK && m->mask_bool)) continue;
+    if (k == OM_OA_PK || k == OM_OA_PV) continue; /* widened straight into the caches below */
+    size_t n = om_shape_count(io->shapes[k], io->ranks[k]);
+    data[k] = wide[k] = malloc((n + 1) * sizeof(float));
+    if (wide[k])
+      om_red_cvt16(node->path, OM_T_FLOAT16, 1, io->data[k], wide[k], n);
+    else
+      rc = -1;
+  }
+  om_node_io w = *io;
+  w.data = data;
+  om_mha_call c;
+  if (rc == 0 && om_oa_geometry(node, &w, &c) != 0) rc = -2;
+  if (rc == 0) {
+    out = malloc((om_oa_out_count(&c) + 1) * sizeof(float));
+    for (size_t k = 0; k < 2; k++)
+      if (!(caches[k] = malloc((om_oa_cache_count(&c, k) + 1) * sizeof(float)))) rc = -1;
+    if (!out) rc = -1;
+  }
+  if (rc == 0 && c.past) { /* past's rows, widened, at the head of each (batch row, kv head)'s cache rows */
+    size_t units = c.B * c.KH, width[2] = {c.H, c.Hv};
+    for (size_t k = 0; k < 2; k++)
+      for (size_t u = 0; u < units; u++)
+        om_red_cvt16(node->path, OM_T_FLOAT16, 1, (const uint16_t*)io->data[OM_OA_PK + k] + u * c.past * width[k],
+                     caches[k] + u * c.T * width[k], c.past * width[k]);
+    c.past_k = c.past_v = NULL; /* mha_core: the past rows are in place */
+  }
+  if (rc == 0) rc = om_oa_exec(&c, out, caches, io);
+  for (size_t k = 0; rc == 0 && k < 3; k++) { /* the outputs wanted */
+    const float* src = k ? caches[k - 1] : out;
+    void* dst = k < io->n_outputs ? io->outs[k] : NULL;
+    size_t n = k ? om_oa_cache_count(&c, k - 1) : om_oa_out_count(&c);
+    if (src && dst) om_red_cvt16(node->path, OM_T_FLOAT16, 0, src, dst, n);
+  }
+  for (size_t k = 0; k < OM_OA_INPUTS; k++) free(wide[k]);
+  free(out);
+  free(caches[0]);
+  free(caches[1]);
+  if (rc == -2) return -1; /* the geometry's message */
+  if (rc != 0) OM_OA_FAIL("out of memory");
   return 0;
 }
 
 static int om_oa_run(const om_node* node, const om_node_io* io) {
   char* err = io->err;
   size_t errlen = io->errlen;
+  if (node->type == OM_T_FLOAT16) return om_oa_run_half(node, io, err, errlen);
   om_mha_call c;
   if (om_oa_geometry(node, io, &c) != 0) return -1;
-  if (om_mha_run_outputs(&c, io) != 0) OM_OA_FAIL("out of memory");
+  float* given[2];
+  for (size_t k = 0; k < 2; k++) given[k] = io->n_outputs > 1 + k ? io->outs[1 + k] : NULL;
+  if (om_oa_exec(&c, io->outs[0], given, io) != 0) OM_OA_FAIL("out of memory");
   return 0;
 }
 

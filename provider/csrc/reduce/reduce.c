@@ -51,8 +51,8 @@ int om_layernorm_supported(int type) { return type >= 0 && type < 32 && om_red_i
 
 /* ---- 16-bit conversions: exact widening, one rounding (ties to even) back ------------------------------- */
 
-/* n 16-bit values of `type` to f32 (to_f32), or n f32 to `type`. */
-static void om_red_cvt16(int path, int type, int to_f32, const void* src, void* dst, size_t n) {
+/* n 16-bit values of `type` to f32 (to_f32), or n f32 to `type` (reduce.h). */
+void om_red_cvt16(int path, int type, int to_f32, const void* src, void* dst, size_t n) {
   if (type == OM_T_BFLOAT16) {
     const uint16_t* s16 = src;
     const float* sf = src;

@@ -101,6 +101,10 @@ int om_moments(int path, int type, size_t n, size_t begin, size_t end, const voi
 int om_skip_add(int type, int mode, size_t n, size_t begin, size_t end, const void* x, const void* skip,
                 size_t skip_rows, const void* bias, void* s);
 
+/* n f16 or bf16 values (`type`) widened exactly to f32 (to_f32 = 1), or n f32 rounded once (nearest-even) to
+ * `type`: the path's vector cast kernel, then the scalar one for the tail; the same bits on every path. */
+void om_red_cvt16(int path, int type, int to_f32, const void* src, void* dst, size_t n);
+
 /* ---- per-path kernels (reduce_body.inc), f32 and f64 only; reduce.c handles the other types ------------ */
 typedef struct om_red_path {
   /* y[o * ys + j] for o in [0, outer), j in [0, w): reduce rows r of x[o * xs + r * inner + j] */
