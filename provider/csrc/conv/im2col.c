@@ -56,9 +56,12 @@ void om_im2col(const om_conv_geom* g, size_t esize, const void* x, size_t o0, si
           if (wa > W) wa = W;
           if (wb > W) wb = W;
           size_t o = o0, end = o0 + no;
-          while (o < end) { /* one output row (fixed leading indices) at a time */
-            int64_t w = (int64_t)o % W, rest = (int64_t)o / W;
-            int64_t o1 = rest % g->out[1], o0i = rest / g->out[1];
+          /* position o = (o0i, o1, w): divided out once, then stepped row by row (divisions per row cost more
+           * than the row's copy at small widths) */
+          int64_t w = (int64_t)o % W, rest = (int64_t)o / W;
+          int64_t o1 = rest % g->out[1], o0i = rest / g->out[1];
+          for (; o < end; w = 0, o1 = o1 + 1 == g->out[1] ? 0 : o1 + 1, o0i += o1 == 0) {
+            /* one output row (fixed leading indices) at a time */
             size_t seg = (size_t)(W - w) < end - o ? (size_t)(W - w) : end - o;
             unsigned char* dst = row + (o - o0) * esize;
             int64_t i0 = o0i * g->stride[0] + k0 * g->dilation[0] - g->pad[0];
