@@ -55,6 +55,12 @@ CASES = [
     Case("2d_T360_pad", (1, 40, 6, 6), (3, 40, 3, 3), True, {"pads": [1, 1, 1, 1]}),
     Case("2d_T1170_5blocks", (1, 130, 5, 5), (2, 130, 3, 3), False, {"pads": [1, 0, 0, 1]}),
     Case("2d_group2_T300", (1, 600, 4, 4), (4, 300, 1, 1), True, {"group": 2}),
+    # output planes of at most 4 positions (the kernel's transposed product): pointwise and im2col, T over
+    # 256, a batch, several column panels of output channels, group 2 (W^T not packed)
+    Case("2d_plane1_se", (1, 40, 1, 1), (70, 40, 1, 1), True),
+    Case("2d_plane1_T300_batch", (2, 300, 1, 1), (5, 300, 1, 1), False),
+    Case("2d_plane4_T576_pad", (2, 64, 2, 2), (130, 64, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("2d_plane2_stride_group2", (1, 8, 3, 4), (6, 4, 2, 2), False, {"group": 2, "strides": [2, 2]}),
     Case("3d_asym_stride", (1, 2, 5, 6, 4), (3, 2, 2, 3, 2), True,
          {"pads": [1, 0, 1, 0, 1, 1], "strides": [1, 2, 1]}),
     Case("3d_group_same_lower", (1, 4, 4, 5, 5), (4, 2, 3, 3, 1), False,

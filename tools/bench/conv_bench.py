@@ -6,8 +6,9 @@ stock time / our time, so > 1 means we are faster. GFLOP/s counts 2 * N * M * O 
 
     python tools/bench/conv_bench.py [--threads 1] [--budget 3] [--via ep] [--shapes NAME ...]
 
-Shapes (N=1, f32): ResNet-18's 3x3 convolutions at stride 1 and 2, its 1x1 projections, its 7x7 stem, and
-MobileNet's depthwise 3x3 and pointwise 1x1; ConvTranspose ("ct-" shapes) at U-Net and OCR-head upsamplings
+Shapes (N=1, f32): ResNet-18's 3x3 convolutions at stride 1 and 2, its 1x1 projections, its 7x7 stem,
+MobileNet's depthwise 3x3 and pointwise 1x1, and MobileNetV3-small's at a 64x64 input ("mb3-": 1x1 to 16x16
+planes, SE blocks' 1x1 convolutions); ConvTranspose ("ct-" shapes) at U-Net and OCR-head upsamplings
 (GFLOP/s: 2 * N * C * (M/G) * H * W * prod(kernel), every term of the scatter); "ct16-" the same in float16.
 """
 
@@ -35,6 +36,16 @@ SHAPES = {
     "mb-96x56-1x1": (96, 56, 56, 24, 1, 1, 0, 1),
     "mb-dw-96x56-3x3": (96, 56, 56, 96, 3, 1, 1, 96),
     "mb-dw-144x28-3x3s2": (144, 56, 56, 144, 3, 2, 1, 144),
+    # testdata/models/mobilenet_v3_small_half.onnx (64x64 input): small planes, SE blocks at 1x1
+    "mb3-stem-3x3s2": (3, 64, 64, 8, 3, 2, 1, 1),
+    "mb3-se-288x1-1x1": (288, 1, 1, 72, 1, 1, 0, 1),
+    "mb3-48x2-1x1": (48, 2, 2, 288, 1, 1, 0, 1),
+    "mb3-24x4-1x1": (24, 4, 4, 120, 1, 1, 0, 1),
+    "mb3-16x8-1x1": (16, 8, 8, 48, 1, 1, 0, 1),
+    "mb3-8x16-1x1": (8, 16, 16, 40, 1, 1, 0, 1),
+    "mb3-dw-288x2-5x5": (288, 2, 2, 288, 5, 1, 2, 288),
+    "mb3-dw-120x4-5x5": (120, 4, 4, 120, 5, 1, 2, 120),
+    "mb3-dw-40x16-3x3s2": (40, 16, 16, 40, 3, 2, 1, 40),
 }
 
 # ConvTranspose: name: (C, H, W, M, kernel, stride, pad, output_padding)

@@ -19,7 +19,7 @@ int om_conv_is_pointwise(const om_conv_geom* g) {
 static int64_t om_first_at(int64_t lo, int64_t off, int64_t s) {
   int64_t num = lo - off;
   if (num <= 0) return 0;
-  return (num + s - 1) / s;
+  return s == 1 ? num : (num + s - 1) / s; /* stride 1 without a division: once per column row, T times a tile */
 }
 
 /* n elements of src at stride s (elements) to dst, contiguous. */
@@ -45,6 +45,10 @@ void om_im2col(const om_conv_geom* g, size_t esize, const void* x, size_t o0, si
   const int64_t in_plane = g->in[0] * g->in[1] * g->in[2], W = g->out[2];
   const int64_t s2 = g->stride[2];
   unsigned char* row = col;
+  /* The first position o0 = (o0_start, o1_start, w_start), divided out once per call, then stepped output row
+   * by output row (divisions per column row cost more than its copy at small planes: T rows of a few positions) */
+  const int64_t w_start = (int64_t)o0 % W, rest = (int64_t)o0 / W;
+  const int64_t o1_start = rest % g->out[1], o0_start = rest / g->out[1];
   for (size_t c = 0; c < g->channels; c++) {
     const unsigned char* xc = (const unsigned char*)x + (size_t)((int64_t)c * in_plane) * esize;
     for (int64_t k0 = 0; k0 < g->kernel[0]; k0++)
@@ -56,9 +60,9 @@ void om_im2col(const om_conv_geom* g, size_t esize, const void* x, size_t o0, si
           if (wa > W) wa = W;
           if (wb > W) wb = W;
           size_t o = o0, end = o0 + no;
-          while (o < end) { /* one output row (fixed leading indices) at a time */
-            int64_t w = (int64_t)o % W, rest = (int64_t)o / W;
-            int64_t o1 = rest % g->out[1], o0i = rest / g->out[1];
+          int64_t w = w_start, o1 = o1_start, o0i = o0_start;
+          for (; o < end; w = 0, o1 = o1 + 1 == g->out[1] ? 0 : o1 + 1, o0i += o1 == 0) {
+            /* one output row (fixed leading indices) at a time */
             size_t seg = (size_t)(W - w) < end - o ? (size_t)(W - w) : end - o;
             unsigned char* dst = row + (o - o0) * esize;
             int64_t i0 = o0i * g->stride[0] + k0 * g->dilation[0] - g->pad[0];

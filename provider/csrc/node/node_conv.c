@@ -7,15 +7,19 @@
  * the binary-counter tree), exactly the documented order. W_g is row-major with unit column stride, which the
  * GEMM reads in place: no packing, constant W or not. (Measured against it, 2026-12-03: the transposed product
  * Y_g^T = col^T . W_g^T with W_g^T packed once as the GEMM's B was 10-25% slower at ResNet-18's shapes, the
- * GEMM then packing col^T as its A.)
+ * GEMM then packing col^T as its A.) Output planes of at most OM_CONV_T_MAX_O positions (MobileNet's late
+ * stages, SE blocks at 1x1) do take that transposed product: there the GEMM's lanes over a few positions were
+ * mostly idle; W^T of a constant W of group 1 is packed once, by the first run (om_conv_t_task).
  * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task builds its tile
  * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
  * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
  * rounding to f16.
  * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
- * direct path instead (conv/dwconv.h), tasks of whole groups of one image.
+ * direct path instead (conv/dwconv.h), tasks of whole groups of one image: by rows of output positions in the
+ * vector lanes, or for narrow output rows by channels in the lanes (a constant W's filters interleaved once).
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "conv/dwconv.h"
@@ -32,6 +36,11 @@
 #define OM_CONV_TILE_ELEMS ((size_t)1 << 18)
 #define OM_CONV_TILE_MIN 64
 #define OM_CONV_TILE_MAX 512
+
+/* Output planes of at most this many positions take the transposed product (om_conv_t_task): the GEMM's lanes
+ * then run over the output channels instead of a few positions (SE blocks' 1x1 planes, MobileNet's 2x2 and
+ * 4x4 stages). Measured 2026-12-04 (docs/conv.md). */
+#define OM_CONV_T_MAX_O 4
 
 /* Direct depthwise path (conv/dwconv.h): about this many fmas per task, whole channels, at least one. Scratch
  * up to this size lives on the task's stack. */
@@ -53,8 +62,11 @@ typedef struct om_conv_job {
   unsigned char* y;
   size_t esize, T, O, Mg, tile, tiles;
   int pointwise;
+  const om_gemm_packed* wt; /* the transposed product's packed W^T (group 1, constant W), or NULL */
   const struct om_dwconv_kern* dw; /* the direct depthwise path's kernels, NULL: the GEMM */
   size_t dw_groups, dw_scratch;    /* groups per task, scratch bytes per task */
+  int dw_chan;                     /* the channels in lanes (om_dwconv_channels) */
+  const void* dw_wi;               /* their interleaved filters (constant W), or NULL */
   int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
 } om_conv_job;
 
@@ -133,6 +145,107 @@ static void om_conv_task(void* ctx, size_t t) {
     om_conv_bias_f64((double*)(void*)yt, j->O, (const double*)(const void*)j->b + g * j->Mg, j->Mg, no, exact);
 }
 
+/* y[m*O + o] = yt[o*Mg + m] for o < O, m < Mg: elements of es bytes, copied. */
+static void om_conv_transpose_out(size_t es, const unsigned char* yt, size_t O, size_t Mg, unsigned char* y) {
+#define OM_CONV_TR(T_)                                                                     \
+  for (size_t m = 0; m < Mg; m++)                                                          \
+    for (size_t o = 0; o < O; o++) ((T_*)(void*)y)[m * O + o] = ((const T_*)(const void*)yt)[o * Mg + m];
+  if (es == 2) {
+    OM_CONV_TR(uint16_t)
+  } else if (es == 4) {
+    OM_CONV_TR(uint32_t)
+  } else {
+    OM_CONV_TR(uint64_t)
+  }
+#undef OM_CONV_TR
+}
+
+/* Task t = (n, g) of the transposed product, for small output planes: Yt[O, Mg] = col^T [O, T] . W_g^T [T, Mg]
+ * into scratch, the bias as the GEMM's Cin (one rounded add after the chain, then the canonical NaN: the same
+ * operations as om_conv_task's bias pass), then Yt transposed into Y_g. Element (o, m) is the GEMM's chain over t
+ * of fma(col[t, o], W[m, t]): the product commutes exactly, so the bits are om_conv_task's. */
+static void om_conv_t_task(void* ctx, size_t t) {
+  om_conv_job* j = ctx;
+  const om_conv_dims* d = j->d;
+  const om_node* node = j->node;
+  size_t n = t / (size_t)d->G, g = t % (size_t)d->G, O = j->O, Mg = j->Mg, es = j->esize;
+  size_t in_plane = (size_t)(d->geom.in[0] * d->geom.in[1] * d->geom.in[2]);
+  const unsigned char* xg = j->x + ((size_t)n * (size_t)d->C + g * d->geom.channels) * in_plane * es;
+  size_t col_bytes = j->pointwise ? 0 : (j->T * O * es + 63) / 64 * 64;
+  unsigned char* mem = malloc(col_bytes + O * Mg * es + 1);
+  if (!mem) {
+    __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
+    return;
+  }
+  const unsigned char* col = xg; /* col(t, o) = col[t*O + o] */
+  if (!j->pointwise) {
+    om_im2col(&d->geom, es, xg, 0, O, mem, O);
+    col = mem;
+  }
+  unsigned char* yt = mem + col_bytes;
+  om_gemm_args ga = {0};
+  ga.path = node->path;
+  ga.type = node->type;
+  ga.mode = node->mode;
+  ga.batch = 1;
+  ga.M = O;
+  ga.N = Mg;
+  ga.K = j->T;
+  ga.A = col;
+  ga.rsa = 1;
+  ga.csa = (ptrdiff_t)O;
+  ga.B = j->w + g * Mg * j->T * es;
+  ga.rsb = 1;
+  ga.csb = (ptrdiff_t)j->T;
+  ga.packed_b = j->wt;
+  ga.alpha = 1.0;
+  ga.beta = 1.0;
+  if (j->b) {
+    ga.Cin = j->b + g * Mg * es;
+    ga.rsc_in = 0;
+    ga.csc_in = 1;
+  }
+  ga.C = yt;
+  ga.ldc = (ptrdiff_t)Mg;
+  int rc = om_gemm(&ga, NULL, NULL);
+  if (rc == 0) {
+    unsigned char* y = j->y + ((size_t)n * (size_t)d->M + g * Mg) * O * es;
+    om_conv_transpose_out(es, yt, O, Mg, y);
+  }
+  free(mem);
+  if (rc != 0) __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
+}
+
+/* The transposed product's B, W^T [T, M], packed once for a constant W of group 1 (the first run that needs it
+ * packs it; a run that loses the race frees its own copy); NULL otherwise or without the memory: the GEMM then
+ * packs its panels each run (the same panels, the same bits). */
+static const om_gemm_packed* om_conv_packed_wt(const om_node* node, const om_conv_dims* d, const void* w, size_t T) {
+  om_conv* c = node->impl;
+  if (!c->w_const || d->G != 1) return NULL;
+  om_gemm_packed* p = __atomic_load_n(&c->packed_wt, __ATOMIC_ACQUIRE);
+  if (p) return p;
+  if (!(p = om_gemm_pack_b(node->path, node->type, T, (size_t)d->M, w, 1, (ptrdiff_t)T))) return NULL;
+  om_gemm_packed* seen = NULL;
+  if (__atomic_compare_exchange_n(&c->packed_wt, &seen, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return p;
+  om_gemm_packed_free(p);
+  return seen;
+}
+
+/* The depthwise filters interleaved once for the channel kernel (constant W only; the first run that needs them
+ * makes them, a run that loses the race frees its copy); NULL otherwise or without the memory: each run then
+ * interleaves them (the same values, the same bits). */
+static const void* om_conv_dw_weights(const om_node* node, const om_dwconv_kern* k, const void* w, size_t G, size_t T) {
+  om_conv* c = node->impl;
+  if (!c->w_const) return NULL;
+  void* p = __atomic_load_n(&c->dw_weights, __ATOMIC_ACQUIRE);
+  if (p) return p;
+  if (!(p = om_dwconv_weights(k, node->type, w, G, T))) return NULL;
+  void* seen = NULL;
+  if (__atomic_compare_exchange_n(&c->dw_weights, &seen, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return p;
+  free(p);
+  return seen;
+}
+
 /* Task t of the direct depthwise path: groups [g0, g0 + dw_groups) of one image, one channel each. */
 static void om_conv_dw_task(void* ctx, size_t t) {
   om_conv_job* j = ctx;
@@ -148,11 +261,19 @@ static void om_conv_dw_task(void* ctx, size_t t) {
     return;
   }
   om_dwconv_taps(&d->geom, j->node->type, scratch);
-  for (size_t g = g0; g < g1; g++)
-    om_dwconv_channel(j->dw, &d->geom, j->node->type, j->node->mode == OM_MODE_EXACT,
-                      j->x + (n * G + g) * in_plane * j->esize, j->w + g * j->Mg * j->T * j->esize,
-                      j->b ? j->b + g * j->Mg * j->esize : NULL, j->Mg,
-                      j->y + (n * (size_t)d->M + g * j->Mg) * j->O * j->esize, scratch);
+  if (j->dw_chan)
+    om_dwconv_channels(j->dw, &d->geom, j->node->type, j->node->mode == OM_MODE_EXACT,
+                       j->x + (n * G + g0) * in_plane * j->esize, in_plane, j->w + g0 * j->T * j->esize,
+                       j->dw_wi ? (const unsigned char*)j->dw_wi + g0 * j->T * (j->node->type == OM_T_DOUBLE ? 8 : 4)
+                                : NULL,
+                       j->b ? j->b + g0 * j->esize : NULL, g1 - g0, j->y + (n * (size_t)d->M + g0) * j->O * j->esize,
+                       scratch);
+  else
+    for (size_t g = g0; g < g1; g++)
+      om_dwconv_channel(j->dw, &d->geom, j->node->type, j->node->mode == OM_MODE_EXACT,
+                        j->x + (n * G + g) * in_plane * j->esize, j->w + g * j->Mg * j->T * j->esize,
+                        j->b ? j->b + g * j->Mg * j->esize : NULL, j->Mg,
+                        j->y + (n * (size_t)d->M + g * j->Mg) * j->O * j->esize, scratch);
   if (scratch != stack) free(scratch);
 }
 
@@ -185,8 +306,16 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     j.dw = om_isa_path_get(node->path)->dwconv;
     j.dw_groups = per_group >= OM_CONV_DW_TASK_FMAS ? 1 : OM_CONV_DW_TASK_FMAS / per_group;
     j.dw_scratch = om_dwconv_scratch(&d.geom, node->type, j.Mg);
+    j.dw_chan = om_dwconv_by_channels(&d.geom, j.Mg);
+    if (j.dw_chan) { /* tasks start at a block of every path's lanes; a constant W interleaved once */
+      j.dw_groups = (j.dw_groups + OM_DWCONV_MAX_LANES - 1) / OM_DWCONV_MAX_LANES * OM_DWCONV_MAX_LANES;
+      j.dw_wi = om_conv_dw_weights(node, j.dw, j.w, (size_t)d.G, j.T);
+    }
     size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
     om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
+  } else if (j.O <= OM_CONV_T_MAX_O) {
+    j.wt = om_conv_packed_wt(node, &d, j.w, j.T);
+    om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d.N * (size_t)d.G, om_conv_t_task, &j);
   } else {
     j.tile = om_conv_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
@@ -203,5 +332,5 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-const om_family om_family_conv = {sizeof(om_conv), om_conv_create, om_conv_shapes, om_conv_run, om_conv_set_constant, NULL, NULL,
+const om_family om_family_conv = {sizeof(om_conv), om_conv_create, om_conv_shapes, om_conv_run, om_conv_set_constant, NULL, om_conv_destroy,
                                   om_conv_check_ranks};

@@ -20,6 +20,13 @@ typedef struct om_conv {
   int has_kernel, has_strides, has_dilations, has_pads;
   int64_t kernel[OM_CONV_MAX_AXES], strides[OM_CONV_MAX_AXES], dilations[OM_CONV_MAX_AXES];
   int64_t pads[2 * OM_CONV_MAX_AXES]; /* begins, then ends */
+  int w_const;                        /* Conv: W is a constant (set_constant saw it) */
+  /* Conv, group 1, constant W: W^T [T, M] packed as the GEMM's B by the first run that takes the transposed
+   * product (node_conv.c), published once with an atomic compare-and-swap; freed by om_conv_destroy. */
+  struct om_gemm_packed* packed_wt;
+  /* Conv, constant W, depthwise by channels (conv/dwconv.h): the filters interleaved for the node's path by
+   * the first run, published the same way; freed by om_conv_destroy. */
+  void* dw_weights;
 } om_conv;
 
 /* One call's problem. */
@@ -35,13 +42,16 @@ typedef struct om_conv_dims {
  * problem (a value out of range, lists of different lengths, more than three spatial axes). */
 int om_conv_create(om_node* node, const om_attrs* a, char* err, size_t errlen);
 /* set_constant: a constant W's shape, checked against the attributes and the group now rather than at the
- * first run (W itself needs no preparing: the GEMM reads it in place). */
+ * first run; W itself is read in place (the GEMM's A), or packed transposed by the first run over a small
+ * output plane. */
 int om_conv_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
                          size_t errlen);
 /* One list attribute `name` (n values, `per` per spatial axis) into dst: its length agrees with the lists read
  * before (c->axes, which it sets), its values are >= lo; 0, or -1 with a message naming node, op and list. */
 int om_conv_list(const om_node* node, om_conv* c, const char* name, const int64_t* v, size_t n, size_t per,
                  int64_t lo, int64_t* dst, char* err, size_t errlen);
+/* destroy: the packed W^T, the interleaved filters, then the state. */
+void om_conv_destroy(om_node* node);
 /* check_ranks: X and W of rank 3 to 5 and equal, agreeing with the attributes' lists. */
 int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen);
 /* One spatial axis i of the attributes c (Conv's, or a windowed pool's: node_window_pool.c) over an input of D

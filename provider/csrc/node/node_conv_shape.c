@@ -1,9 +1,11 @@
 /* node_conv_shape.c - Conv's attributes and shapes: the checks of create, the padding auto_pad resolves
  * (ONNX's rules) and the output shape O_i = floor((D_i + p_i + q_i - d_i*(K_i-1) - 1) / s_i) + 1. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/om_ops.h"
+#include "gemm/gemm.h"
 #include "node_conv.h"
 
 static const char* const om_conv_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
@@ -111,7 +113,19 @@ static int om_conv_check_w(const om_node* node, const om_conv* c, const int64_t*
 int om_conv_set_constant(om_node* node, size_t k, const void* data, const int64_t* shape, size_t rank, char* err,
                          size_t errlen) {
   (void)data;
-  return k == 1 ? om_conv_check_w(node, node->impl, shape, rank, err, errlen) : 0;
+  if (k != 1) return 0;
+  if (om_conv_check_w(node, node->impl, shape, rank, err, errlen) != 0) return -1;
+  ((om_conv*)node->impl)->w_const = 1;
+  return 0;
+}
+
+void om_conv_destroy(om_node* node) {
+  om_conv* c = node->impl;
+  if (c) {
+    om_gemm_packed_free(c->packed_wt);
+    free(c->dw_weights);
+  }
+  free(c);
 }
 
 int om_conv_check_ranks(const om_node* node, size_t n_inputs, const size_t* ranks, char* err, size_t errlen) {
