@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "conv/im2row.h"
+#include "conv/qdwconv.h"
 #include "core/om_ops.h"
 #include "node_conv.h"
 #include "parallel.h"
@@ -281,13 +282,9 @@ static void om_qc_task(void* ctx, size_t t) {
 
 /* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
  * copied once, as int16 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
- * the group then adds, kernel position by kernel position, the int32 product (x - x_zp) * (w - w_zp[m]) (exact:
- * at most 65025 in magnitude) into a row of accumulators modulo 2^32: the same integers as the GEMM path gives
- * (exact sums: any order). */
-static void om_qc_dw_row(uint32_t* restrict acc, const int16_t* restrict src, int16_t wv, size_t n) {
-  for (size_t o = 0; o < n; o++) acc[o] += (uint32_t)((int32_t)wv * (int32_t)src[o]); /* a widening multiply */
-}
-
+ * the group then takes, row of outputs by row, init + the sum over kernel positions of the int32 products
+ * (x - x_zp) * (w - w_zp[m]) (exact: at most 65025 in magnitude) modulo 2^32, init = B[m] (QLinearConv with B)
+ * else 0: the same integers as the GEMM path gives (exact sums: any order). The path's kernels: conv/qdwconv.h. */
 static int32_t om_qc_q8(const uint8_t* p, size_t i, int is_signed) {
   return is_signed ? (int32_t)(int8_t)p[i] : (int32_t)p[i];
 }
@@ -296,6 +293,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   om_qc_job* j = ctx;
   const om_conv_geom g = j->d->geom; /* a local copy: the loops below store through other pointers */
   const size_t G = (size_t)j->d->G, n = t / G, grp = t % G, Mg = j->Mg, O = j->O, KK = j->T;
+  const om_qdw_kern* k = om_qdw_kern_of(j->node->path);
   int64_t dp[3];
   for (int a = 0; a < 3; a++) {
     int64_t need = (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
@@ -311,9 +309,13 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     at += ph < dp[2] ? (dp[2] - ph + s2 - 1) / s2 : 0;
   }
   int16_t* xp = calloc(plane + 1, sizeof *xp);
-  uint32_t* acc = malloc((O + 1) * sizeof *acc);
-  if (!xp || !acc) {
+  ptrdiff_t* off = malloc((KK + 1) * sizeof *off);
+  int16_t* wv = malloc((KK + 1) * sizeof *wv);
+  int32_t* acc = j->mult ? malloc((O + 1) * sizeof *acc) : NULL;
+  if (!xp || !off || !wv || (j->mult && !acc)) {
     free(xp);
+    free(off);
+    free(wv);
     free(acc);
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
@@ -324,53 +326,46 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   for (int64_t i0 = 0; i0 < g.in[0]; i0++)
     for (int64_t i1 = 0; i1 < g.in[1]; i1++) {
       const uint8_t* src = x + (size_t)((i0 * g.in[1] + i1) * g.in[2]);
-      int16_t* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2] + g.pad[2]);
-      dst -= g.pad[2]; /* the row's start: column c = i2 + pad */
-      if (s2 == 1) {
-        for (int64_t i2 = 0; i2 < g.in[2]; i2++)
-          dst[g.pad[2] + i2] = (int16_t)(om_qc_q8(src, (size_t)i2, xs) - xz);
+      int16_t* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2]); /* column c = i2 + pad */
+      const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
+      if (s2 == 2) { /* input column i2 at column c = c_lo + i2: phase (c_lo + i2) % 2, index (c_lo + i2) / 2 */
+        const int64_t p0 = c_lo % 2, p1 = 1 - p0;
+        k->split2(src, (size_t)g.in[2], xz, xs, dst + phase_at[p0] + c_lo / 2, dst + phase_at[p1] + (c_lo + 1) / 2);
         continue;
       }
-      const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
       for (int64_t ph = 0; ph < s2; ph++) {
         const int64_t q_lo = c_lo > ph ? (c_lo - ph + s2 - 1) / s2 : 0;
         const int64_t q_hi = c_hi > ph ? (c_hi - ph + s2 - 1) / s2 : 0;
-        int16_t* d = dst + phase_at[ph];
-        const uint8_t* sp = src + ph - c_lo;
-        if (xs)
-          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)(int8_t)sp[q * s2] - xz);
-        else
-          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)sp[q * s2] - xz);
+        if (q_hi > q_lo)
+          k->widen(src + q_lo * s2 + ph - c_lo, (size_t)s2, (size_t)(q_hi - q_lo), xz, xs, dst + phase_at[ph] + q_lo);
       }
     }
+  size_t kp = 0;
+  for (int64_t k0 = 0; k0 < g.kernel[0]; k0++)
+    for (int64_t k1 = 0; k1 < g.kernel[1]; k1++)
+      for (int64_t k2 = 0; k2 < g.kernel[2]; k2++, kp++) {
+        const int64_t c0 = k2 * g.dilation[2];
+        off[kp] = (ptrdiff_t)((k0 * g.dilation[0] * dp[1] + k1 * g.dilation[1]) * dp[2] + phase_at[c0 % s2] + c0 / s2);
+      }
   const uint8_t* wbase = (const uint8_t*)j->w + grp * Mg * KK;
   for (size_t m = 0; m < Mg; m++) {
     const size_t mc = grp * Mg + m;
     const int32_t wz = j->w_zp ? om_qc_q8(j->w_zp, mc * j->w_zp_stride, ws) : 0;
-    memset(acc, 0, O * sizeof *acc);
-    size_t kp = 0;
-    for (int64_t k0 = 0; k0 < g.kernel[0]; k0++)
-      for (int64_t k1 = 0; k1 < g.kernel[1]; k1++)
-        for (int64_t k2 = 0; k2 < g.kernel[2]; k2++, kp++) {
-          const int16_t wv = (int16_t)(om_qc_q8(wbase, m * KK + kp, ws) - wz); /* in [-255, 255] */
-          const int64_t c0 = k2 * g.dilation[2];
-          uint32_t* a = acc;
-          for (int64_t o0 = 0; o0 < g.out[0]; o0++)
-            for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
-              om_qc_dw_row(a, xp + (size_t)(((o0 * g.stride[0] + k0 * g.dilation[0]) * dp[1] + o1 * g.stride[1] +
-                                             k1 * g.dilation[1]) * dp[2] + phase_at[c0 % s2] + c0 / s2),
-                           wv, (size_t)g.out[2]);
-        }
-    if (!j->mult) {
-      memcpy((int32_t*)j->y + (n * (size_t)j->d->M + mc) * O, acc, O * sizeof *acc);
-      continue;
-    }
-    if (j->bias)
-      for (size_t o = 0; o < O; o++) acc[o] += (uint32_t)j->bias[mc];
-    om_qout_requantize((const int32_t*)acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
-                       (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
+    for (kp = 0; kp < KK; kp++) wv[kp] = (int16_t)(om_qc_q8(wbase, m * KK + kp, ws) - wz); /* in [-255, 255] */
+    const int32_t init = j->mult && j->bias ? j->bias[mc] : 0;
+    int32_t* y = acc ? acc : (int32_t*)j->y + (n * (size_t)j->d->M + mc) * O;
+    int32_t* a = y;
+    for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+      for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
+        k->row(xp + (size_t)((o0 * g.stride[0] * dp[1] + o1 * g.stride[1]) * dp[2]), off, wv, KK, init, a,
+               (size_t)g.out[2]);
+    if (j->mult)
+      om_qout_requantize(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
+                         (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
   }
   free(xp);
+  free(off);
+  free(wv);
   free(acc);
 }
 

@@ -59,12 +59,17 @@ void om_qout_requantize(const int32_t* acc, size_t n, const float* m, size_t ms,
     size_t len = n - j0 < OM_QOUT_BLOCK ? n - j0 : OM_QOUT_BLOCK;
     const int32_t* a = acc + j0;
     const float* mm = m + j0 * ms;
-    for (size_t j = 0; j < len; j++) {
-      float v = (float)a[j] * mm[j * ms];
-      float c = v >= lo ? v : lo; /* a NaN v gives lo */
-      c = c <= hi ? c : hi;
-      tmp[j] = (c + magic) - magic;
-    }
+#define OM_QOUT_STEP(M_)                                                            \
+  for (size_t j = 0; j < len; j++) {                                                \
+    float v = (float)a[j] * (M_);                                                   \
+    float c = v >= lo ? v : lo; /* a NaN v gives lo */                              \
+    c = c <= hi ? c : hi;                                                           \
+    tmp[j] = (c + magic) - magic;                                                   \
+  }
+    if (ms == 1) OM_QOUT_STEP(mm[j]) /* the loops the compiler vectorises: one multiplier, or one a column */
+    else if (ms == 0) OM_QOUT_STEP(mm[0])
+    else OM_QOUT_STEP(mm[j * ms])
+#undef OM_QOUT_STEP
     if (y_signed) {
       int8_t* out = (int8_t*)y + j0;
       for (size_t j = 0; j < len; j++) out[j] = (int8_t)((int32_t)tmp[j] + zp);
