@@ -136,13 +136,14 @@ def test_resnet_shape_all_paths_identical() -> None:
     _qlinear_run(case, U8, I8, U8, 7, per_channel=True, w_const=True)
 
 
-# Depthwise rows long enough for every path's blocks (conv/qdwconv_body.inc: two vectors, one, eight lanes, one
-# position; the last block overlapping) and stride-2 rows long enough for its vector split, odd and even begin
-# pads, an odd input width, a stride of 3 and dilations.
+# Depthwise rows long enough for every path's blocks (conv/qdwconv_body.inc: two vectors, one, eight lanes,
+# one position; the last block overlapping) and stride-2 rows long enough for its vector split, odd and even
+# begin pads, an odd input width, a stride of 3 and dilations.
 DW_CASES = [
     Case("dw_row37", (1, 4, 5, 37), (4, 1, 3, 3), True, {"group": 4, "pads": [1, 1, 1, 1]}),
     Case("dw_row12_m2", (2, 2, 3, 12), (4, 1, 1, 3), False, {"group": 2, "pads": [0, 1, 0, 1]}),
-    Case("dw_s2_odd_pad", (1, 3, 6, 70), (3, 1, 3, 3), True, {"group": 3, "strides": [2, 2], "pads": [0, 1, 1, 0]}),
+    Case("dw_s2_odd_pad", (1, 3, 6, 70), (3, 1, 3, 3), True,
+         {"group": 3, "strides": [2, 2], "pads": [0, 1, 1, 0]}),
     Case("dw_s2_odd_width", (1, 2, 5, 41), (2, 1, 3, 5), False,
          {"group": 2, "strides": [1, 2], "pads": [0, 2, 0, 2], "dilations": [1, 2]}),
     Case("dw_s3", (1, 2, 4, 50), (2, 1, 2, 3), True, {"group": 2, "strides": [1, 3], "pads": [1, 0, 0, 1]}),
