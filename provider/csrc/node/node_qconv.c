@@ -242,7 +242,8 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
     int32_t* row = acc + o * Mg;
     if (j->bias) /* + B[m], modulo 2^32 */
       for (size_t m = 0; m < Mg; m++) row[m] = (int32_t)((uint32_t)row[m] + (uint32_t)j->bias[m0 + m]);
-    om_qout_requantize(row, Mg, j->mult + m0 * j->ms, j->ms, j->y_zp, j->q->y_signed, q8 + o * Mg);
+    om_qout_requantize_of(j->node->path)(row, Mg, j->mult + m0 * j->ms, j->ms, j->y_zp, j->q->y_signed,
+                                         q8 + o * Mg);
   }
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
 }
@@ -312,7 +313,13 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   ptrdiff_t* off = malloc((KK + 1) * sizeof *off);
   int16_t* wv = malloc((KK + 1) * sizeof *wv);
   int32_t* acc = j->mult ? malloc((O + 1) * sizeof *acc) : NULL;
-  if (!xp || !off || !wv || (j->mult && !acc)) {
+  /* Strides 1 on the last two axes: the rows of an output plane run as one row over the padded width, the
+   * columns past out[2] computed and dropped (their taps stay inside the plane). */
+  const int flat = g.stride[1] == 1 && s2 == 1 && g.out[2] < dp[2];
+  const size_t flat_n = flat ? (size_t)((g.out[1] - 1) * dp[2] + g.out[2]) : 0;
+  int32_t* fl = flat ? malloc((flat_n + 1) * sizeof *fl) : NULL;
+  if (!xp || !off || !wv || (j->mult && !acc) || (flat && !fl)) {
+    free(fl);
     free(xp);
     free(off);
     free(wv);
@@ -355,18 +362,26 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     const int32_t init = j->mult && j->bias ? j->bias[mc] : 0;
     int32_t* y = acc ? acc : (int32_t*)j->y + (n * (size_t)j->d->M + mc) * O;
     int32_t* a = y;
-    for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+    for (int64_t o0 = 0; o0 < g.out[0]; o0++) {
+      const int16_t* plane0 = xp + (size_t)(o0 * g.stride[0] * dp[1] * dp[2]);
+      if (flat) {
+        k->row(plane0, off, wv, KK, init, fl, flat_n);
+        for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
+          memcpy(a, fl + o1 * dp[2], (size_t)g.out[2] * sizeof *a);
+        continue;
+      }
       for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
-        k->row(xp + (size_t)((o0 * g.stride[0] * dp[1] + o1 * g.stride[1]) * dp[2]), off, wv, KK, init, a,
-               (size_t)g.out[2]);
+        k->row(plane0 + (size_t)(o1 * g.stride[1] * dp[2]), off, wv, KK, init, a, (size_t)g.out[2]);
+    }
     if (j->mult)
-      om_qout_requantize(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
+      om_qout_requantize_of(j->node->path)(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
                          (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
   }
   free(xp);
   free(off);
   free(wv);
   free(acc);
+  free(fl);
 }
 
 static size_t om_qc_tile(size_t T, size_t O) {
