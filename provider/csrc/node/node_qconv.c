@@ -217,6 +217,8 @@ typedef struct om_qc_job {
   const float* mult;              /* QLinearConv: the multipliers, ms apart */
   size_t ms;
   const int32_t* bias;
+  const float* mrep;   /* the GEMM path: [G][tile][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
+  const int32_t* brep; /* the same layout for B (NULL without B) */
   int32_t y_zp;
   void* y;
   int failed; /* set atomically: -1 out of memory, -2 qgemm refused its arguments */
@@ -238,13 +240,11 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
       for (size_t o = 0; o < no; o++) y[m * O + o] = acc[o * Mg + m];
     return;
   }
-  for (size_t o = 0; o < no; o++) {
-    int32_t* row = acc + o * Mg;
-    if (j->bias) /* + B[m], modulo 2^32 */
-      for (size_t m = 0; m < Mg; m++) row[m] = (int32_t)((uint32_t)row[m] + (uint32_t)j->bias[m0 + m]);
-    om_qout_requantize_of(j->node->path)(row, Mg, j->mult + m0 * j->ms, j->ms, j->y_zp, j->q->y_signed,
-                                         q8 + o * Mg);
-  }
+  /* The whole tile at once, each element with its channel's B and multiplier (the [tile][Mg] copies). */
+  const size_t len = no * Mg, at = g * j->tile * Mg;
+  if (j->brep) /* + B[m], modulo 2^32 */
+    for (size_t i = 0; i < len; i++) acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)j->brep[at + i]);
+  om_qout_requantize_of(j->node->path)(acc, len, j->mrep + at, 1, j->y_zp, j->q->y_signed, q8);
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
 }
 
@@ -384,6 +384,24 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   free(fl);
 }
 
+/* The multipliers (and B) repeated for each output position of a tile, [G][tile][Mg], so that a tile's
+ * accumulators are requantised in one call: -1 on out of memory. */
+static int om_qc_replicate(om_qc_job* j, float** mrep, int32_t** brep) {
+  const size_t G = (size_t)j->d->G, Mg = j->Mg, tile = j->tile;
+  *mrep = malloc(G * tile * Mg * sizeof **mrep + 1);
+  *brep = j->bias ? malloc(G * tile * Mg * sizeof **brep + 1) : NULL;
+  if (!*mrep || (j->bias && !*brep)) return -1;
+  for (size_t g = 0; g < G; g++)
+    for (size_t o = 0; o < tile; o++)
+      for (size_t m = 0; m < Mg; m++) {
+        (*mrep)[(g * tile + o) * Mg + m] = j->mult[(g * Mg + m) * j->ms];
+        if (j->bias) (*brep)[(g * tile + o) * Mg + m] = j->bias[g * Mg + m];
+      }
+  j->mrep = *mrep;
+  j->brep = *brep;
+  return 0;
+}
+
 static size_t om_qc_tile(size_t T, size_t O) {
   size_t t = OM_QC_TILE_BYTES / (T ? T : 1) / OM_QC_TILE_MIN * OM_QC_TILE_MIN;
   if (t < OM_QC_TILE_MIN) t = OM_QC_TILE_MIN;
@@ -458,6 +476,8 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
   }
   j.xt = malloc(d->N * j.P * C + 1);
   om_qgemm_packed** own = NULL;
+  float* mrep = NULL;
+  int32_t* brep = NULL;
   int rc = (!mult && l->y_scale != OM_QC_NONE) || !j.xt ? -1 : om_qc_weights(node, io, &j, &own, &j.packed);
   if (rc == 0) {
     j.t_blocks = (j.P + OM_QC_T_POSITIONS - 1) / OM_QC_T_POSITIONS;
@@ -465,12 +485,17 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     else om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * j.t_blocks, om_qc_channels_last_task, &j);
     j.tile = om_qc_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
+    rc = mult ? om_qc_replicate(&j, &mrep, &brep) : 0;
+  }
+  if (rc == 0) {
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * (size_t)d->G * j.tiles, om_qc_task, &j);
     rc = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   }
   om_qc_free_packed(own, own ? (size_t)d->G : 0);
   free(j.xt);
   free(mult);
+  free(mrep);
+  free(brep);
   if (rc != 0) {
     snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_qgemm refused its arguments"
                                            : "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
