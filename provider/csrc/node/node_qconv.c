@@ -44,6 +44,37 @@ static const om_qconv_layout om_qc_qlinear = {
     {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B",
      "input 9 (the output type's witness)"}};
 
+/* Scratch blocks kept between runs (a block is taken by one task at a time: atomic exchanges), so that a run
+ * touches memory it already owns instead of fresh pages; as many blocks as ran at once, at most OM_QC_POOL. */
+enum { OM_QC_POOL = 16, OM_QC_HEAD = 64 /* bytes before a block's data: its size */ };
+typedef struct om_qc_pool {
+  void* slot[OM_QC_POOL];
+} om_qc_pool;
+
+/* A block of at least `bytes` bytes (64-byte aligned data at the result + OM_QC_HEAD); NULL on out of memory. */
+static void* om_qc_take(om_qc_pool* pool, size_t bytes) {
+  for (int i = 0; i < OM_QC_POOL; i++) {
+    void* p = __atomic_exchange_n(&pool->slot[i], NULL, __ATOMIC_ACQ_REL);
+    if (p && *(size_t*)p >= bytes) return p;
+    free(p);
+  }
+  void* p = aligned_alloc(OM_QC_HEAD, (OM_QC_HEAD + bytes + OM_QC_HEAD - 1) / OM_QC_HEAD * OM_QC_HEAD);
+  if (p) *(size_t*)p = bytes;
+  return p;
+}
+
+static void om_qc_give(om_qc_pool* pool, void* p) {
+  for (int i = 0; p && i < OM_QC_POOL; i++) {
+    void* empty = NULL;
+    if (__atomic_compare_exchange_n(&pool->slot[i], &empty, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
+  }
+  free(p);
+}
+
+static void om_qc_pool_free(om_qc_pool* pool) {
+  for (int i = 0; i < OM_QC_POOL; i++) free(pool->slot[i]);
+}
+
 typedef struct om_qconv {
   om_conv conv; /* first: node_conv_shape.c reads node->impl as an om_conv */
   const om_qconv_layout* l;
@@ -52,6 +83,7 @@ typedef struct om_qconv {
   om_qgemm_packed** packed; /* a constant W: one packed Wt per group; NULL: packed at each run */
   int64_t packed_w[OM_CONV_MAX_AXES + 2];
   size_t packed_rank, packed_groups;
+  om_qc_pool xt_pool, task_pool; /* the runs' channels-last copies, the GEMM tasks' scratch */
 } om_qconv;
 
 /* Output positions per task: qgemm's row block (256), fewer when a row is long, at least 32. */
@@ -204,6 +236,8 @@ static int om_qc_shapes(const om_node* node, const om_node_io* io) {
 typedef struct om_qc_job {
   const om_node* node;
   const om_qconv* q;
+  om_qc_pool* pool; /* the tasks' scratch blocks, task_bytes each */
+  size_t task_bytes, qgemm_bytes;
   const om_conv_dims* d;
   const uint8_t* x;  /* X, channels first */
   const void* w;     /* W as given (the depthwise path) */
@@ -231,6 +265,11 @@ static void om_qc_channels_last_task(void* ctx, size_t t) {
   om_bytes_to_channels_last(j->x + n * C * j->P, C, j->P, p0, p1, j->xt + n * j->P * C);
 }
 
+/* acc[i] += b[i] modulo 2^32, i < n. */
+static void om_qc_add_bias(int32_t* restrict acc, const int32_t* restrict b, size_t n) {
+  for (size_t i = 0; i < n; i++) acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)b[i]);
+}
+
 /* acc [no][Mg] of output positions o0.. of group g, image n, into y: int32 as is, or requantised. */
 static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_t no, int32_t* acc, uint8_t* q8) {
   const size_t Mg = j->Mg, O = j->O, m0 = g * Mg;
@@ -242,10 +281,16 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
   }
   /* The whole tile at once, each element with its channel's B and multiplier (the [tile][Mg] copies). */
   const size_t len = no * Mg, at = g * j->tile * Mg;
-  if (j->brep) /* + B[m], modulo 2^32 */
-    for (size_t i = 0; i < len; i++) acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)j->brep[at + i]);
+  if (j->brep) om_qc_add_bias(acc, j->brep + at, len);
   om_qout_requantize_of(j->node->path)(acc, len, j->mrep + at, 1, j->y_zp, j->q->y_signed, q8);
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
+}
+
+/* Where qgemm's scratch starts in a task's block: after acc, the rows and the requantised tile, 64-aligned. */
+static size_t om_qc_task_qgemm_at(const om_qc_job* j) {
+  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + (j->pointwise ? 0 : j->tile * j->T) +
+                       (j->mult ? j->tile * j->Mg : 0);
+  return (bytes + 63) / 64 * 64;
 }
 
 static void om_qc_task(void* ctx, size_t t) {
@@ -255,13 +300,14 @@ static void om_qc_task(void* ctx, size_t t) {
   const size_t n = t / per_image, g = t % per_image / j->tiles, o0 = t % j->tiles * j->tile;
   const size_t no = j->O - o0 < j->tile ? j->O - o0 : j->tile;
   const uint8_t* xg = j->xt + n * j->P * C + g * j->Cg; /* the group's first channel of position 0 */
-  const size_t rows_bytes = j->pointwise ? 0 : no * j->T;
-  const size_t acc_bytes = no * j->Mg * sizeof(int32_t);
-  unsigned char* mem = malloc(rows_bytes + acc_bytes + (j->mult ? no * j->Mg : 0) + 1);
-  if (!mem) {
+  const size_t rows_bytes = j->pointwise ? 0 : j->tile * j->T;
+  const size_t acc_bytes = j->tile * j->Mg * sizeof(int32_t);
+  unsigned char* block = om_qc_take(j->pool, j->task_bytes);
+  if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
+  unsigned char* mem = block + OM_QC_HEAD; /* acc, the rows, the requantised tile, qgemm's scratch */
   int32_t* acc = (int32_t*)(void*)mem;
   uint8_t* rows = mem + acc_bytes;
   const uint8_t* a = xg + o0 * C; /* pointwise: position o's channels are its row */
@@ -274,11 +320,11 @@ static void om_qc_task(void* ctx, size_t t) {
   om_qgemm_args ga = {j->node->path, 1, j->q->x_signed, j->q->w_signed, no, j->Mg, j->T, a, lda, NULL, 0,
                       j->T ? j->packed[g] : NULL, j->x_zp, 0,
                       j->w_zp ? (const uint8_t*)j->w_zp + g * j->Mg * j->w_zp_stride : NULL, j->w_zp_stride, acc,
-                      j->Mg};
+                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes};
   int rc = om_qgemm(&ga, NULL, NULL);
   if (rc == 0) om_qc_store(j, n, g, o0, no, acc, rows + rows_bytes);
   else __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
-  free(mem);
+  om_qc_give(j->pool, block);
 }
 
 /* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
@@ -474,7 +520,10 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  j.xt = malloc(d->N * j.P * C + 1);
+  om_qconv* qm = node->impl; /* its pools: taken and given back atomically */
+  unsigned char* xt_block = om_qc_take(&qm->xt_pool, d->N * j.P * C + 1);
+  j.xt = xt_block ? xt_block + OM_QC_HEAD : NULL;
+  j.pool = &qm->task_pool;
   om_qgemm_packed** own = NULL;
   float* mrep = NULL;
   int32_t* brep = NULL;
@@ -485,6 +534,10 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     else om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * j.t_blocks, om_qc_channels_last_task, &j);
     j.tile = om_qc_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
+    om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
+                           NULL, 0, NULL, 0, NULL, 0, NULL, 0};
+    j.qgemm_bytes = om_qgemm_scratch(&shape);
+    j.task_bytes = om_qc_task_qgemm_at(&j) + j.qgemm_bytes;
     rc = mult ? om_qc_replicate(&j, &mrep, &brep) : 0;
   }
   if (rc == 0) {
@@ -492,7 +545,7 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     rc = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   }
   om_qc_free_packed(own, own ? (size_t)d->G : 0);
-  free(j.xt);
+  om_qc_give(&qm->xt_pool, xt_block);
   free(mult);
   free(mrep);
   free(brep);
@@ -506,7 +559,11 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
 
 static void om_qc_destroy(om_node* node) {
   om_qconv* q = node->impl;
-  if (q) om_qc_free_packed(q->packed, q->packed_groups);
+  if (q) {
+    om_qc_free_packed(q->packed, q->packed_groups);
+    om_qc_pool_free(&q->xt_pool);
+    om_qc_pool_free(&q->task_pool);
+  }
   free(q);
 }
 
