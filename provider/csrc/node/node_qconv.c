@@ -328,7 +328,7 @@ static void om_qc_task(void* ctx, size_t t) {
 }
 
 /* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
- * copied once, as int16 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
+ * copied once, as int32 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
  * the group then takes, row of outputs by row, init + the sum over kernel positions of the int32 products
  * (x - x_zp) * (w - w_zp[m]) (exact: at most 65025 in magnitude) modulo 2^32, init = B[m] (QLinearConv with B)
  * else 0: the same integers as the GEMM path gives (exact sums: any order). The path's kernels: conv/qdwconv.h. */
@@ -355,7 +355,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     phase_at[ph] = at;
     at += ph < dp[2] ? (dp[2] - ph + s2 - 1) / s2 : 0;
   }
-  int16_t* xp = calloc(plane + 1, sizeof *xp);
+  om_qdw_val* xp = calloc(plane + 1, sizeof *xp);
   ptrdiff_t* off = malloc((KK + 1) * sizeof *off);
   int16_t* wv = malloc((KK + 1) * sizeof *wv);
   int32_t* acc = j->mult ? malloc((O + 1) * sizeof *acc) : NULL;
@@ -379,7 +379,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   for (int64_t i0 = 0; i0 < g.in[0]; i0++)
     for (int64_t i1 = 0; i1 < g.in[1]; i1++) {
       const uint8_t* src = x + (size_t)((i0 * g.in[1] + i1) * g.in[2]);
-      int16_t* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2]); /* column c = i2 + pad */
+      om_qdw_val* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2]); /* column c = i2 + pad */
       const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
       if (s2 == 2) { /* input column i2 at column c = c_lo + i2: phase (c_lo + i2) % 2, index (c_lo + i2) / 2 */
         const int64_t p0 = c_lo % 2, p1 = 1 - p0;
@@ -409,7 +409,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     int32_t* y = acc ? acc : (int32_t*)j->y + (n * (size_t)j->d->M + mc) * O;
     int32_t* a = y;
     for (int64_t o0 = 0; o0 < g.out[0]; o0++) {
-      const int16_t* plane0 = xp + (size_t)(o0 * g.stride[0] * dp[1] * dp[2]);
+      const om_qdw_val* plane0 = xp + (size_t)(o0 * g.stride[0] * dp[1] * dp[2]);
       if (flat) {
         k->row(plane0, off, wv, KK, init, fl, flat_n);
         for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
