@@ -161,6 +161,13 @@ def test_depthwise_rows(case: Case) -> None:
     _every_path(m, {"x": x}, R.conv_integer(x, w, x_zp, w_zp, case.attrs))
 
 
+def test_byte_transpose_edges() -> None:
+    """C, M and the output positions of 16 or more but not multiples of 16 (conv/im2row.c's last whole block
+    overlapping the one before, in the channels-last copy and in the output tile's transpose)."""
+    case = Case("edges", (1, 20, 9, 7), (24, 20, 1, 1), True)
+    _qlinear_run(case, U8, I8, U8, 11, per_channel=True, w_const=True)
+
+
 def test_conv_integer_wraps_past_int32() -> None:
     """Sums past int32 wrap modulo 2^32 (as MatMulInteger)."""
     x = np.full((1, 40000, 1, 2), 255, np.uint8)

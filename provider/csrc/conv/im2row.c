@@ -5,7 +5,8 @@
 
 /* Blocks of 16 x 16 bytes. A whole block is transposed in registers (GCC vector extensions, 16
  * bytes a row): four rounds of the perfect shuffle, row 2i and 2i+1 of a round the interleaved low and high
- * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). Edges byte by byte. */
+ * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). A dimension of 16 or more
+ * ends with a whole block overlapping the one before; a shorter one goes byte by byte. */
 enum { OM_T_BLOCK = 16 };
 typedef uint8_t om_v16u8 __attribute__((vector_size(16)));
 
@@ -24,10 +25,18 @@ static void om_transpose16(const uint8_t* src, size_t lds, uint8_t* dst, size_t 
   for (int i = 0; i < 16; i++) memcpy(dst + (size_t)i * ldd, &r[i], 16);
 }
 
+/* The start of the block after one at b of a dimension of n: b + 16, or, when that block would be partial and
+ * n allows a whole one, n - 16 (a whole block overlapping the one before: its bytes are copied twice, the
+ * same values). */
+static size_t om_t_next(size_t b, size_t n) {
+  const size_t next = b + OM_T_BLOCK;
+  return next < n && next + OM_T_BLOCK > n && n >= OM_T_BLOCK ? n - OM_T_BLOCK : next;
+}
+
 void om_bytes_transpose(const uint8_t* src, size_t lds, size_t rows, size_t cols, uint8_t* dst, size_t ldd) {
-  for (size_t rb = 0; rb < rows; rb += OM_T_BLOCK) {
+  for (size_t rb = 0; rb < rows; rb = om_t_next(rb, rows)) {
     size_t re = rb + OM_T_BLOCK < rows ? rb + OM_T_BLOCK : rows;
-    for (size_t cb = 0; cb < cols; cb += OM_T_BLOCK) {
+    for (size_t cb = 0; cb < cols; cb = om_t_next(cb, cols)) {
       size_t ce = cb + OM_T_BLOCK < cols ? cb + OM_T_BLOCK : cols;
       if (re - rb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
         om_transpose16(src + rb * lds + cb, lds, dst + cb * ldd + rb, ldd);
