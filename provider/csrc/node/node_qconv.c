@@ -355,24 +355,28 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     phase_at[ph] = at;
     at += ph < dp[2] ? (dp[2] - ph + s2 - 1) / s2 : 0;
   }
-  om_qdw_val* xp = calloc(plane + 1, sizeof *xp);
-  ptrdiff_t* off = malloc((KK + 1) * sizeof *off);
-  int16_t* wv = malloc((KK + 1) * sizeof *wv);
-  int32_t* acc = j->mult ? malloc((O + 1) * sizeof *acc) : NULL;
   /* Strides 1 on the last two axes: the rows of an output plane run as one row over the padded width, the
    * columns past out[2] computed and dropped (their taps stay inside the plane). */
   const int flat = g.stride[1] == 1 && s2 == 1 && g.out[2] < dp[2];
   const size_t flat_n = flat ? (size_t)((g.out[1] - 1) * dp[2] + g.out[2]) : 0;
-  int32_t* fl = flat ? malloc((flat_n + 1) * sizeof *fl) : NULL;
-  if (!xp || !off || !wv || (j->mult && !acc) || (flat && !fl)) {
-    free(fl);
-    free(xp);
-    free(off);
-    free(wv);
-    free(acc);
+  /* One block from the node's pool (kept between runs): the plane, the tap offsets, the weights, acc, the
+   * flat row; each part 64-byte aligned. The plane is zeroed (its padding); the rest is written before use. */
+  size_t at[6] = {0};
+  const size_t part[5] = {(plane + 1) * sizeof(om_qdw_val), (KK + 1) * sizeof(ptrdiff_t),
+                          (KK + 1) * sizeof(int16_t), (O + 1) * sizeof(int32_t), (flat_n + 1) * sizeof(int32_t)};
+  for (int i = 0; i < 5; i++) at[i + 1] = at[i] + (part[i] + 63) / 64 * 64;
+  unsigned char* block = om_qc_take(j->pool, at[5]);
+  if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
+  unsigned char* mem = block + OM_QC_HEAD;
+  om_qdw_val* xp = (om_qdw_val*)(void*)mem;
+  ptrdiff_t* off = (ptrdiff_t*)(void*)(mem + at[1]);
+  int16_t* wv = (int16_t*)(void*)(mem + at[2]);
+  int32_t* acc = j->mult ? (int32_t*)(void*)(mem + at[3]) : NULL;
+  int32_t* fl = flat ? (int32_t*)(void*)(mem + at[4]) : NULL;
+  memset(xp, 0, part[0]);
   const int xs = j->q->x_signed, ws = j->q->w_signed;
   const int32_t xz = j->x_zp ? om_qc_q8(j->x_zp, 0, xs) : 0;
   const uint8_t* x = j->x + (n * G + grp) * j->P;
@@ -423,11 +427,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
       om_qout_requantize_of(j->node->path)(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
                          (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
   }
-  free(xp);
-  free(off);
-  free(wv);
-  free(acc);
-  free(fl);
+  om_qc_give(j->pool, block);
 }
 
 /* The multipliers (and B) repeated for each output position of a tile, [G][tile][Mg], so that a tile's
@@ -510,6 +510,8 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     j.y_zp = om_qint8_value(io->data[l->y_zp], node->out_types[0]);
   }
   const size_t C = (size_t)d->C;
+  om_qconv* qm = node->impl; /* its pools: taken and given back atomically */
+  j.pool = &qm->task_pool;
   if (j.Cg == 1 && d->G > 1 && d->geom.stride[2] <= OM_QC_MAX_STRIDE) { /* depthwise: direct */
     j.w = io->data[l->w];
     if (mult || l->y_scale == OM_QC_NONE)
@@ -520,10 +522,8 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  om_qconv* qm = node->impl; /* its pools: taken and given back atomically */
   unsigned char* xt_block = om_qc_take(&qm->xt_pool, d->N * j.P * C + 1);
   j.xt = xt_block ? xt_block + OM_QC_HEAD : NULL;
-  j.pool = &qm->task_pool;
   om_qgemm_packed** own = NULL;
   float* mrep = NULL;
   int32_t* brep = NULL;
