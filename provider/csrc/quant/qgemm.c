@@ -170,17 +170,11 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   uint32_t *za = sums, *r = sums + mpad, *zb = sums + 2 * mpad;
   /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum */
   uint8_t flip = g->a_signed ? 0x80 : 0;
-  const size_t K = g->K; /* locals and restrict: the stores below cannot change them (a may be the caller's) */
+  const size_t K = g->K;
+  kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, a, lda, r); /* r: the row sums for now */
   for (size_t i = 0; i < g->M; i++) {
-    const uint8_t* restrict src = (const uint8_t*)g->A + i * g->lda;
-    uint8_t* restrict dst = a + i * lda;
-    uint32_t s = 0;
-    for (size_t k = 0; k < K; k++) {
-      dst[k] = src[k] ^ flip;
-      s += dst[k];
-    }
     za[i] = om_qz(g->za, i * g->za_stride, g->a_signed) + (g->a_signed ? 128u : 0u);
-    r[i] = (uint32_t)K * za[i] - s;
+    r[i] = (uint32_t)K * za[i] - r[i];
   }
   for (size_t j = 0; j < g->N; j++) /* ZB = zb - 128 for uint8 B; 0 past N */
     zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
