@@ -136,6 +136,38 @@ def test_resnet_shape_all_paths_identical() -> None:
     _qlinear_run(case, U8, I8, U8, 7, per_channel=True, w_const=True)
 
 
+# Depthwise rows long enough for every path's blocks (conv/qdwconv_body.inc: two vectors, one, eight lanes,
+# one position; the last block overlapping) and stride-2 rows long enough for its vector split, odd and even
+# begin pads, an odd input width, a stride of 3 and dilations.
+DW_CASES = [
+    Case("dw_row37", (1, 4, 5, 37), (4, 1, 3, 3), True, {"group": 4, "pads": [1, 1, 1, 1]}),
+    Case("dw_row12_m2", (2, 2, 3, 12), (4, 1, 1, 3), False, {"group": 2, "pads": [0, 1, 0, 1]}),
+    Case("dw_s2_odd_pad", (1, 3, 6, 70), (3, 1, 3, 3), True,
+         {"group": 3, "strides": [2, 2], "pads": [0, 1, 1, 0]}),
+    Case("dw_s2_odd_width", (1, 2, 5, 41), (2, 1, 3, 5), False,
+         {"group": 2, "strides": [1, 2], "pads": [0, 2, 0, 2], "dilations": [1, 2]}),
+    Case("dw_s3", (1, 2, 4, 50), (2, 1, 2, 3), True, {"group": 2, "strides": [1, 3], "pads": [1, 0, 0, 1]}),
+]
+
+
+@pytest.mark.parametrize("case", DW_CASES, ids=lambda c: c.name)
+def test_depthwise_rows(case: Case) -> None:
+    i = DW_CASES.index(case)
+    tx, tw, ty = TYPES[i % len(TYPES)]
+    _qlinear_run(case, tx, tw, ty, 400 + i, per_channel=bool(i % 2), w_const=i != 1)
+    x, w, x_zp, w_zp = _conv_integer_case(case, I8 if i % 2 else U8, tw, 500 + i, "channel")
+    m = model("ConvInteger", ["x", "w", "x_zp", "w_zp"], {"x": x}, {"w": w, "x_zp": x_zp, "w_zp": w_zp}, I32,
+              case.attrs)
+    _every_path(m, {"x": x}, R.conv_integer(x, w, x_zp, w_zp, case.attrs))
+
+
+def test_byte_transpose_edges() -> None:
+    """C, M and the output positions of 16 or more but not multiples of 16 (conv/im2row.c's last whole block
+    overlapping the one before, in the channels-last copy and in the output tile's transpose)."""
+    case = Case("edges", (1, 20, 9, 7), (24, 20, 1, 1), True)
+    _qlinear_run(case, U8, I8, U8, 11, per_channel=True, w_const=True)
+
+
 def test_conv_integer_wraps_past_int32() -> None:
     """Sums past int32 wrap modulo 2^32 (as MatMulInteger)."""
     x = np.full((1, 40000, 1, 2), 255, np.uint8)

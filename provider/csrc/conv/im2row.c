@@ -5,7 +5,8 @@
 
 /* Blocks of 16 x 16 bytes. A whole block is transposed in registers (GCC vector extensions, 16
  * bytes a row): four rounds of the perfect shuffle, row 2i and 2i+1 of a round the interleaved low and high
- * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). Edges byte by byte. */
+ * halves of rows i and i+8 of the one before (SSE2's punpcklbw / punpckhbw on x86). A dimension of 16 or more
+ * ends with a whole block overlapping the one before; a shorter one goes byte by byte. */
 enum { OM_T_BLOCK = 16 };
 typedef uint8_t om_v16u8 __attribute__((vector_size(16)));
 
@@ -24,10 +25,18 @@ static void om_transpose16(const uint8_t* src, size_t lds, uint8_t* dst, size_t 
   for (int i = 0; i < 16; i++) memcpy(dst + (size_t)i * ldd, &r[i], 16);
 }
 
+/* The start of the block after one at b of a dimension of n: b + 16, or, when that block would be partial and
+ * n allows a whole one, n - 16 (a whole block overlapping the one before: its bytes are copied twice, the
+ * same values). */
+static size_t om_t_next(size_t b, size_t n) {
+  const size_t next = b + OM_T_BLOCK;
+  return next < n && next + OM_T_BLOCK > n && n >= OM_T_BLOCK ? n - OM_T_BLOCK : next;
+}
+
 void om_bytes_transpose(const uint8_t* src, size_t lds, size_t rows, size_t cols, uint8_t* dst, size_t ldd) {
-  for (size_t rb = 0; rb < rows; rb += OM_T_BLOCK) {
+  for (size_t rb = 0; rb < rows; rb = om_t_next(rb, rows)) {
     size_t re = rb + OM_T_BLOCK < rows ? rb + OM_T_BLOCK : rows;
-    for (size_t cb = 0; cb < cols; cb += OM_T_BLOCK) {
+    for (size_t cb = 0; cb < cols; cb = om_t_next(cb, cols)) {
       size_t ce = cb + OM_T_BLOCK < cols ? cb + OM_T_BLOCK : cols;
       if (re - rb == OM_T_BLOCK && ce - cb == OM_T_BLOCK) {
         om_transpose16(src + rb * lds + cb, lds, dst + cb * ldd + rb, ldd);
@@ -46,7 +55,8 @@ void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, 
 void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
                   uint8_t* row, size_t ldr) {
   const size_t cg = g->channels;
-  const int64_t O1 = g->out[1], O2 = g->out[2];
+  const int64_t O1 = g->out[1], O2 = g->out[2], K2 = g->kernel[2];
+  const int runs = g->dilation[2] == 1 && ldx == cg; /* the last axis' taps of a kernel row adjacent in X */
   for (size_t o = o0; o < o0 + no; o++, row += ldr) {
     const int64_t w = (int64_t)o % O2, rest = (int64_t)o / O2, h = rest % O1, d = rest / O1;
     uint8_t* dst = row;
@@ -56,8 +66,20 @@ void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t 
       for (int64_t k1 = 0; k1 < g->kernel[1]; k1++) {
         const int64_t i1 = h * g->stride[1] + k1 * g->dilation[1] - g->pad[1];
         const int in1 = in0 && i1 >= 0 && i1 < g->in[1];
-        for (int64_t k2 = 0; k2 < g->kernel[2]; k2++, dst += cg) {
-          const int64_t i2 = w * g->stride[2] + k2 * g->dilation[2] - g->pad[2];
+        const int64_t i2s = w * g->stride[2] - g->pad[2];
+        if (runs && in1) { /* the taps k2 in [ka, kb) are one run of X; before and after it padding */
+          const int64_t ka = i2s < 0 ? (-i2s < K2 ? -i2s : K2) : 0;
+          const int64_t kb = g->in[2] - i2s < K2 ? (g->in[2] - i2s > ka ? g->in[2] - i2s : ka) : K2;
+          memset(dst, fill, (size_t)ka * cg);
+          if (kb > ka)
+            memcpy(dst + (size_t)ka * cg, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2s + ka) * ldx,
+                   (size_t)(kb - ka) * cg);
+          memset(dst + (size_t)kb * cg, fill, (size_t)(K2 - kb) * cg);
+          dst += (size_t)K2 * cg;
+          continue;
+        }
+        for (int64_t k2 = 0; k2 < K2; k2++, dst += cg) {
+          const int64_t i2 = i2s + k2 * g->dilation[2];
           if (in1 && i2 >= 0 && i2 < g->in[2])
             memcpy(dst, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2) * ldx, cg);
           else

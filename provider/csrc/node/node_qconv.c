@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "conv/im2row.h"
+#include "conv/qdwconv.h"
 #include "core/om_ops.h"
 #include "node_conv.h"
 #include "parallel.h"
@@ -43,6 +44,37 @@ static const om_qconv_layout om_qc_qlinear = {
     {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B",
      "input 9 (the output type's witness)"}};
 
+/* Scratch blocks kept between runs (a block is taken by one task at a time: atomic exchanges), so that a run
+ * touches memory it already owns instead of fresh pages; as many blocks as ran at once, at most OM_QC_POOL. */
+enum { OM_QC_POOL = 16, OM_QC_HEAD = 64 /* bytes before a block's data: its size */ };
+typedef struct om_qc_pool {
+  void* slot[OM_QC_POOL];
+} om_qc_pool;
+
+/* A block of at least `bytes` bytes (64-byte aligned data at the result + OM_QC_HEAD); NULL on out of memory. */
+static void* om_qc_take(om_qc_pool* pool, size_t bytes) {
+  for (int i = 0; i < OM_QC_POOL; i++) {
+    void* p = __atomic_exchange_n(&pool->slot[i], NULL, __ATOMIC_ACQ_REL);
+    if (p && *(size_t*)p >= bytes) return p;
+    free(p);
+  }
+  void* p = aligned_alloc(OM_QC_HEAD, (OM_QC_HEAD + bytes + OM_QC_HEAD - 1) / OM_QC_HEAD * OM_QC_HEAD);
+  if (p) *(size_t*)p = bytes;
+  return p;
+}
+
+static void om_qc_give(om_qc_pool* pool, void* p) {
+  for (int i = 0; p && i < OM_QC_POOL; i++) {
+    void* empty = NULL;
+    if (__atomic_compare_exchange_n(&pool->slot[i], &empty, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
+  }
+  free(p);
+}
+
+static void om_qc_pool_free(om_qc_pool* pool) {
+  for (int i = 0; i < OM_QC_POOL; i++) free(pool->slot[i]);
+}
+
 typedef struct om_qconv {
   om_conv conv; /* first: node_conv_shape.c reads node->impl as an om_conv */
   const om_qconv_layout* l;
@@ -51,6 +83,7 @@ typedef struct om_qconv {
   om_qgemm_packed** packed; /* a constant W: one packed Wt per group; NULL: packed at each run */
   int64_t packed_w[OM_CONV_MAX_AXES + 2];
   size_t packed_rank, packed_groups;
+  om_qc_pool xt_pool, task_pool; /* the runs' channels-last copies, the GEMM tasks' scratch */
 } om_qconv;
 
 /* Output positions per task: qgemm's row block (256), fewer when a row is long, at least 32. */
@@ -203,6 +236,8 @@ static int om_qc_shapes(const om_node* node, const om_node_io* io) {
 typedef struct om_qc_job {
   const om_node* node;
   const om_qconv* q;
+  om_qc_pool* pool; /* the tasks' scratch blocks, task_bytes each */
+  size_t task_bytes, qgemm_bytes;
   const om_conv_dims* d;
   const uint8_t* x;  /* X, channels first */
   const void* w;     /* W as given (the depthwise path) */
@@ -216,6 +251,8 @@ typedef struct om_qc_job {
   const float* mult;              /* QLinearConv: the multipliers, ms apart */
   size_t ms;
   const int32_t* bias;
+  const float* mrep;   /* the GEMM path: [G][tile][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
+  const int32_t* brep; /* the same layout for B (NULL without B) */
   int32_t y_zp;
   void* y;
   int failed; /* set atomically: -1 out of memory, -2 qgemm refused its arguments */
@@ -228,6 +265,11 @@ static void om_qc_channels_last_task(void* ctx, size_t t) {
   om_bytes_to_channels_last(j->x + n * C * j->P, C, j->P, p0, p1, j->xt + n * j->P * C);
 }
 
+/* acc[i] += b[i] modulo 2^32, i < n. */
+static void om_qc_add_bias(int32_t* restrict acc, const int32_t* restrict b, size_t n) {
+  for (size_t i = 0; i < n; i++) acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)b[i]);
+}
+
 /* acc [no][Mg] of output positions o0.. of group g, image n, into y: int32 as is, or requantised. */
 static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_t no, int32_t* acc, uint8_t* q8) {
   const size_t Mg = j->Mg, O = j->O, m0 = g * Mg;
@@ -237,13 +279,18 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
       for (size_t o = 0; o < no; o++) y[m * O + o] = acc[o * Mg + m];
     return;
   }
-  for (size_t o = 0; o < no; o++) {
-    int32_t* row = acc + o * Mg;
-    if (j->bias) /* + B[m], modulo 2^32 */
-      for (size_t m = 0; m < Mg; m++) row[m] = (int32_t)((uint32_t)row[m] + (uint32_t)j->bias[m0 + m]);
-    om_qout_requantize(row, Mg, j->mult + m0 * j->ms, j->ms, j->y_zp, j->q->y_signed, q8 + o * Mg);
-  }
+  /* The whole tile at once, each element with its channel's B and multiplier (the [tile][Mg] copies). */
+  const size_t len = no * Mg, at = g * j->tile * Mg;
+  if (j->brep) om_qc_add_bias(acc, j->brep + at, len);
+  om_qout_requantize_of(j->node->path)(acc, len, j->mrep + at, 1, j->y_zp, j->q->y_signed, q8);
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
+}
+
+/* Where qgemm's scratch starts in a task's block: after acc, the rows and the requantised tile, 64-aligned. */
+static size_t om_qc_task_qgemm_at(const om_qc_job* j) {
+  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + (j->pointwise ? 0 : j->tile * j->T) +
+                       (j->mult ? j->tile * j->Mg : 0);
+  return (bytes + 63) / 64 * 64;
 }
 
 static void om_qc_task(void* ctx, size_t t) {
@@ -253,13 +300,14 @@ static void om_qc_task(void* ctx, size_t t) {
   const size_t n = t / per_image, g = t % per_image / j->tiles, o0 = t % j->tiles * j->tile;
   const size_t no = j->O - o0 < j->tile ? j->O - o0 : j->tile;
   const uint8_t* xg = j->xt + n * j->P * C + g * j->Cg; /* the group's first channel of position 0 */
-  const size_t rows_bytes = j->pointwise ? 0 : no * j->T;
-  const size_t acc_bytes = no * j->Mg * sizeof(int32_t);
-  unsigned char* mem = malloc(rows_bytes + acc_bytes + (j->mult ? no * j->Mg : 0) + 1);
-  if (!mem) {
+  const size_t rows_bytes = j->pointwise ? 0 : j->tile * j->T;
+  const size_t acc_bytes = j->tile * j->Mg * sizeof(int32_t);
+  unsigned char* block = om_qc_take(j->pool, j->task_bytes);
+  if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
+  unsigned char* mem = block + OM_QC_HEAD; /* acc, the rows, the requantised tile, qgemm's scratch */
   int32_t* acc = (int32_t*)(void*)mem;
   uint8_t* rows = mem + acc_bytes;
   const uint8_t* a = xg + o0 * C; /* pointwise: position o's channels are its row */
@@ -272,22 +320,18 @@ static void om_qc_task(void* ctx, size_t t) {
   om_qgemm_args ga = {j->node->path, 1, j->q->x_signed, j->q->w_signed, no, j->Mg, j->T, a, lda, NULL, 0,
                       j->T ? j->packed[g] : NULL, j->x_zp, 0,
                       j->w_zp ? (const uint8_t*)j->w_zp + g * j->Mg * j->w_zp_stride : NULL, j->w_zp_stride, acc,
-                      j->Mg};
+                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes};
   int rc = om_qgemm(&ga, NULL, NULL);
   if (rc == 0) om_qc_store(j, n, g, o0, no, acc, rows + rows_bytes);
   else __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
-  free(mem);
+  om_qc_give(j->pool, block);
 }
 
 /* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
- * copied once, as int16 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
- * the group then adds, kernel position by kernel position, the int32 product (x - x_zp) * (w - w_zp[m]) (exact:
- * at most 65025 in magnitude) into a row of accumulators modulo 2^32: the same integers as the GEMM path gives
- * (exact sums: any order). */
-static void om_qc_dw_row(uint32_t* restrict acc, const int16_t* restrict src, int16_t wv, size_t n) {
-  for (size_t o = 0; o < n; o++) acc[o] += (uint32_t)((int32_t)wv * (int32_t)src[o]); /* a widening multiply */
-}
-
+ * copied once, as int32 values x - x_zp (in [-255, 255]), into a plane padded with 0; each output channel m of
+ * the group then takes, row of outputs by row, init + the sum over kernel positions of the int32 products
+ * (x - x_zp) * (w - w_zp[m]) (exact: at most 65025 in magnitude) modulo 2^32, init = B[m] (QLinearConv with B)
+ * else 0: the same integers as the GEMM path gives (exact sums: any order). The path's kernels: conv/qdwconv.h. */
 static int32_t om_qc_q8(const uint8_t* p, size_t i, int is_signed) {
   return is_signed ? (int32_t)(int8_t)p[i] : (int32_t)p[i];
 }
@@ -296,6 +340,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   om_qc_job* j = ctx;
   const om_conv_geom g = j->d->geom; /* a local copy: the loops below store through other pointers */
   const size_t G = (size_t)j->d->G, n = t / G, grp = t % G, Mg = j->Mg, O = j->O, KK = j->T;
+  const om_qdw_kern* k = om_qdw_kern_of(j->node->path);
   int64_t dp[3];
   for (int a = 0; a < 3; a++) {
     int64_t need = (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
@@ -310,68 +355,97 @@ static void om_qc_dw_task(void* ctx, size_t t) {
     phase_at[ph] = at;
     at += ph < dp[2] ? (dp[2] - ph + s2 - 1) / s2 : 0;
   }
-  int16_t* xp = calloc(plane + 1, sizeof *xp);
-  uint32_t* acc = malloc((O + 1) * sizeof *acc);
-  if (!xp || !acc) {
-    free(xp);
-    free(acc);
+  /* Strides 1 on the last two axes: the rows of an output plane run as one row over the padded width, the
+   * columns past out[2] computed and dropped (their taps stay inside the plane). */
+  const int flat = g.stride[1] == 1 && s2 == 1 && g.out[2] < dp[2];
+  const size_t flat_n = flat ? (size_t)((g.out[1] - 1) * dp[2] + g.out[2]) : 0;
+  /* One block from the node's pool (kept between runs): the plane, the tap offsets, the weights, acc, the
+   * flat row; each part 64-byte aligned. The plane is zeroed (its padding); the rest is written before use. */
+  size_t at[6] = {0};
+  const size_t part[5] = {(plane + 1) * sizeof(om_qdw_val), (KK + 1) * sizeof(ptrdiff_t),
+                          (KK + 1) * sizeof(int16_t), (O + 1) * sizeof(int32_t), (flat_n + 1) * sizeof(int32_t)};
+  for (int i = 0; i < 5; i++) at[i + 1] = at[i] + (part[i] + 63) / 64 * 64;
+  unsigned char* block = om_qc_take(j->pool, at[5]);
+  if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
+  unsigned char* mem = block + OM_QC_HEAD;
+  om_qdw_val* xp = (om_qdw_val*)(void*)mem;
+  ptrdiff_t* off = (ptrdiff_t*)(void*)(mem + at[1]);
+  int16_t* wv = (int16_t*)(void*)(mem + at[2]);
+  int32_t* acc = j->mult ? (int32_t*)(void*)(mem + at[3]) : NULL;
+  int32_t* fl = flat ? (int32_t*)(void*)(mem + at[4]) : NULL;
+  memset(xp, 0, part[0]);
   const int xs = j->q->x_signed, ws = j->q->w_signed;
   const int32_t xz = j->x_zp ? om_qc_q8(j->x_zp, 0, xs) : 0;
   const uint8_t* x = j->x + (n * G + grp) * j->P;
   for (int64_t i0 = 0; i0 < g.in[0]; i0++)
     for (int64_t i1 = 0; i1 < g.in[1]; i1++) {
       const uint8_t* src = x + (size_t)((i0 * g.in[1] + i1) * g.in[2]);
-      int16_t* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2] + g.pad[2]);
-      dst -= g.pad[2]; /* the row's start: column c = i2 + pad */
-      if (s2 == 1) {
-        for (int64_t i2 = 0; i2 < g.in[2]; i2++)
-          dst[g.pad[2] + i2] = (int16_t)(om_qc_q8(src, (size_t)i2, xs) - xz);
+      om_qdw_val* dst = xp + (size_t)(((i0 + g.pad[0]) * dp[1] + i1 + g.pad[1]) * dp[2]); /* column c = i2 + pad */
+      const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
+      if (s2 == 2) { /* input column i2 at column c = c_lo + i2: phase (c_lo + i2) % 2, index (c_lo + i2) / 2 */
+        const int64_t p0 = c_lo % 2, p1 = 1 - p0;
+        k->split2(src, (size_t)g.in[2], xz, xs, dst + phase_at[p0] + c_lo / 2, dst + phase_at[p1] + (c_lo + 1) / 2);
         continue;
       }
-      const int64_t c_lo = g.pad[2], c_hi = g.pad[2] + g.in[2]; /* the row's input columns c = q*s2 + ph */
       for (int64_t ph = 0; ph < s2; ph++) {
         const int64_t q_lo = c_lo > ph ? (c_lo - ph + s2 - 1) / s2 : 0;
         const int64_t q_hi = c_hi > ph ? (c_hi - ph + s2 - 1) / s2 : 0;
-        int16_t* d = dst + phase_at[ph];
-        const uint8_t* sp = src + ph - c_lo;
-        if (xs)
-          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)(int8_t)sp[q * s2] - xz);
-        else
-          for (int64_t q = q_lo; q < q_hi; q++) d[q] = (int16_t)((int32_t)sp[q * s2] - xz);
+        if (q_hi > q_lo)
+          k->widen(src + q_lo * s2 + ph - c_lo, (size_t)s2, (size_t)(q_hi - q_lo), xz, xs, dst + phase_at[ph] + q_lo);
       }
     }
+  size_t kp = 0;
+  for (int64_t k0 = 0; k0 < g.kernel[0]; k0++)
+    for (int64_t k1 = 0; k1 < g.kernel[1]; k1++)
+      for (int64_t k2 = 0; k2 < g.kernel[2]; k2++, kp++) {
+        const int64_t c0 = k2 * g.dilation[2];
+        off[kp] = (ptrdiff_t)((k0 * g.dilation[0] * dp[1] + k1 * g.dilation[1]) * dp[2] + phase_at[c0 % s2] + c0 / s2);
+      }
   const uint8_t* wbase = (const uint8_t*)j->w + grp * Mg * KK;
   for (size_t m = 0; m < Mg; m++) {
     const size_t mc = grp * Mg + m;
     const int32_t wz = j->w_zp ? om_qc_q8(j->w_zp, mc * j->w_zp_stride, ws) : 0;
-    memset(acc, 0, O * sizeof *acc);
-    size_t kp = 0;
-    for (int64_t k0 = 0; k0 < g.kernel[0]; k0++)
-      for (int64_t k1 = 0; k1 < g.kernel[1]; k1++)
-        for (int64_t k2 = 0; k2 < g.kernel[2]; k2++, kp++) {
-          const int16_t wv = (int16_t)(om_qc_q8(wbase, m * KK + kp, ws) - wz); /* in [-255, 255] */
-          const int64_t c0 = k2 * g.dilation[2];
-          uint32_t* a = acc;
-          for (int64_t o0 = 0; o0 < g.out[0]; o0++)
-            for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
-              om_qc_dw_row(a, xp + (size_t)(((o0 * g.stride[0] + k0 * g.dilation[0]) * dp[1] + o1 * g.stride[1] +
-                                             k1 * g.dilation[1]) * dp[2] + phase_at[c0 % s2] + c0 / s2),
-                           wv, (size_t)g.out[2]);
-        }
-    if (!j->mult) {
-      memcpy((int32_t*)j->y + (n * (size_t)j->d->M + mc) * O, acc, O * sizeof *acc);
-      continue;
+    for (kp = 0; kp < KK; kp++) wv[kp] = (int16_t)(om_qc_q8(wbase, m * KK + kp, ws) - wz); /* in [-255, 255] */
+    const int32_t init = j->mult && j->bias ? j->bias[mc] : 0;
+    int32_t* y = acc ? acc : (int32_t*)j->y + (n * (size_t)j->d->M + mc) * O;
+    int32_t* a = y;
+    for (int64_t o0 = 0; o0 < g.out[0]; o0++) {
+      const om_qdw_val* plane0 = xp + (size_t)(o0 * g.stride[0] * dp[1] * dp[2]);
+      if (flat) {
+        k->row(plane0, off, wv, KK, init, fl, flat_n);
+        for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
+          memcpy(a, fl + o1 * dp[2], (size_t)g.out[2] * sizeof *a);
+        continue;
+      }
+      for (int64_t o1 = 0; o1 < g.out[1]; o1++, a += g.out[2])
+        k->row(plane0 + (size_t)(o1 * g.stride[1] * dp[2]), off, wv, KK, init, a, (size_t)g.out[2]);
     }
-    if (j->bias)
-      for (size_t o = 0; o < O; o++) acc[o] += (uint32_t)j->bias[mc];
-    om_qout_requantize((const int32_t*)acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
-                       (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
+    if (j->mult)
+      om_qout_requantize_of(j->node->path)(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
+                         (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
   }
-  free(xp);
-  free(acc);
+  om_qc_give(j->pool, block);
+}
+
+/* The multipliers (and B) repeated for each output position of a tile, [G][tile][Mg], so that a tile's
+ * accumulators are requantised in one call: -1 on out of memory. */
+static int om_qc_replicate(om_qc_job* j, float** mrep, int32_t** brep) {
+  const size_t G = (size_t)j->d->G, Mg = j->Mg, tile = j->tile;
+  *mrep = malloc(G * tile * Mg * sizeof **mrep + 1);
+  *brep = j->bias ? malloc(G * tile * Mg * sizeof **brep + 1) : NULL;
+  if (!*mrep || (j->bias && !*brep)) return -1;
+  for (size_t g = 0; g < G; g++)
+    for (size_t o = 0; o < tile; o++)
+      for (size_t m = 0; m < Mg; m++) {
+        (*mrep)[(g * tile + o) * Mg + m] = j->mult[(g * Mg + m) * j->ms];
+        if (j->bias) (*brep)[(g * tile + o) * Mg + m] = j->bias[g * Mg + m];
+      }
+  j->mrep = *mrep;
+  j->brep = *brep;
+  return 0;
 }
 
 static size_t om_qc_tile(size_t T, size_t O) {
@@ -436,6 +510,8 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     j.y_zp = om_qint8_value(io->data[l->y_zp], node->out_types[0]);
   }
   const size_t C = (size_t)d->C;
+  om_qconv* qm = node->impl; /* its pools: taken and given back atomically */
+  j.pool = &qm->task_pool;
   if (j.Cg == 1 && d->G > 1 && d->geom.stride[2] <= OM_QC_MAX_STRIDE) { /* depthwise: direct */
     j.w = io->data[l->w];
     if (mult || l->y_scale == OM_QC_NONE)
@@ -446,8 +522,11 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  j.xt = malloc(d->N * j.P * C + 1);
+  unsigned char* xt_block = om_qc_take(&qm->xt_pool, d->N * j.P * C + 1);
+  j.xt = xt_block ? xt_block + OM_QC_HEAD : NULL;
   om_qgemm_packed** own = NULL;
+  float* mrep = NULL;
+  int32_t* brep = NULL;
   int rc = (!mult && l->y_scale != OM_QC_NONE) || !j.xt ? -1 : om_qc_weights(node, io, &j, &own, &j.packed);
   if (rc == 0) {
     j.t_blocks = (j.P + OM_QC_T_POSITIONS - 1) / OM_QC_T_POSITIONS;
@@ -455,12 +534,21 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     else om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * j.t_blocks, om_qc_channels_last_task, &j);
     j.tile = om_qc_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
+    om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
+                           NULL, 0, NULL, 0, NULL, 0, NULL, 0};
+    j.qgemm_bytes = om_qgemm_scratch(&shape);
+    j.task_bytes = om_qc_task_qgemm_at(&j) + j.qgemm_bytes;
+    rc = mult ? om_qc_replicate(&j, &mrep, &brep) : 0;
+  }
+  if (rc == 0) {
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * (size_t)d->G * j.tiles, om_qc_task, &j);
     rc = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   }
   om_qc_free_packed(own, own ? (size_t)d->G : 0);
-  free(j.xt);
+  om_qc_give(&qm->xt_pool, xt_block);
   free(mult);
+  free(mrep);
+  free(brep);
   if (rc != 0) {
     snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_qgemm refused its arguments"
                                            : "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
@@ -471,7 +559,11 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
 
 static void om_qc_destroy(om_node* node) {
   om_qconv* q = node->impl;
-  if (q) om_qc_free_packed(q->packed, q->packed_groups);
+  if (q) {
+    om_qc_free_packed(q->packed, q->packed_groups);
+    om_qc_pool_free(&q->xt_pool);
+    om_qc_pool_free(&q->task_pool);
+  }
   free(q);
 }
 

@@ -116,6 +116,23 @@ static uint32_t om_qz(const void* z, size_t i, int is_signed) {
   return is_signed ? (uint32_t)(int32_t)((const int8_t*)z)[i] : (uint32_t)((const uint8_t*)z)[i];
 }
 
+/* The bytes of A's shifted copy (mpad rows of lda) and of the sums (2 * mpad + npad uint32), A's first. */
+static size_t om_qgemm_scratch_of(const om_qgemm_kern* kern, size_t M, size_t N, size_t K, size_t* a_bytes,
+                                  size_t* sums_count) {
+  size_t kq = ((K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align, mr = kern->mr;
+  size_t mpad = (M + mr - 1) / mr * mr, npad = (N + kern->nr - 1) / kern->nr * kern->nr;
+  if (kq && mpad > SIZE_MAX / 8 / kq) return 0;
+  *a_bytes = (mpad * kq * 4 + 3) / 4 * 4;
+  *sums_count = 2 * mpad + npad;
+  return *a_bytes + *sums_count * sizeof(uint32_t);
+}
+
+size_t om_qgemm_scratch(const om_qgemm_args* g) {
+  const om_qgemm_kern* kern = om_qgemm_kern_for(g->path, g->ext);
+  size_t a_bytes, sums_count;
+  return kern ? om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count) : 0;
+}
+
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   const om_qgemm_kern* kern = om_qgemm_kern_for(g->path, g->ext);
   if (!kern) return -2;
@@ -131,8 +148,19 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   size_t kq = pb->kq, lda = kq * 4, mr = kern->mr, mpad = (g->M + mr - 1) / mr * mr, npad = pb->panels * kern->nr;
   uint8_t* a = NULL;
   uint32_t* sums = NULL;
-  if (mpad <= SIZE_MAX / lda) a = calloc(mpad * lda, 1);
-  sums = calloc(2 * mpad + npad, sizeof *sums);
+  size_t a_bytes = 0, sums_count = 0;
+  const size_t need = om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count);
+  const int given = g->scratch && need && g->scratch_bytes >= need;
+  if (given) { /* the caller's block: zeroed where calloc would have left zeros that the loops below keep */
+    a = g->scratch;
+    sums = (uint32_t*)(void*)(a + a_bytes);
+    for (size_t i = 0; i < g->M; i++) memset(a + i * lda + g->K, 0, lda - g->K);
+    memset(a + g->M * lda, 0, (mpad - g->M) * lda);
+    memset(sums, 0, sums_count * sizeof *sums);
+  } else {
+    if (mpad <= SIZE_MAX / lda) a = calloc(mpad * lda, 1);
+    sums = calloc(2 * mpad + npad, sizeof *sums);
+  }
   if (!a || !sums) {
     free(a);
     free(sums);
@@ -142,16 +170,11 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   uint32_t *za = sums, *r = sums + mpad, *zb = sums + 2 * mpad;
   /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum */
   uint8_t flip = g->a_signed ? 0x80 : 0;
+  const size_t K = g->K;
+  kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, a, lda, r); /* r: the row sums for now */
   for (size_t i = 0; i < g->M; i++) {
-    const uint8_t* src = (const uint8_t*)g->A + i * g->lda;
-    uint8_t* dst = a + i * lda;
-    uint32_t s = 0;
-    for (size_t k = 0; k < g->K; k++) {
-      dst[k] = src[k] ^ flip;
-      s += dst[k];
-    }
     za[i] = om_qz(g->za, i * g->za_stride, g->a_signed) + (g->a_signed ? 128u : 0u);
-    r[i] = (uint32_t)g->K * za[i] - s;
+    r[i] = (uint32_t)K * za[i] - r[i];
   }
   for (size_t j = 0; j < g->N; j++) /* ZB = zb - 128 for uint8 B; 0 past N */
     zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
@@ -161,8 +184,10 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   if (pf && tasks > 1) pf(host_ctx, om_qgemm_task, tasks, &x);
   else
     for (size_t t = 0; t < tasks; t++) om_qgemm_task(&x, t);
-  free(a);
-  free(sums);
+  if (!given) {
+    free(a);
+    free(sums);
+  }
   om_qgemm_packed_free(own);
   return 0;
 }

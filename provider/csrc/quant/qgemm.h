@@ -44,11 +44,17 @@ typedef struct om_qgemm_args {
   size_t zb_stride;          /* 0: one for all columns, 1: per column */
   int32_t* C;                /* C[i][j] at C[i*ldc + j] */
   size_t ldc;
+  void* scratch;             /* optional (NULL: allocated per call): om_qgemm_scratch(args) bytes or more, */
+  size_t scratch_bytes;      /* 4-byte aligned, for A's shifted copy and the sums */
 } om_qgemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (a path this CPU lacks, packed_b for another kernel or
  * shape). Splits the work into tasks through pf (NULL: here). */
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx);
+
+/* Bytes of scratch om_qgemm needs for these arguments (their path, ext, M, N, K; packed_b ignored); 0 for a bad
+ * path. A caller that runs many products of the same shape can reuse one block. */
+size_t om_qgemm_scratch(const om_qgemm_args* g);
 
 /* The kernel om_qgemm uses on a path ("512-amx", "512-vnni", "512", "256", "128", "scalar"), NULL for a bad
  * path. */

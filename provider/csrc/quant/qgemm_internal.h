@@ -28,7 +28,15 @@ typedef struct om_qgemm_kern {
    * configuration, release the tiles). */
   void (*task_begin)(void);
   void (*task_end)(void);
+  /* A's rows i < M shifted to uint8 (each byte ^ flip) into a (lda bytes a row; the bytes past K left as they
+   * are), and each row's sum of the shifted bytes into sums[i] (modulo 2^32). */
+  void (*prep_a)(const uint8_t* A, size_t lds, size_t M, size_t K, uint8_t flip, uint8_t* a, size_t lda,
+                 uint32_t* sums);
 } om_qgemm_kern;
+
+/* prep_a of the path files' bodies, under their targets (qgemm_body.inc). */
+void om_qgemm_prep_a_512(const uint8_t* A, size_t lds, size_t M, size_t K, uint8_t flip, uint8_t* a, size_t lda,
+                         uint32_t* sums);
 
 struct om_qgemm_packed {
   const om_qgemm_kern* kern;

@@ -5,7 +5,12 @@
 
 #include <string.h>
 
+#include "isa/isa.h"
+#include "isa/target.h"
+
 #define OM_QOUT_BLOCK 256
+
+om_qout_requantize_fn om_qout_requantize_512, om_qout_requantize_256, om_qout_requantize_128;
 
 void om_qout_multipliers(float a_scale, const float* b_scale, size_t bs, const float* y_scale, size_t n, float* m) {
   for (size_t j = 0; j < n; j++) {
@@ -49,28 +54,24 @@ void om_qout_to_float(const int32_t* acc, size_t n, const float* m, size_t ms, c
   }
 }
 
+/* The baseline build of the requantisation (qoutput_body.inc); the paths' builds: qoutput_<path>.c. */
+#define OM_QOUT_SYM baseline
+#include "qoutput_body.inc"
+
 void om_qout_requantize(const int32_t* acc, size_t n, const float* m, size_t ms, int32_t zp, int y_signed,
                         void* y) {
-  const int32_t qmin = y_signed ? -128 : 0, qmax = y_signed ? 127 : 255;
-  const float lo = (float)(qmin - zp), hi = (float)(qmax - zp);
-  const float magic = 12582912.0f; /* 1.5 * 2^23: (c + magic) - magic rounds |c| < 2^22 half to even */
-  float tmp[OM_QOUT_BLOCK];
-  for (size_t j0 = 0; j0 < n; j0 += OM_QOUT_BLOCK) {
-    size_t len = n - j0 < OM_QOUT_BLOCK ? n - j0 : OM_QOUT_BLOCK;
-    const int32_t* a = acc + j0;
-    const float* mm = m + j0 * ms;
-    for (size_t j = 0; j < len; j++) {
-      float v = (float)a[j] * mm[j * ms];
-      float c = v >= lo ? v : lo; /* a NaN v gives lo */
-      c = c <= hi ? c : hi;
-      tmp[j] = (c + magic) - magic;
-    }
-    if (y_signed) {
-      int8_t* out = (int8_t*)y + j0;
-      for (size_t j = 0; j < len; j++) out[j] = (int8_t)((int32_t)tmp[j] + zp);
-    } else {
-      uint8_t* out = (uint8_t*)y + j0;
-      for (size_t j = 0; j < len; j++) out[j] = (uint8_t)((int32_t)tmp[j] + zp);
-    }
+  om_qout_requantize_baseline(acc, n, m, ms, zp, y_signed, y);
+}
+
+om_qout_requantize_fn* om_qout_requantize_of(int path) {
+  switch (path) {
+#if OM_ISA_X86
+    case OM_PATH_512: return om_qout_requantize_512;
+    case OM_PATH_256: return om_qout_requantize_256;
+#endif
+#if OM_ISA_X86 || OM_ISA_NEON
+    case OM_PATH_128: return om_qout_requantize_128;
+#endif
+    default: return om_qout_requantize_baseline;
   }
 }

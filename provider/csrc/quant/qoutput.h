@@ -23,5 +23,10 @@ void om_qout_to_float(const int32_t* acc, size_t n, const float* m, size_t ms, c
  * uint8 (the clamp before the rounding: a NaN gives the least value). */
 void om_qout_requantize(const int32_t* acc, size_t n, const float* m, size_t ms, int32_t zp, int y_signed,
                         void* y);
+/* The same function built for kernel path `path` (isa/isa.h; the baseline build when out of range): the same
+ * bits, the path's vector width. */
+typedef void om_qout_requantize_fn(const int32_t* acc, size_t n, const float* m, size_t ms, int32_t zp, int y_signed,
+                                   void* y);
+om_qout_requantize_fn* om_qout_requantize_of(int path);
 
 #endif
