@@ -4,9 +4,11 @@
 
 Each model's inputs are the .npz beside it (same stem). One intra-op thread each; per round, stock runs for
 `--seconds` of this thread's CPU time (`time.thread_time`), then ours, alternating; a model's time is the
-minimum over rounds of the mean per run (`--seconds`, default 0.3). Time the process spends descheduled by
-other jobs is not counted, so the ratio reflects the kernels, not the load (cache sharing with other jobs
-still moves it). Prints one JSON line per model. Timings are for docs and notes, never for tests.
+minimum over rounds of the mean per run (`--seconds`, default 0.3). Ours is the model with its constant
+nodes folded by OneModel's kernels first (as `onemodel_ep.InferenceSession` does; `--no-fold`: as it is).
+Time the process spends descheduled by other jobs is not counted, so the ratio reflects the kernels, not the
+load (cache sharing with other jobs still moves it). Prints one JSON line per model. Timings are for docs and
+notes, never for tests.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 
 import onemodel_ep
+from onemodel_ep.fold import fold
 
 
 def _options() -> ort.SessionOptions:
@@ -42,11 +46,17 @@ def main() -> None:
     ap.add_argument("models", nargs="+", type=Path)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.3)
+    ap.add_argument("--no-fold", action="store_true", help="ours without OneModel's constant folding")
     args = ap.parse_args()
     for path in args.models:
         feeds = dict(np.load(path.with_suffix(".npz")))
         stock = ort.InferenceSession(str(path), _options(), providers=["CPUExecutionProvider"])
-        ours = ort.InferenceSession(str(path), onemodel_ep.ep_session_options(base=_options()))
+        model = onnx.load(str(path))
+        if not args.no_fold:  # as onemodel_ep.InferenceSession and `onemodel bench --model` do
+            model = fold(model, mode="exact")
+        ours = ort.InferenceSession(
+            model.SerializeToString(), onemodel_ep.ep_session_options(base=_options())
+        )
         times: tuple[list[float], list[float]] = ([], [])
         for _ in range(args.rounds):
             for i, sess in enumerate((stock, ours)):
