@@ -754,12 +754,43 @@ def float_input(model_file: Path) -> tuple[str, tuple[int, ...]] | None:
     return inputs[0].name, tuple(d.dim_value for d in inputs[0].type.tensor_type.shape.dim)
 
 
+def model_files(testdata: Path) -> list[Path]:
+    """The test models whose digests are golden: testdata/models/*.onnx and the ONNX Runtime GenAI decoders
+    testdata/genai/*/model.onnx (fp32 and int4, with their external data)."""
+    return sorted(testdata.glob("models/*.onnx")) + sorted(testdata.glob("genai/*/model.onnx"))
+
+
+def model_key(model_file: Path) -> str:
+    """A test model's name in the golden file: its stem, or a GenAI decoder's folder (llama_fp32)."""
+    return model_file.parent.name if model_file.parent.parent.name == "genai" else model_file.stem
+
+
+def _genai_feeds(model_file: Path, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A GenAI decoder's prefill on an empty KV cache: a batch of 2 prompts of 5 token ids (the cache's head
+    count and size from the genai_config.json beside the model)."""
+    import json
+
+    import onnx
+
+    decoder = json.loads((model_file.parent / "genai_config.json").read_text())["model"]["decoder"]
+    kv_shape = (2, int(decoder["num_key_value_heads"]), 0, int(decoder["head_size"]))
+    graph = onnx.load(str(model_file), load_external_data=False).graph
+    feeds = {"input_ids": rng.integers(0, 256, size=(2, 5), dtype=np.int64),
+             "attention_mask": np.ones((2, 5), dtype=np.int64)}
+    for i in graph.input:
+        if i.name.startswith("past_key_values."):
+            feeds[i.name] = np.zeros(kv_shape, dtype=np.float32)
+    return feeds
+
+
 def model_feeds(model_file: Path) -> dict[str, np.ndarray]:
-    """The fixed feeds of a test model (testdata/models): token ids of a batch of 2 x 9 and a padding mask for
+    """The fixed feeds of a test model (model_files): token ids of a batch of 2 x 9 and a padding mask for
     the transformers (an `input_ids` input); for a model with one float input (the CNNs, unet_small,
     crnn_small, audio_gru_small) standard normal values of its shape with the batch (its one symbolic
-    dimension) 2."""
+    dimension) 2; for a GenAI decoder a prefill of 2 x 5 token ids on an empty cache."""
     rng = np.random.default_rng(7)
+    if model_file.parent.parent.name == "genai":
+        return _genai_feeds(model_file, rng)
     single = float_input(model_file)
     if single is not None:
         name, shape = single

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import onemodel_ep
-from onemodel_ep.digests import BITS_VERSION, model_digest, op_digests
+from onemodel_ep.digests import BITS_VERSION, model_digest, model_files, model_key, op_digests
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = json.loads((ROOT / "testdata" / "golden" / "digests.json").read_text())
-MODELS = sorted((ROOT / "testdata" / "models").glob("*.onnx"))
+MODELS = model_files(ROOT / "testdata")
 HOW = "if deliberate: bump BITS_VERSION, run tools/gen/golden_digests.py --write, add a CHANGELOG.md line"
 
 
@@ -39,12 +39,13 @@ def test_op_digests_match_golden(path):
         f"(first: {missing[:3]}), {len(new)} new (first: {new[:3]}); {HOW}")
 
 
-@pytest.mark.parametrize("model", MODELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("model", MODELS, ids=model_key)
 @pytest.mark.parametrize("via", ["ep", "rewrite"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_model_digests_match_golden(model, via, threads):
     for path in onemodel_ep.kernel_paths():
         got = model_digest(model, kernel_path=path, via=via, threads=threads)
-        assert got == GOLDEN["models"][model.stem], (
-            f"{model.stem} via {via}, {threads} thread(s), kernel path {path}: output digest {got} differs "
-            f"from the golden {GOLDEN['models'][model.stem]}; {HOW}")
+        key = model_key(model)
+        assert got == GOLDEN["models"][key], (
+            f"{key} via {via}, {threads} thread(s), kernel path {path}: output digest {got} differs "
+            f"from the golden {GOLDEN['models'][key]}; {HOW}")

@@ -18,16 +18,22 @@ import sys
 from pathlib import Path
 
 from onemodel_ep import kernel_paths
-from onemodel_ep.digests import BITS_VERSION, golden_document, model_digest, op_digests
+from onemodel_ep.digests import (
+    BITS_VERSION,
+    golden_document,
+    model_digest,
+    model_files,
+    model_key,
+    op_digests,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "testdata" / "golden" / "digests.json"
-MODELS = ROOT / "testdata" / "models"
 
 
 def compute() -> dict[str, object]:
     ops = op_digests(kernel_paths()[0])
-    models = {f.stem: model_digest(f) for f in sorted(MODELS.glob("*.onnx"))}
+    models = {model_key(f): model_digest(f) for f in model_files(ROOT / "testdata")}
     return golden_document(ops, models)
 
 

@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from onemodel_ep import kernel_paths
-from onemodel_ep.digests import model_digest, op_cases, output_digest
+from onemodel_ep.digests import model_digest, model_files, model_key, op_cases, output_digest
 
 ROOT = Path(__file__).resolve().parents[2]
-MODELS = ROOT / "testdata" / "models"
 GOLDEN = ROOT / "testdata" / "golden" / "digests.json"
 
 
@@ -51,9 +50,9 @@ def fingerprint(mode: str = "exact") -> dict[str, Any]:
             digests[path] = output_digest(ys)
         if digests:
             out["digests"][case.key] = digests
-    for model_file in sorted(MODELS.glob("*.onnx")):  # the test models, rewritten, at one and two threads
+    for model_file in model_files(ROOT / "testdata"):  # the test models, rewritten, at one and two threads
         for threads in (1, 2):
-            out["digests"][f"model:{model_file.stem}:threads={threads}"] = {
+            out["digests"][f"model:{model_key(model_file)}:threads={threads}"] = {
                 path: model_digest(model_file, path, via="rewrite", threads=threads, mode=mode)
                 for path in kernel_paths()
             }
