@@ -2,8 +2,9 @@
 model builder, fp32 and int4, a random-weight 2-layer Llama) through OneModel EP, as a plain ORT session
 would feed them (a prefill of 5 tokens on an empty cache, then one decode step on the present KV).
 
-Every computing node but com.microsoft GroupQueryAttention runs on OneModel EP; GroupQueryAttention too
-once the op table serves it. The logits are within float tolerance of stock ORT's.
+Every computing node runs on OneModel EP. The logits are within float tolerance of stock ORT's, the same bits
+on every kernel path, at 1, 2 and 4 threads and every optimisation level, and over a decode loop on the KV
+cache the same bits for a sequence prefilled whole or in chunks, alone or in a batch (either row).
 """
 
 from __future__ import annotations
@@ -84,3 +85,70 @@ def test_logits_close_to_stock_over_prefill_and_decode(name: str, via: str) -> N
         assert g.shape == w.shape
         scale = max(1.0, float(np.max(np.abs(w))))
         assert float(np.max(np.abs(g - w))) <= 1e-4 * scale
+
+
+ALL = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+
+
+def _plain(
+    name: str, path: str | None = None, threads: int = 1, level: ort.GraphOptimizationLevel = ALL
+) -> ort.InferenceSession:
+    """A plain ORT session of the unmodified decoder through OneModel EP (no folding, no rewrite)."""
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.graph_optimization_level = level
+    so.log_severity_level = 3
+    options = onemodel_ep.ep_session_options(so, kernel_path=path)
+    return ort.InferenceSession(str(GENAI / name / "model.onnx"), options)
+
+
+LEVELS = (ort.GraphOptimizationLevel.ORT_DISABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+          ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+
+
+@pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the execution provider needs ORT 1.24+")
+@pytest.mark.parametrize("name", MODELS)
+def test_same_bits_every_path_thread_count_and_level(name: str) -> None:
+    want = b"".join(x.tobytes() for x in _two_steps(_plain(name)))
+    for path in onemodel_ep.kernel_paths():
+        for threads in (1, 2, 4):
+            for level in LEVELS:
+                got = b"".join(x.tobytes() for x in _two_steps(_plain(name, path, threads, level)))
+                assert got == want, f"{name}: path {path}, {threads} thread(s), level {level}: logits differ"
+
+
+def _decode(
+    sess: ort.InferenceSession, prompts: np.ndarray, chunks: tuple[int, ...], steps: int
+) -> list[np.ndarray]:
+    """Logits per position: the prompts prefilled in `chunks` (lengths adding up to theirs), then `steps`
+    greedy decode steps on the KV cache; one array [batch, tokens, vocab] per call."""
+    names = [o.name for o in sess.get_outputs()]
+    out: list[np.ndarray] = []
+    past: dict[str, np.ndarray] | None = None
+    done = 0
+    for c in chunks:
+        r = dict(zip(names, sess.run(None, _feeds(prompts[:, done:done + c], past, done + c))))
+        out.append(r["logits"])
+        past, done = r, done + c
+    for _ in range(steps):
+        nxt = np.argmax(out[-1][:, -1, :], axis=-1).reshape(-1, 1)
+        r = dict(zip(names, sess.run(None, _feeds(nxt, past, done + 1))))
+        out.append(r["logits"])
+        past, done = r, done + 1
+    return out
+
+
+@pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the execution provider needs ORT 1.24+")
+@pytest.mark.parametrize("name", MODELS)
+def test_decode_loop_alone_batched_and_chunked(name: str) -> None:
+    """A sequence's logits are the same bits prefilled whole or in chunks, alone or in a batch (either row),
+    over a decode loop on the KV cache in plain ORT sessions."""
+    sess = _plain(name)
+    a = np.array([[1, 5, 9, 13, 200, 17, 3]])
+    b = np.array([[42, 7, 7, 250, 1, 99, 64]])
+    alone = np.concatenate([x[0] for x in _decode(sess, a, (7,), 4)], axis=0)
+    chunked = np.concatenate([x[0] for x in _decode(sess, a, (3, 1, 3), 4)], axis=0)
+    assert chunked.tobytes() == alone.tobytes(), f"{name}: chunked prefill changed the logits"
+    for row, pair in ((0, np.concatenate([a, b])), (1, np.concatenate([b, a]))):
+        batched = np.concatenate([x[row] for x in _decode(sess, pair, (7,), 4)], axis=0)
+        assert batched.tobytes() == alone.tobytes(), f"{name}: batched (row {row}) changed the logits"
