@@ -76,7 +76,7 @@ def _zp(rng: np.random.Generator, dt: type, kind: str, count: int) -> np.ndarray
 @pytest.mark.parametrize("bt", [np.uint8, np.int8])
 @pytest.mark.parametrize("zkind", ["none", "one", "each"])
 @pytest.mark.parametrize("shape", [(1, 1, 1), (13, 37, 67), (33, 70, 5), (8, 32, 64), (97, 129, 258),
-                                   (64, 64, 256), (40, 33, 200)])
+                                   (64, 64, 256), (40, 33, 200), (37, 45, 16), (21, 9, 17)])
 def test_every_kernel_equals_int64_reference(at, bt, zkind, shape):
     m, n, k = shape
     rng = np.random.default_rng(m * 1000 + n + k)

@@ -52,6 +52,40 @@ void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, 
   om_bytes_transpose(x + p0, plane, channels, p1 - p0, xt + p0 * channels, channels);
 }
 
+/* Small copies and fills inline (the runs here are a kernel row's taps, typically 3 to a few hundred bytes,
+ * where a call into libc's memcpy / memset costs more than the bytes): 16-byte moves, the last one ending at n
+ * (overlapping the one before: the same bytes written twice), shorter runs in 8-, 4- and 1-byte moves. */
+static inline void om_copy_run(uint8_t* restrict dst, const uint8_t* restrict src, size_t n) {
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) memcpy(dst + i, src + i, 16);
+    if (i < n) memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else {
+    for (size_t i = 0; i < n; i++) dst[i] = src[i];
+  }
+}
+
+static inline void om_fill_run(uint8_t* dst, uint8_t fill, size_t n) {
+  uint8_t v[16];
+  memset(v, fill, sizeof v);
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) memcpy(dst + i, v, 16);
+    if (i < n) memcpy(dst + n - 16, v, 16);
+  } else if (n >= 8) {
+    memcpy(dst, v, 8);
+    memcpy(dst + n - 8, v, 8);
+  } else {
+    for (size_t i = 0; i < n; i++) dst[i] = fill;
+  }
+}
+
 void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
                   uint8_t* row, size_t ldr) {
   const size_t cg = g->channels;
@@ -67,23 +101,28 @@ void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t 
         const int64_t i1 = h * g->stride[1] + k1 * g->dilation[1] - g->pad[1];
         const int in1 = in0 && i1 >= 0 && i1 < g->in[1];
         const int64_t i2s = w * g->stride[2] - g->pad[2];
-        if (runs && in1) { /* the taps k2 in [ka, kb) are one run of X; before and after it padding */
+        if (!in1) { /* a padding row of the kernel: all its taps the fill byte */
+          om_fill_run(dst, fill, (size_t)K2 * cg);
+          dst += (size_t)K2 * cg;
+          continue;
+        }
+        if (runs) { /* the taps k2 in [ka, kb) are one run of X; before and after it padding */
           const int64_t ka = i2s < 0 ? (-i2s < K2 ? -i2s : K2) : 0;
           const int64_t kb = g->in[2] - i2s < K2 ? (g->in[2] - i2s > ka ? g->in[2] - i2s : ka) : K2;
-          memset(dst, fill, (size_t)ka * cg);
+          om_fill_run(dst, fill, (size_t)ka * cg);
           if (kb > ka)
-            memcpy(dst + (size_t)ka * cg, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2s + ka) * ldx,
-                   (size_t)(kb - ka) * cg);
-          memset(dst + (size_t)kb * cg, fill, (size_t)(K2 - kb) * cg);
+            om_copy_run(dst + (size_t)ka * cg, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2s + ka) * ldx,
+                        (size_t)(kb - ka) * cg);
+          om_fill_run(dst + (size_t)kb * cg, fill, (size_t)(K2 - kb) * cg);
           dst += (size_t)K2 * cg;
           continue;
         }
         for (int64_t k2 = 0; k2 < K2; k2++, dst += cg) {
           const int64_t i2 = i2s + k2 * g->dilation[2];
-          if (in1 && i2 >= 0 && i2 < g->in[2])
-            memcpy(dst, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2) * ldx, cg);
+          if (i2 >= 0 && i2 < g->in[2])
+            om_copy_run(dst, xt + (size_t)((i0 * g->in[1] + i1) * g->in[2] + i2) * ldx, cg);
           else
-            memset(dst, fill, cg);
+            om_fill_run(dst, fill, cg);
         }
       }
     }

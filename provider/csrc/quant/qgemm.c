@@ -25,6 +25,12 @@ static const om_qgemm_kern* om_qgemm_kern_for(int path, int ext) {
   return p->qgemm;
 }
 
+/* The kernel for a product of N columns: the path's (om_qgemm_kern_for) or its narrow variant. */
+static const om_qgemm_kern* om_qgemm_kern_n(int path, int ext, size_t N) {
+  const om_qgemm_kern* k = om_qgemm_kern_for(path, ext);
+  return k && k->narrow && N <= k->narrow->nr ? k->narrow : k;
+}
+
 const char* om_qgemm_kernel_name(int path, int ext) {
   const om_qgemm_kern* k = om_qgemm_kern_for(path, ext);
   return k ? k->name : NULL;
@@ -67,7 +73,7 @@ static om_qgemm_packed* om_qgemm_pack_with(const om_qgemm_kern* kern, int b_sign
 }
 
 om_qgemm_packed* om_qgemm_pack_b(int path, int ext, int b_signed, size_t K, size_t N, const void* B, ptrdiff_t rs) {
-  const om_qgemm_kern* kern = om_qgemm_kern_for(path, ext);
+  const om_qgemm_kern* kern = om_qgemm_kern_n(path, ext, N);
   return kern ? om_qgemm_pack_with(kern, b_signed, K, N, B, rs) : NULL;
 }
 
@@ -128,13 +134,13 @@ static size_t om_qgemm_scratch_of(const om_qgemm_kern* kern, size_t M, size_t N,
 }
 
 size_t om_qgemm_scratch(const om_qgemm_args* g) {
-  const om_qgemm_kern* kern = om_qgemm_kern_for(g->path, g->ext);
+  const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
   size_t a_bytes, sums_count;
   return kern ? om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count) : 0;
 }
 
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
-  const om_qgemm_kern* kern = om_qgemm_kern_for(g->path, g->ext);
+  const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
   if (!kern) return -2;
   if (g->packed_b && (g->packed_b->kern != kern || g->packed_b->K != g->K || g->packed_b->N != g->N)) return -2;
   if (g->M == 0 || g->N == 0) return 0;

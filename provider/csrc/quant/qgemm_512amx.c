@@ -79,5 +79,5 @@ static void om_qtile_512amx(size_t kq, const uint8_t* a, size_t lda, const int8_
 }
 
 const om_qgemm_kern om_qgemm_kern_512amx = {"512-amx", 32, 32, 16, om_qtile_512amx, om_qtask_begin_512amx,
-                                            om_qtask_end_512amx, om_qgemm_prep_a_512};
+                                            om_qtask_end_512amx, om_qgemm_prep_a_512, NULL};
 #endif

@@ -32,6 +32,9 @@ typedef struct om_qgemm_kern {
    * are), and each row's sum of the shifted bytes into sums[i] (modulo 2^32). */
   void (*prep_a)(const uint8_t* A, size_t lds, size_t M, size_t K, uint8_t flip, uint8_t* a, size_t lda,
                  uint32_t* sums);
+  /* May be NULL: the kernel used instead for a product of N <= narrow->nr columns (one vector a panel rather
+   * than a panel half empty; the same exact integers). */
+  const struct om_qgemm_kern* narrow;
 } om_qgemm_kern;
 
 /* prep_a of the path files' bodies, under their targets (qgemm_body.inc). */
