@@ -116,6 +116,11 @@ DEPTHWISE = [
     Case("dw_chan_35_s2_dil", (1, 35, 9, 7), (35, 1, 3, 3), False,
          {"group": 35, "strides": [2, 2], "dilations": [1, 2], "pads": [1, 0, 1, 2]}),
     Case("dw_chan_1d", (1, 18, 6), (18, 1, 5), True, {"group": 18, "pads": [2, 2]}),
+    # one channel per group, many filters, at most 4 output positions: the transposed product instead (the
+    # filters in the lanes; silero-vad's STFT is 1 -> 258 channels, 256 taps, stride 128, 4 positions)
+    Case("dw_mg_stft", (1, 1, 640), (258, 1, 256), False, {"strides": [128]}),
+    Case("dw_mg_groups_pad", (2, 2, 5, 5), (34, 1, 3, 3), True, {"group": 2, "strides": [2, 2]}),
+    Case("dw_mg16_one_pos", (1, 3, 4, 4), (48, 1, 4, 4), True, {"group": 3}),
 ]
 DW_PAD1 = Case("dw_pad1_3x3", (1, 3, 5, 70), (3, 1, 3, 3), True, {"group": 3, "pads": [1, 1, 1, 1]})
 DW_SMALL = Case("dw_small_pad1_3x3", (1, 18, 4, 5), (18, 1, 3, 3), True, {"group": 18, "pads": [1, 1, 1, 1]})

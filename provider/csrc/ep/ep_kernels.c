@@ -63,10 +63,14 @@ static OrtStatus* om_ep_add_kernel(om_ep* ep, int op, int start, int end, int op
   if (!st) st = e->KernelDefBuilder_SetDomain(b, row->domain);
   if (!st) st = e->KernelDefBuilder_SetSinceVersion(b, start, end);
   if (!st) st = e->KernelDefBuilder_SetExecutionProvider(b, OM_EP_NAME);
-  if (!st && (row->flags & OM_F_INPLACE)) { /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */
-    static const int zero = 0;
+  static const int zero = 0;
+  if (!st && (row->flags & OM_F_INPLACE)) /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */
     st = e->KernelDefBuilder_AddInputOutputMutableAliases(b, &zero, &zero, 1);
-  }
+  /* Reshape, Squeeze, Unsqueeze, Flatten, Identity: output 0 is input 0's bytes under another shape. As stock
+   * ORT's kernels, output 0 is input 0's buffer (ORT's planner must share it), and the run copies nothing
+   * (node_reshape.c copies only between different buffers): no allocation and no copy per run. */
+  if (!st && om_family_of(op) == &om_family_reshape)
+    st = e->KernelDefBuilder_AddInputOutputAliases(b, &zero, &zero, 1);
   if (!st) st = e->KernelDefBuilder_Build(b, &def);
   state->ep = ep;
   state->op = op;

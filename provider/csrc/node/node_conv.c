@@ -41,6 +41,10 @@
  * then run over the output channels instead of a few positions (SE blocks' 1x1 planes, MobileNet's 2x2 and
  * 4x4 stages). Measured 2026-12-04 (docs/conv.md). */
 #define OM_CONV_T_MAX_O 4
+/* ... and so do one-channel groups (which the depthwise path serves otherwise) from this many output channels per
+ * group: the depthwise row kernel filled 1 to 4 of its lanes, one output channel at a time (silero-vad's STFT,
+ * 1 -> 258 channels, 256 taps, 4 positions: 141 us against stock's 25, docs/conv.md). Same terms, same order. */
+#define OM_CONV_T_MIN_MG 16
 
 /* Direct depthwise path (conv/dwconv.h): about this many fmas per task, whole channels, at least one. Scratch
  * up to this size lives on the task's stack. */
@@ -301,7 +305,9 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
   j.Mg = (size_t)(d.M / d.G);
   j.pointwise = om_conv_is_pointwise(&d.geom);
   if (!j.y || d.N == 0 || d.M == 0 || j.O == 0) return 0;
-  if (om_dwconv_serves(&d.geom) && om_path_available_cached(node->path)) {
+  const int transposed = j.O <= OM_CONV_T_MAX_O;
+  if (om_dwconv_serves(&d.geom) && om_path_available_cached(node->path) &&
+      !(transposed && j.Mg >= OM_CONV_T_MIN_MG)) {
     size_t per_group = j.Mg * j.O * j.T;
     j.dw = om_isa_path_get(node->path)->dwconv;
     j.dw_groups = per_group >= OM_CONV_DW_TASK_FMAS ? 1 : OM_CONV_DW_TASK_FMAS / per_group;
@@ -313,7 +319,7 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     }
     size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
     om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
-  } else if (j.O <= OM_CONV_T_MAX_O) {
+  } else if (transposed) {
     j.wt = om_conv_packed_wt(node, &d, j.w, j.T);
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d.N * (size_t)d.G, om_conv_t_task, &j);
   } else {
