@@ -43,6 +43,7 @@ CASES = [
     Case("1d_300_channels_tree", (1, 300, 3), (300, 2, 2), attrs={"strides": [2]}),
     Case("inf_weight_overflow", (1, 2, 4, 4), (2, 2, 2, 2), attrs={"strides": [1, 1]}, special="inf"),
     Case("zero_batch", (0, 2, 4, 4), (2, 3, 3, 3)),
+    Case("cancellation_shows_f32_order", (1, 1, 24), (1, 1, 3), bias=False, special="cancel"),
 ]
 
 
@@ -54,6 +55,9 @@ def _inputs(c: Case) -> list[np.ndarray]:
     ins = [x, w]
     if c.bias:
         ins.append(rng.standard_normal(m).astype(H16))
+    if c.special == "cancel":  # y[o] = (x[o] * 64 + x[o-1] * w1) - x[o-2] * 64 with x 2047 or 2048: partial
+        x[...] = rng.integers(2047, 2049, c.x).astype(H16)  # sums near 2^17 (f32 grid 2^-7 or 2^-6) cancel
+        w[0, 0] = np.array([64, -0.026702880859375, -64], H16)  # to about 9, so the adds' order shows in f16
     if c.special == "inf":
         w[0, 1, 0, 0] = np.inf  # reaches only the outputs of that tap
         x[0, 1] = 3000  # channel 1's terms: past 65504 in the f16 output, not in the f32 sums

@@ -87,4 +87,5 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
         with np.errstate(all="ignore"):
             y = (y + b.astype(F32).reshape(1, -1, *([1] * nsp))).astype(F32)
     y = np.where(np.isnan(y), F32(np.nan), y)  # canonical quiet NaN
-    return y.astype(out_t)  # f16: one nearest-even rounding
+    with np.errstate(over="ignore"):
+        return y.astype(out_t)  # f16: one nearest-even rounding (overflow to infinity)
