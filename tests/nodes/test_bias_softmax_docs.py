@@ -40,6 +40,7 @@ CASES = [
     Case("long_rows_axis1", (3, 9000), (1, 9000), 1, 1),
     Case("f16_mask_inner1", (2, 2, 3, 40), (2, 1, 1, 40), -1, 1, np.float16, special="big"),
     Case("f16_inner0_all_neg_inf_row", (2, 3, 17), (3, 17), 1, 0, np.float16, special="inf"),
+    Case("zero_rows", (0, 3, 5), (3, 5), 1, 0),
 ]
 
 

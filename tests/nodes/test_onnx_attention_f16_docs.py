@@ -58,6 +58,7 @@ CASES = [
          kvh=1, H=32, Hv=4, scale_q=200.0),
     Case("outputs_subnormal", R.Attrs(q_num_heads=2, kv_num_heads=2), B=1, S=2, L=5, qh=2, kvh=2, H=8, Hv=8,
          scale_v=3e-6),
+    Case("zero_batch", R.Attrs(q_num_heads=2, kv_num_heads=1), B=0, S=3, L=4, qh=2, kvh=1, H=8, Hv=8),
 ]
 
 
