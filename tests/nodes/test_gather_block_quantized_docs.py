@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from onnx import helper
+from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node
@@ -125,3 +125,64 @@ def test_gather_block_quantized_docs_vs_stock(c: Case) -> None:
     ins = _inputs(c)
     feeds = dict(zip(["data", "indices", "scales", "zero_points"], ins, strict=False))
     S.assert_exact_bits(c.id, S.stock(_model(c, ins), feeds)[0], _want(c, ins))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Case4:
+    id: str
+    data_type: int
+    shape: tuple[int, ...]
+    indices: tuple[int, ...]
+    gather_axis: int
+    quantize_axis: int
+    block_size: int
+    zp: bool
+
+
+CASES4 = [
+    Case4("uint4_g0_q_last_zp", TensorProto.UINT4, (6, 40), (2, 2), 0, 1, 16, True),
+    Case4("int4_g1_q0", TensorProto.INT4, (33, 5, 3), (3,), 1, 0, 16, False),
+    Case4("int4_g2_q1_zp", TensorProto.INT4, (2, 20, 7), (4,), -1, 1, 16, True),
+]
+
+
+def _case4(c: Case4) -> tuple[object, dict[str, np.ndarray], np.ndarray]:
+    """A one-node model with data and zero points as initializers of the 4-bit type, and the reference."""
+    rng = np.random.default_rng(13)
+    lo, hi = (0, 16) if c.data_type == TensorProto.UINT4 else (-8, 8)
+    values = rng.integers(lo, hi, c.shape)
+    sshape = list(c.shape)
+    q = c.quantize_axis % len(c.shape)
+    sshape[q] = -(-c.shape[q] // c.block_size)
+    scales = (rng.random(sshape) * 3 + 0.01).astype(np.float16)
+    dg = c.shape[c.gather_axis % len(c.shape)]
+    idx = rng.integers(-dg, dg, c.indices).astype(np.int64)
+    zps = rng.integers(lo, hi, sshape) if c.zp else None
+    inits = [helper.make_tensor("data", c.data_type, list(c.shape), values.reshape(-1).tolist())]
+    names = ["data", "indices", "scales"]
+    if zps is not None:
+        inits.append(helper.make_tensor("zero_points", c.data_type, sshape, zps.reshape(-1).tolist()))
+        names.append("zero_points")
+    node = helper.make_node("GatherBlockQuantized", names, ["y"], name="gbq", domain="com.microsoft", bits=4,
+                            block_size=c.block_size, gather_axis=c.gather_axis, quantize_axis=c.quantize_axis)
+    h = TensorProto.FLOAT16
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("indices", TensorProto.INT64, None),
+                                            helper.make_tensor_value_info("scales", h, None)],
+                              [helper.make_tensor_value_info("y", h, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
+                                                    helper.make_opsetid("com.microsoft", 1)], ir_version=10)
+    want = R.gather_block_quantized_4bit(values, idx, scales, zps, c.block_size, c.gather_axis,
+                                         c.quantize_axis)
+    return model, {"indices": idx, "scales": scales}, want
+
+
+@pytest.mark.parametrize("c", CASES4, ids=[c.id for c in CASES4])
+def test_gather_block_quantized_docs_4bit_f16(c: Case4) -> None:
+    """uint4 and int4 data with f16 scales (the page: "uint8, uint4 and int4 data alike"): the reference's
+    bits on every path through the execution provider, and stock ORT's."""
+    model, feeds, want = _case4(c)
+    for path in PATHS:
+        sess = S.session(model, S.VIAS[-1], path, 1)  # type: ignore[arg-type]
+        assert [n.op for n in sess.report.moved] == ["GatherBlockQuantized"], sess.report.summary()
+        S.assert_exact_bits(f"{c.id} path {path}", sess.run(None, feeds)[0], want)
+    S.assert_exact_bits(f"{c.id} stock", S.stock(model, feeds)[0], want)  # type: ignore[arg-type]

@@ -49,3 +49,28 @@ def gather_block_quantized(data: np.ndarray, indices: np.ndarray, scales: np.nda
     out_shape = (*indices.shape, *data.shape[1:-1], q_per_row)
     with np.errstate(over="ignore"):
         return y.astype(scales.dtype).reshape(out_shape)  # f16: once more, nearest-even, past 65504 inf
+
+
+def gather_block_quantized_4bit(values: np.ndarray, indices: np.ndarray, scales: np.ndarray,
+                                zero_points: np.ndarray | None, block_size: int, gather_axis: int,
+                                quantize_axis: int) -> np.ndarray:
+    """uint4 / int4 data given as its logical values (ints, data's shape; the packing is ONNX's), zero points
+    likewise (absent: 0). Output [D0..Dg-1] + indices' shape + [Dg+1..Dr-1]; each element
+    RN(float(q_e - z) * s), f16 scales rounded once more to f16."""
+    r = values.ndim
+    g = gather_axis % r
+    q = quantize_axis % r
+    dq = values.shape[q]
+    idx = indices.astype(np.int64)
+    dg = values.shape[g]
+    if ((idx < -dg) | (idx >= dg)).any():
+        raise IndexError("index out of range")
+    v = np.where(idx < 0, idx + dg, idx)
+    block_of = np.arange(dq) // block_size  # the scale row of each position on the quantize axis
+    s_full = np.take(scales.astype(F32), block_of, axis=q)
+    z_full = np.zeros(values.shape, np.int64) if zero_points is None else np.take(
+        zero_points.astype(np.int64), block_of, axis=q)
+    diff = (np.take(values.astype(np.int64), v, axis=g) - np.take(z_full, v, axis=g)).astype(F32)
+    with np.errstate(all="ignore"):
+        y = (diff * np.take(s_full, v, axis=g)).astype(F32)
+        return y.astype(scales.dtype)
