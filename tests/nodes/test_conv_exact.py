@@ -128,10 +128,10 @@ def test_depthwise_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
     check(case, x, w, b, threads=(1, 2) if dtype == F32 else (1,))
 
 
-# f32 column panels made inside the GEMM (om_im2col_panel, docs/conv.md): many output channels (every row tile
-# in one block, more than 8 tiles on every path), T over one K block (a panel starts mid-channel and mid-kernel),
-# planes over one task's 512 positions (panels start mid output row), output rows narrower than a panel, 1-wide
-# rows (a segment per column), strides, dilations and asymmetric pads, groups, 3-D.
+# f32 column panels made inside the GEMM (om_im2col_panel, docs/conv.md): many output channels (every row
+# tile in one block, more than 8 tiles on every path), T over one K block (a panel starts mid-channel and
+# mid-kernel), planes over one task's 512 positions (panels start mid output row), output rows narrower than a
+# panel, 1-wide rows (a segment per column), strides, dilations and asymmetric pads, groups, 3-D.
 PANEL_FILL = [
     Case("fill_m100_T360_plane900", (1, 40, 30, 30), (100, 40, 3, 3), True, {"pads": [1, 1, 1, 1]}),
     Case("fill_s2_dil2_asym", (1, 33, 37, 29), (70, 33, 3, 3), True,
