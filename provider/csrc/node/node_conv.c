@@ -10,8 +10,10 @@
  * GEMM then packing col^T as its A.) Output planes of at most OM_CONV_T_MAX_O positions (MobileNet's late
  * stages, SE blocks at 1x1) do take that transposed product: there the GEMM's lanes over a few positions were
  * mostly idle; W^T of a constant W of group 1 is packed once, by the first run (om_conv_t_task).
- * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task builds its tile
- * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
+ * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task runs the GEMM
+ * on the calling thread over its tile of col: for f32 made by the GEMM one B panel at a time straight from X
+ * (om_im2col_panel, every row tile in one block so each panel is made once per K block), for f16 and f64
+ * stored first (om_im2col); a 1x1 convolution with stride 1 and no pad reads X itself.
  * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
  * rounding to f16.
  * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
