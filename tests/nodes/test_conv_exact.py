@@ -133,6 +133,29 @@ def test_depthwise_cases_bit_for_bit(case: Case, dtype: np.dtype) -> None:
     check(case, x, w, b, threads=(1, 2) if dtype == F32 else (1,))
 
 
+# f32 column panels made inside the GEMM (om_im2col_panel, docs/conv.md): many output channels (every row
+# tile in one block, more than 8 tiles on every path), T over one K block (a panel starts mid-channel and
+# mid-kernel), planes over one task's 512 positions (panels start mid output row), output rows narrower than a
+# panel, 1-wide rows (a segment per column), strides, dilations and asymmetric pads, groups, 3-D.
+PANEL_FILL = [
+    Case("fill_m100_T360_plane900", (1, 40, 30, 30), (100, 40, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("fill_s2_dil2_asym", (1, 33, 37, 29), (70, 33, 3, 3), True,
+         {"strides": [2, 2], "dilations": [2, 2], "pads": [2, 0, 1, 3]}),
+    Case("fill_w1_rows", (2, 30, 41, 1), (20, 30, 5, 1), False, {"pads": [2, 0, 2, 0]}),
+    Case("fill_group3_rows5", (1, 60, 23, 5), (63, 20, 3, 3), True,
+         {"group": 3, "strides": [1, 2], "pads": [1, 1, 0, 1]}),
+    Case("fill_3d_stride", (1, 9, 6, 7, 9), (16, 9, 3, 3, 3), True,
+         {"strides": [1, 2, 3], "pads": [1, 0, 2, 0, 1, 1]}),
+    Case("fill_1x1_stride2", (1, 300, 9, 11), (24, 300, 1, 1), True, {"strides": [2, 2]}),
+]
+
+
+@pytest.mark.parametrize("case", PANEL_FILL, ids=case_id)
+def test_panel_fill_cases_bit_for_bit(case: Case) -> None:
+    x, w, b = cc.case_data(case, F32, SEED + 11)
+    check(case, x, w, b, threads=(1, 2))
+
+
 @pytest.mark.parametrize("name", ["2d_pad1", "2d_group2", "2d_T360_pad", "3d_asym_stride",
                                   "2d_plane4_T576_pad", "dw_chan_20_pad1_batch"])
 def test_weights_as_graph_inputs(name: str) -> None:

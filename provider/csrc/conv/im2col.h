@@ -27,5 +27,19 @@ int om_conv_is_pointwise(const om_conv_geom* g);
  * x + c * in[0]*in[1]*in[2] elements) into col (row t at col + t*ldc elements), for elements of esize bytes
  * (2, 4 or 8); padding taps are +0.0 (all bits zero). */
 void om_im2col(const om_conv_geom* g, size_t esize, const void* x, size_t o0, size_t no, void* col, size_t ldc);
+/* Rows [t0, t0 + nt) of the same columns (row t0 at col). */
+void om_im2col_rows(const om_conv_geom* g, size_t esize, const void* x, size_t t0, size_t nt, size_t o0, size_t no,
+                    void* col, size_t ldc);
+
+/* The column matrix of one image and group (f32) as the GEMM's B, panel by panel (om_gemm_args.b_fill): columns
+ * counted from o0. */
+typedef struct om_im2col_src {
+  const om_conv_geom* geom;
+  const float* x; /* the group's first channel of the image */
+  size_t o0;      /* the GEMM's column 0 is output position o0 */
+} om_im2col_src;
+/* An om_gemm_b_fill_fn over an om_im2col_src (ctx): rows [k0, k0 + kc) of columns [j0, j0 + nvalid) into
+ * dst[k * w + j], columns [nvalid, w) zero. The values of om_im2col, copies only. */
+void om_im2col_panel(const void* ctx, size_t k0, size_t kc, size_t j0, size_t nvalid, size_t w, float* dst);
 
 #endif

@@ -150,7 +150,8 @@ static void om_gemm_cut(om_gemm_plan* pl, const om_gemm_args* g) {
   size_t tiles_m = om_gemm_ceil(g->M, k->mr), panels = om_gemm_ceil(g->N, k->nr);
   /* Rows: blocks of up to OM_GEMM_MAX_ROW_TILES tiles, equal in size (each B panel, loaded once into L1, serves
    * every tile of the block). Columns: then cut so that a task is about OM_GEMM_TASK_MACS. */
-  size_t tm = tiles_m < OM_GEMM_MAX_ROW_TILES ? tiles_m : OM_GEMM_MAX_ROW_TILES;
+  size_t max_tm = g->b_fill && g->b_fill_rows ? tiles_m : OM_GEMM_MAX_ROW_TILES;
+  size_t tm = tiles_m < max_tm ? tiles_m : max_tm;
   pl->nbm = om_gemm_ceil(tiles_m, tm);
   tm = om_gemm_ceil(tiles_m, pl->nbm);
   size_t task_work = tm * k->mr * g->N * kk, want = om_gemm_ceil(task_work, OM_GEMM_TASK_MACS);

@@ -53,6 +53,7 @@ typedef struct om_gemm_args {
   const int64_t* b_bstride;
   om_gemm_b_fill_fn b_fill; /* or B made per panel by the caller (B and packed_b NULL, batch 1, f32), or NULL */
   const void* b_fill_ctx;
+  int b_fill_rows; /* with b_fill, nonzero: every row in one block, each panel filled once per K block (the cut only) */
 } om_gemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (unknown type or path, a path this CPU lacks, packed_b

@@ -44,7 +44,7 @@ int om_test_gemm(int path, int type, int mode, size_t batch, size_t M, size_t N,
                  const int64_t* b_off, int prepack, double alpha, double beta, const void* Cin, ptrdiff_t rsc_in,
                  ptrdiff_t csc_in, void* C, ptrdiff_t ldc, size_t c_batch_stride, int threads) {
   om_gemm_args g = {path, type, mode, batch, M, N, K, A, rsa, csa, a_off, B, rsb, csb, b_off, NULL,
-                    alpha, beta, Cin, rsc_in, csc_in, C, ldc, c_batch_stride, 0, NULL, NULL, NULL, NULL, NULL};
+                    alpha, beta, Cin, rsc_in, csc_in, C, ldc, c_batch_stride, 0, NULL, NULL, NULL, NULL, NULL, 0};
   om_gemm_packed* p = NULL;
   if (prepack) {
     size_t es = type == OM_T_DOUBLE ? 8 : type == OM_T_FLOAT16 ? 2 : 4;

@@ -10,8 +10,10 @@
  * GEMM then packing col^T as its A.) Output planes of at most OM_CONV_T_MAX_O positions (MobileNet's late
  * stages, SE blocks at 1x1) do take that transposed product: there the GEMM's lanes over a few positions were
  * mostly idle; W^T of a constant W of group 1 is packed once, by the first run (om_conv_t_task).
- * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task builds its tile
- * of col (a 1x1 convolution with stride 1 and no pad reads X itself) and runs the GEMM on the calling thread.
+ * The work is cut into tasks of (n, g, a tile of output positions) by the shapes alone; a task runs the GEMM
+ * on the calling thread over its tile of col: for f32 made by the GEMM one B panel at a time straight from X
+ * (om_im2col_panel, every row tile in one block so each panel is made once per K block), for f16 and f64
+ * stored first (om_im2col); a 1x1 convolution with stride 1 and no pad reads X itself.
  * The bias is then one rounded add per element (f32, f64), or the GEMM's own Cin add in f32 before the one
  * rounding to f16.
  * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
@@ -66,6 +68,7 @@ typedef struct om_conv_job {
   unsigned char* y;
   size_t esize, T, O, Mg, tile, tiles;
   int pointwise;
+  int fill; /* f32 column tiles made panel by panel inside the GEMM (om_im2col_panel), not in a buffer */
   const om_gemm_packed* wt; /* the transposed product's packed W^T (group 1, constant W), or NULL */
   const struct om_dwconv_kern* dw; /* the direct depthwise path's kernels, NULL: the GEMM */
   size_t dw_groups, dw_scratch;    /* groups per task, scratch bytes per task */
@@ -100,7 +103,8 @@ static void om_conv_task(void* ctx, size_t t) {
   const unsigned char* col = xg + o0 * j->esize; /* col(t, o) = col[t*ldcol + o] */
   size_t ldcol = j->O;
   unsigned char* mem = NULL;
-  if (!j->pointwise) {
+  om_im2col_src src = {&d->geom, (const float*)(const void*)xg, o0};
+  if (!j->pointwise && !j->fill) {
     mem = malloc(j->T * no * j->esize + 1);
     if (!mem) {
       __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
@@ -123,9 +127,15 @@ static void om_conv_task(void* ctx, size_t t) {
   ga.A = j->w + g * j->Mg * j->T * j->esize;
   ga.rsa = (ptrdiff_t)j->T;
   ga.csa = 1;
-  ga.B = col;
-  ga.rsb = (ptrdiff_t)ldcol;
-  ga.csb = 1;
+  if (j->fill && !j->pointwise) {
+    ga.b_fill = om_im2col_panel;
+    ga.b_fill_ctx = &src;
+    ga.b_fill_rows = 1;
+  } else {
+    ga.B = col;
+    ga.rsb = (ptrdiff_t)ldcol;
+    ga.csb = 1;
+  }
   ga.alpha = 1.0;
   ga.beta = 1.0;
   if (half_bias) { /* acc + b in f32, then the one rounding to f16: the GEMM's epilogue */
@@ -323,6 +333,7 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     j.wt = om_conv_packed_wt(node, &d, j.w, j.T);
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d.N * (size_t)d.G, om_conv_t_task, &j);
   } else {
+    j.fill = node->type == OM_T_FLOAT;
     j.tile = om_conv_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
     size_t tasks = (size_t)d.N * (size_t)d.G * j.tiles;
