@@ -32,9 +32,10 @@ def _randn(*shape: int, scale: float = 1.0) -> np.ndarray:
 
 
 def conv_model(tail: Sequence[onnx.NodeProto], consts: Sequence[onnx.TensorProto] = (), c_in: int = 3,
-               c_out: int = 8, bias: bool = True, out: str = "z",
-               extra_outputs: Sequence[str] = ()) -> onnx.ModelProto:
-    """x [n, c_in, h, w] -> Conv 3x3 pad 1 (output 'y') -> tail (its last output `out`)."""
+               c_out: int = 8, bias: bool = True, out: str = "z", extra_outputs: Sequence[str] = (),
+               hw: tuple[int | str, int | str] = (37, 41)) -> onnx.ModelProto:
+    """x [n, c_in, h, w] -> Conv 3x3 pad 1 (output 'y') -> tail (its last output `out`). The output is
+    declared large enough (n taken as 1) for the Conv to head a chain (ep_fuse.c, OM_FUSE_PRODUCER_MIN)."""
     ins = ["x", "W", "B"] if bias else ["x", "W"]
     nodes = [helper.make_node("Conv", ins, ["y"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), *tail]
     cs = [_const("W", _randn(c_out, c_in, 3, 3, scale=0.3))]
@@ -42,7 +43,7 @@ def conv_model(tail: Sequence[onnx.NodeProto], consts: Sequence[onnx.TensorProto
         cs.append(_const("B", _randn(c_out)))
     outs: dict[str, tuple[int, Sequence[int | str] | None]] = {out: (F, None)}
     outs.update({k: (F, None) for k in extra_outputs})
-    return _model(nodes, {"x": (F, ["n", c_in, "h", "w"])}, outs, [*cs, *consts])
+    return _model(nodes, {"x": (F, ["n", c_in, *hw])}, outs, [*cs, *consts])
 
 
 def bn_consts(c: int) -> list[onnx.TensorProto]:
@@ -99,7 +100,15 @@ def test_bn_small_planes_whole_run() -> None:
     """Planes of 12 elements (under the tiled BatchNormalization's 64): the chain runs member by member."""
     tail = [helper.make_node("BatchNormalization", ["y", "s", "bb", "mu", "var"], ["b"], name="bn"),
             helper.make_node("Relu", ["b"], ["z"], name="relu")]
-    check_fused(conv_model(tail, bn_consts(8)), x_feed(h=3, w=4), 1)
+    check_fused(conv_model(tail, bn_consts(8), hw=("h", "w")), x_feed(h=3, w=4), 1)
+
+
+def test_small_declared_producer_heads_no_chain() -> None:
+    """A Conv output declared of 8 x 4 x 4 elements: Relu runs on its own, the same bits as unfused."""
+    m = conv_model([helper.make_node("Relu", ["y"], ["z"], name="relu")], hw=(4, 4))
+    f = x_feed(h=4, w=4)
+    assert nodes_run(m, f) == ["Conv", "Relu"]
+    assert_exact_bits("small", run(m, f)[0], run(m, f, fuse=False)[0])
 
 
 def test_conv_channel_bias_scale_sigmoid() -> None:
@@ -147,14 +156,14 @@ def test_conv_transpose_relu() -> None:
     nodes = [convt,
              helper.make_node("Relu", ["y"], ["z"], name="relu")]
     w = _const("W", _randn(4, 6, 3, 3, scale=0.3))
-    m = _model(nodes, {"x": (F, ["n", 4, "h", "w"])}, {"z": (F, None)}, [w])
+    m = _model(nodes, {"x": (F, ["n", 4, 20, 30])}, {"z": (F, None)}, [w])
     check_fused(m, {"x": _randn(1, 4, 20, 30)}, 1)
 
 
 def test_gemm_relu_every_path() -> None:
     nodes = [helper.make_node("Gemm", ["x", "W", "C"], ["y"], name="gemm", transB=1),
              helper.make_node("Relu", ["y"], ["z"], name="relu")]
-    m = _model(nodes, {"x": (F, ["n", 64])}, {"z": (F, None)},
+    m = _model(nodes, {"x": (F, [300, 64])}, {"z": (F, None)},
                [_const("W", _randn(96, 64, scale=0.2)), _const("C", _randn(96))])
     f = {"x": _randn(300, 64)}
     got = check_fused(m, f, 1, every_way=True)
@@ -175,7 +184,7 @@ def test_matmul_bias_gelu() -> None:
     consts = [_const("W", _randn(48, 80, scale=0.2)), _const("bias", _randn(80)),
               _const("sqrt2", np.float32(np.sqrt(2.0))), _const("one", np.float32(1.0)),
               _const("half", np.float32(0.5))]
-    m = _model(nodes, {"x": (F, [2, "s", 48])}, {"z": (F, None)}, consts)
+    m = _model(nodes, {"x": (F, ["b", 70, 48])}, {"z": (F, None)}, consts)
     f = {"x": _randn(2, 70, 48)}
     got = check_fused(m, f, 2, every_way=True)
     np.testing.assert_allclose(got, stock(m, f)[0], rtol=1e-5, atol=1e-5)
@@ -186,3 +195,12 @@ def test_matmul_only_is_not_fused_alone() -> None:
     nodes = [helper.make_node("MatMul", ["x", "W"], ["z"], name="mm")]
     m = _model(nodes, {"x": (F, [3, 16])}, {"z": (F, None)}, [_const("W", _randn(16, 5))])
     assert nodes_run(m, {"x": _randn(3, 16)}) == ["MatMul"]
+
+
+def test_runtime_shape_error_names_the_producer() -> None:
+    """x with 4 channels against W's 3: the fused node fails naming the chain's members and the Conv."""
+    m = conv_model([helper.make_node("Relu", ["y"], ["z"], name="relu")])
+    m.graph.input[0].type.tensor_type.shape.dim[1].dim_param = "c"
+    want = r"fused chain 'conv' \(Conv\) -> 'relu' \(Relu\).*'conv' \(op Conv\)"
+    with pytest.raises(Exception, match=want):
+        run(m, x_feed(c=4))

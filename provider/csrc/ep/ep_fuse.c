@@ -5,7 +5,8 @@
  * BatchNormalization, or a producer (Conv, ConvTranspose, Gemm, MatMul, FusedMatMul: om_chain_is_producer),
  * it has one output and at most OM_CHAIN_MAX_INPUTS inputs. A chainable node links to the next when its output
  * is not a graph output and every consumer of it is that one node, itself chainable and not a producer (a
- * producer only heads a chain; a node with two such links in takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
+ * producer only heads a chain, and only when its output is not declared smaller than OM_FUSE_PRODUCER_MIN
+ * elements, symbolic dimensions as 1; a node with two such links in takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
  * OM_CHAIN_MAX_MEMBERS) becomes one fused node. Each intermediate value then lives only inside its fused node,
  * so fusing changes what is computed nowhere. Knows nothing of math. */
 #include "ep_fuse.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "core/om_ops.h"           /* OM_OP_BATCH_NORMALIZATION */
+#include "ep_capability.h"          /* om_ep_value_count */
 #include "node/elementwise_chain.h" /* OM_CHAIN_MAX_MEMBERS, OM_CHAIN_MAX_INPUTS, om_chain_is_producer */
 
 typedef struct om_node_at {
@@ -75,6 +77,23 @@ static long om_ep_sole_consumer(const OrtApi* api, const OrtNode* node, const om
   return at;
 }
 
+/* A producer whose output the graph declares of fewer than OM_FUSE_PRODUCER_MIN elements, every symbolic
+ * dimension (a batch) taken as 1, heads no chain: for such a tensor a fused node's per-run cost exceeds what
+ * fusing saves (mobilenet_v3_small_half's 8 to 3,072 element convolutions: fused over unfused 1.06-1.08 with
+ * them, 1.01-1.03 without; docs/architecture.md). Speed only: fused or not, the bits are the same. */
+#define OM_FUSE_PRODUCER_MIN 4096
+
+static int om_ep_small_output(const OrtApi* api, const OrtNode* node) {
+  const OrtValueInfo* out = NULL;
+  OrtStatus* st = api->Node_GetOutputs(node, &out, 1);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  long long count = om_ep_value_count(api, out);
+  return count >= 0 && count < OM_FUSE_PRODUCER_MIN;
+}
+
 OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_t n, const int* claim, int* next,
                              OrtEpGraphSupportInfo* info) {
   const OrtApi* api = ep->api;
@@ -92,6 +111,7 @@ OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_
     if (!ok[i]) continue;
     long j = om_ep_sole_consumer(api, nodes[i], sorted, n);
     if (j < 0 || (size_t)j == i || ok[j] != OM_LINK_MEMBER || has_prev[j]) continue;
+    if (ok[i] == OM_LINK_HEAD && om_ep_small_output(api, nodes[i])) continue;
     next[i] = (int)j;
     has_prev[j] = 1;
   }
