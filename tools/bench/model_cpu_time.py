@@ -7,8 +7,9 @@ Each model's inputs are the .npz beside it (same stem). One intra-op thread each
 minimum over rounds of the mean per run (`--seconds`, default 0.3). Ours is the model with its constant
 nodes folded by OneModel's kernels first (as `onemodel_ep.InferenceSession` does; `--no-fold`: as it is).
 Time the process spends descheduled by other jobs is not counted, so the ratio reflects the kernels, not the
-load (cache sharing with other jobs still moves it). Prints one JSON line per model. Timings are for docs and
-notes, never for tests.
+load (cache sharing with other jobs still moves it). `--unfused` adds a third session, ours with fuse="0"
+(every node on its own), to the same interleaving, and its time and fused_over_unfused to the line. Prints
+one JSON line per model. Timings are for docs and notes, never for tests.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.3)
     ap.add_argument("--no-fold", action="store_true", help="ours without OneModel's constant folding")
+    ap.add_argument("--unfused", action="store_true", help='also time ours with fuse="0"')
     args = ap.parse_args()
     for path in args.models:
         feeds = dict(np.load(path.with_suffix(".npz")))
@@ -54,25 +56,23 @@ def main() -> None:
         model = onnx.load(str(path))
         if not args.no_fold:  # as onemodel_ep.InferenceSession and `onemodel bench --model` do
             model = fold(model, mode="exact")
-        ours = ort.InferenceSession(
-            model.SerializeToString(), onemodel_ep.ep_session_options(base=_options())
-        )
-        times: tuple[list[float], list[float]] = ([], [])
+        blob = model.SerializeToString()
+        ours = ort.InferenceSession(blob, onemodel_ep.ep_session_options(base=_options()))
+        sessions = [stock, ours]
+        if args.unfused:
+            so = onemodel_ep.ep_session_options(base=_options(), fuse=False)
+            sessions.append(ort.InferenceSession(blob, so))
+        times: list[list[float]] = [[] for _ in sessions]
         for _ in range(args.rounds):
-            for i, sess in enumerate((stock, ours)):
+            for i, sess in enumerate(sessions):
                 times[i].append(_per_run_ms(sess, feeds, args.seconds))
         s, o = min(times[0]), min(times[1])
-        print(
-            json.dumps(
-                {
-                    "model": path.stem,
-                    "stock_ms": round(s, 3),
-                    "ours_ms": round(o, 3),
-                    "ours_over_stock": round(o / s, 3),
-                }
-            ),
-            flush=True,
-        )
+        line = {"model": path.stem, "stock_ms": round(s, 3), "ours_ms": round(o, 3)}
+        line["ours_over_stock"] = round(o / s, 3)
+        if args.unfused:
+            u = min(times[2])
+            line.update({"unfused_ms": round(u, 3), "fused_over_unfused": round(o / u, 3)})
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":

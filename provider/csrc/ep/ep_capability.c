@@ -219,6 +219,28 @@ int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v) {
   return et == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED ? -1 : (int)et;
 }
 
+long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
+  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  size_t rank = 0;
+  int64_t dims[16];
+  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
+  if (!tsi || st || rank > 16) {
+    if (st) api->ReleaseStatus(st);
+    return -1;
+  }
+  st = api->GetDimensions(tsi, dims, rank);
+  if (st) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  long long count = 1;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t n = dims[d] < 0 ? 1 : dims[d] > (int64_t)1 << 40 ? (int64_t)1 << 40 : dims[d];
+    count = n && count > ((long long)1 << 40) / n ? (long long)1 << 40 : count * n;
+  }
+  return count;
+}
+
 /* The rank the graph declares for a node input or output; 0 when it declares none (or the value is absent). */
 static size_t om_value_rank(const OrtApi* api, const OrtValueInfo* v) {
   const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);

@@ -14,5 +14,8 @@ OrtStatus* om_ep_strict_refusal(om_ep* ep);
 int om_ep_graph_opset(const OrtApi* api, const OrtGraph* graph);
 /* Element type of a node input: 0 for an absent optional input, -1 when unknown or not a tensor. */
 int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v);
+/* Elements of a node input or output as the graph declares its shape, each symbolic dimension taken as 1
+ * (capped at 2^40); -1 when the shape is undeclared or the value absent (a rank-0 value: 1). */
+long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v);
 
 #endif

@@ -118,6 +118,15 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtNode* node, om_
   return st;
 }
 
+OrtStatus* om_ep_constant_inputs(const OrtApi* api, const OrtNode* node, om_node* on) {
+  const char *op = NULL, *domain = NULL;
+  OrtStatus* st = api->Node_GetOperatorType(node, &op);
+  if (!st) st = api->Node_GetDomain(node, &domain);
+  int row = st || !domain ? -1 : om_op_find_in(domain, op);
+  if (!st && row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT)) st = om_constant_inputs(api, node, on);
+  return st;
+}
+
 static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const OrtNode* fused, om_kernel** out) {
   const OrtApi* api = ep->api;
   size_t n = 0;
@@ -130,11 +139,7 @@ static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const O
   char err[512];
   om_node* on = om_ep_node_create(ep, node, om_ep_graph_opset(api, graph), err, sizeof err);
   if (!on) return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
-  const char *op = NULL, *domain = NULL;
-  st = api->Node_GetOperatorType(node, &op);
-  if (!st) st = api->Node_GetDomain(node, &domain);
-  int row = st || !domain ? -1 : om_op_find_in(domain, op);
-  if (!st && row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT)) st = om_constant_inputs(api, node, on);
+  st = om_ep_constant_inputs(api, node, on);
   int *in_map = NULL, *out_map = NULL;
   size_t n_in = 0, n_out = 0;
   if (!st) st = om_io_map(api, node, fused, 0, &in_map, &n_in);

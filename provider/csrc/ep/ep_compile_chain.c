@@ -1,5 +1,6 @@
 /* ep_compile_chain.c - a fused chain (ep_fuse.c) as a compiled node: Compile orders the members (each after the
- * members whose outputs it reads), builds each member's om_node as GetCapability did, maps its inputs by name to
+ * members whose outputs it reads), builds each member's om_node as GetCapability did (a structured member, the
+ * producer or a BatchNormalization, gets its constant inputs as a node of its own does), maps its inputs by name to
  * the fused node's inputs or an earlier member's output, and makes node/elementwise_chain.c's chain; Compute
  * hands it ORT's input tensors, output and parallel-for. Knows nothing of math. */
 #include "ep_compile_chain.h"
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset, om_ep_value_type */
+#include "ep_compile.h"    /* om_ep_constant_inputs */
 #include "node/elementwise_chain.h"
 #include "ort/ort_kernel.h" /* om_kernel_parallel_for */
 
@@ -104,6 +106,8 @@ OrtStatus* om_ep_chain_compile(const om_ep* ep, const OrtGraph* graph, const Ort
       break;
     }
     built++;
+    st = om_ep_constant_inputs(api, nodes[m], members[i]); /* a producer's weights, packed once */
+    if (st) break;
     n_inputs[i] = n_in[m];
     srcs[i] = srcs_s[i];
     for (size_t k = 0; k < n_in[m]; k++) {

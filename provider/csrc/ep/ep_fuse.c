@@ -1,10 +1,12 @@
 /* ep_fuse.c - which claimed nodes the EP fuses (GetCapability's side of its fused chains; the run is
  * node/elementwise_chain.c, compiled by ep_compile_chain.c).
  *
- * A node is chainable when the EP built its om_node, its op-table row is element-wise (no OM_F_STRUCT), it has
- * one output and at most OM_CHAIN_MAX_INPUTS inputs. A chainable node links to the next when its output is not
- * a graph output and every consumer of it is that one node, itself chainable (a node with two such links in
- * takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
+ * A node is chainable when the EP built its om_node, its op-table row is element-wise (no OM_F_STRUCT), a
+ * BatchNormalization, or a producer (Conv, ConvTranspose, Gemm, MatMul, FusedMatMul: om_chain_is_producer),
+ * it has one output and at most OM_CHAIN_MAX_INPUTS inputs. A chainable node links to the next when its output
+ * is not a graph output and every consumer of it is that one node, itself chainable and not a producer (a
+ * producer only heads a chain, and only when its output is not declared smaller than OM_FUSE_PRODUCER_MIN
+ * elements, symbolic dimensions as 1; a node with two such links in takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
  * OM_CHAIN_MAX_MEMBERS) becomes one fused node. Each intermediate value then lives only inside its fused node,
  * so fusing changes what is computed nowhere. Knows nothing of math. */
 #include "ep_fuse.h"
@@ -12,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node/elementwise_chain.h" /* OM_CHAIN_MAX_MEMBERS, OM_CHAIN_MAX_INPUTS */
+#include "core/om_ops.h"           /* OM_OP_BATCH_NORMALIZATION */
+#include "ep_capability.h"          /* om_ep_value_count */
+#include "node/elementwise_chain.h" /* OM_CHAIN_MAX_MEMBERS, OM_CHAIN_MAX_INPUTS, om_chain_is_producer */
 
 typedef struct om_node_at {
   const OrtNode* node;
@@ -23,6 +27,8 @@ static int om_node_at_cmp(const void* a, const void* b) {
   uintptr_t x = (uintptr_t)((const om_node_at*)a)->node, y = (uintptr_t)((const om_node_at*)b)->node;
   return x < y ? -1 : x > y;
 }
+
+enum { OM_LINK_NONE, OM_LINK_MEMBER, OM_LINK_HEAD }; /* om_ep_chainable: not, anywhere, only first */
 
 static int om_ep_chainable(const OrtApi* api, const OrtNode* node) {
   const char *domain = NULL, *op = NULL;
@@ -36,7 +42,9 @@ static int om_ep_chainable(const OrtApi* api, const OrtNode* node) {
     return 0;
   }
   int row = domain && op ? om_op_find_in(domain, op) : -1;
-  return row >= 0 && !(om_op_row(row)->flags & OM_F_STRUCT) && n_out == 1 && n_in <= OM_CHAIN_MAX_INPUTS;
+  if (row < 0 || n_out != 1 || n_in > OM_CHAIN_MAX_INPUTS) return OM_LINK_NONE;
+  if (om_chain_is_producer(row)) return OM_LINK_HEAD;
+  return !(om_op_row(row)->flags & OM_F_STRUCT) || row == OM_OP_BATCH_NORMALIZATION ? OM_LINK_MEMBER : OM_LINK_NONE;
 }
 
 /* The index of the one node that consumes node's only output, when it is not a graph output; -1 otherwise. */
@@ -69,6 +77,23 @@ static long om_ep_sole_consumer(const OrtApi* api, const OrtNode* node, const om
   return at;
 }
 
+/* A producer whose output the graph declares of fewer than OM_FUSE_PRODUCER_MIN elements, every symbolic
+ * dimension (a batch) taken as 1, heads no chain: for such a tensor a fused node's per-run cost exceeds what
+ * fusing saves (mobilenet_v3_small_half's 8 to 3,072 element convolutions: fused over unfused 1.06-1.08 with
+ * them, 1.01-1.03 without; docs/architecture.md). Speed only: fused or not, the bits are the same. */
+#define OM_FUSE_PRODUCER_MIN 4096
+
+static int om_ep_small_output(const OrtApi* api, const OrtNode* node) {
+  const OrtValueInfo* out = NULL;
+  OrtStatus* st = api->Node_GetOutputs(node, &out, 1);
+  if (st) {
+    api->ReleaseStatus(st);
+    return 0;
+  }
+  long long count = om_ep_value_count(api, out);
+  return count >= 0 && count < OM_FUSE_PRODUCER_MIN;
+}
+
 OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_t n, const int* claim, int* next,
                              OrtEpGraphSupportInfo* info) {
   const OrtApi* api = ep->api;
@@ -78,14 +103,15 @@ OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_
   OrtStatus* st = sorted && ok && has_prev ? NULL : om_ep_error(api, ORT_FAIL, "out of memory");
   for (size_t i = 0; !st && i < n; i++) {
     sorted[i] = (om_node_at){nodes[i], i};
-    ok[i] = (char)(claim[i] == 1 && om_ep_chainable(api, nodes[i]));
+    ok[i] = (char)(claim[i] == 1 ? om_ep_chainable(api, nodes[i]) : OM_LINK_NONE);
     next[i] = -1;
   }
   if (!st) qsort(sorted, n, sizeof *sorted, om_node_at_cmp);
   for (size_t i = 0; !st && i < n; i++) {
     if (!ok[i]) continue;
     long j = om_ep_sole_consumer(api, nodes[i], sorted, n);
-    if (j < 0 || (size_t)j == i || !ok[j] || has_prev[j]) continue;
+    if (j < 0 || (size_t)j == i || ok[j] != OM_LINK_MEMBER || has_prev[j]) continue;
+    if (ok[i] == OM_LINK_HEAD && om_ep_small_output(api, nodes[i])) continue;
     next[i] = (int)j;
     has_prev[j] = 1;
   }

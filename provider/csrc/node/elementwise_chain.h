@@ -1,8 +1,9 @@
 /* elementwise_chain.h - a chain of element-wise nodes run as one (elementwise_chain.c): the execution provider's
- * fused nodes. Each member is an om_node of the element-wise family; its inputs are the chain's inputs or an
+ * fused nodes. Each member is an om_node of the element-wise family or a BatchNormalization, and member 0 may be
+ * a structured producer (om_chain_is_producer), run whole first; a member's inputs are the chain's inputs or an
  * earlier member's output. Run tile by tile, every member over a tile before the next tile, when every member's
- * output has the chain's output shape and every input either that shape or one element; else member by member
- * over whole intermediate tensors. Either way each element gets the operations, and so the bits, it gets from
+ * output has the chain's output shape and every input either that shape, one element or broadcast along one
+ * run of axes (a [C, 1, 1] bias); else member by member over whole intermediate tensors. Either way each element gets the operations, and so the bits, it gets from
  * the members run one by one. Knows nothing of ORT. */
 #ifndef OM_NODE_ELEMENTWISE_CHAIN_H
 #define OM_NODE_ELEMENTWISE_CHAIN_H
@@ -37,6 +38,8 @@ typedef struct om_chain om_chain;
 om_chain* om_chain_create(om_node* const* members, const size_t* n_inputs, const om_chain_src* const* srcs,
                           size_t n, const int* ext_types, size_t n_ext, char* err, size_t errlen);
 void om_chain_destroy(om_chain* chain);
+/* 1 when op (OM_OP_*) may head a chain as its producer: Conv, ConvTranspose, Gemm, MatMul, FusedMatMul. */
+int om_chain_is_producer(int op);
 int om_chain_output_type(const om_chain* chain);
 /* The chain's output shape from its inputs' shapes (NULL: absent input): each member's shape in turn. 0, or -1
  * with the failing member's message. */

@@ -12,6 +12,7 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "core/om_ops.h"
+#include "isa/isa.h" /* OM_PATH_SCALAR */
 #include "pool/batchnorm.h"
 
 /* Elements per parallel chunk (whole planes, at least one): a few operations per element. */
@@ -99,3 +100,29 @@ static int om_bn_run(const om_node* node, const om_node_io* io) {
 }
 
 const om_family om_family_batchnorm = {sizeof(om_batchnorm_node), om_bn_create, om_bn_shapes, om_bn_run, NULL, NULL, NULL, om_bn_check_ranks};
+
+/* ---- as a member of a fused chain (elementwise_chain.c) ------------------------------------------------------ */
+void om_batchnorm_node_channels(const om_node* node, size_t channels, const void* scale, const void* bias,
+                                const void* mean, const void* var, double* ch) {
+  const om_batchnorm_node* b = node->impl;
+  int t = node->type;
+  for (size_t c = 0; c < channels; c++) {
+    ch[3 * c] = om_batchnorm_value(t, mean, c);
+    ch[3 * c + 1] = om_batchnorm_factor(t, om_batchnorm_value(t, scale, c), om_batchnorm_value(t, var, c), b->epsilon);
+    ch[3 * c + 2] = om_batchnorm_value(t, bias, c);
+  }
+}
+
+void om_batchnorm_node_span(const om_node* node, const double* ch, size_t channels, size_t inner, size_t pos,
+                            const void* x, void* y, size_t len) {
+  int t = node->type;
+  size_t esz = om_type_size(t);
+  for (size_t at = 0; at < len;) {
+    size_t plane = (pos + at) / inner, c = plane % channels;
+    size_t n = (plane + 1) * inner - (pos + at);
+    if (n > len - at) n = len - at;
+    const double* v = ch + 3 * c;
+    om_batchnorm_plane(OM_PATH_SCALAR, t, (const char*)x + at * esz, (char*)y + at * esz, n, v[0], v[1], v[2]);
+    at += n;
+  }
+}

@@ -124,6 +124,14 @@ extern const om_family om_family_conv;      /* node_conv.c, node_conv_shape.c: C
 extern const om_family om_family_global_pool; /* node_pool.c: GlobalAveragePool, GlobalMaxPool */
 extern const om_family om_family_window_pool; /* node_window_pool.c: MaxPool, AveragePool, LpPool, GlobalLpPool */
 extern const om_family om_family_batchnorm;   /* node_batchnorm.c: BatchNormalization (inference) */
+/* BatchNormalization as a member of a fused chain (elementwise_chain.c): ch[3c..3c+2] = channel c's mean, factor
+ * s = scale / sqrt(var + eps) and bias, as doubles (om_batchnorm_value, om_batchnorm_factor); then elements
+ * [pos, pos + len) of Y for X of `channels` channels of `inner` elements each (x, y: those len elements), each
+ * plane's run through om_batchnorm_plane: the node's own steps, so its bits. */
+void om_batchnorm_node_channels(const om_node* node, size_t channels, const void* scale, const void* bias,
+                                const void* mean, const void* var, double* ch);
+void om_batchnorm_node_span(const om_node* node, const double* ch, size_t channels, size_t inner, size_t pos,
+                            const void* x, void* y, size_t len);
 extern const om_family om_family_reshape;   /* node_reshape.c: Reshape, Unsqueeze, Squeeze, Flatten, Identity */
 extern const om_family om_family_shape;     /* node_shape.c: Shape */
 extern const om_family om_family_size;      /* node_shape.c: Size */
