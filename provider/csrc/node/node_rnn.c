@@ -331,7 +331,8 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
     om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, GH);
   }
   const om_gemm_packed* wp = r->w[d] && r->w_k == dm->I ? r->w[d] : NULL;
-  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, x->W + (size_t)d * GH * I, wp, x->bias, x->xw) != 0) return -1;
+  const float* Wd = wp ? NULL : x->W + (size_t)d * GH * I; /* packed: W is not read (float16: not widened) */
+  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, Wd, wp, x->bias, x->xw) != 0) return -1;
   for (size_t n = 0; n < N; n++) {
     size_t s = om_rnn_state_at(r, dm, d, (int64_t)n);
     if (x->h0) memcpy(x->h + n * H, x->h0 + s, H * sizeof(float));
@@ -341,7 +342,7 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
       else memset(x->c + n * H, 0, H * sizeof(float));
     }
   }
-  const float* Rd = x->R + (size_t)d * GH * H;
+  const float* Rd = r->r[d] ? NULL : x->R + (size_t)d * GH * H; /* packed (R_h too): R is not read */
   const float* p = x->P ? x->P + (size_t)d * 3 * H : NULL;
   const float* clip = r->has_clip ? &r->clip : NULL;
   om_rnn_acts acts = {node->path, r->acts[d][0], r->acts[d][1], r->acts[d][2], r->input_forget};
@@ -364,7 +365,8 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
       }
     }
     if (r->kind == OM_RNN_GRU) {
-      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rd + 2 * H * H, r->rh[d], NULL, x->hh) != 0) return -1;
+      const float* Rh = Rd ? Rd + 2 * H * H : NULL;
+      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rh, r->rh[d], NULL, x->hh) != 0) return -1;
       for (size_t n = 0; n < N; n++) {
         int64_t L = om_rnn_len(x, (int64_t)n);
         if ((int64_t)s >= L) continue;
@@ -459,9 +461,13 @@ static int om_rnn_run_f16(const om_node* node, const om_node_io* io) {
   size_t n_in = io->n_inputs < 8 ? io->n_inputs : 8, n_out = io->n_outputs < 3 ? io->n_outputs : 3;
   size_t in_at[8] = {0}, out_at[3] = {0}, total = 0;
   size_t state = (size_t)(r->dirs * dm.N * dm.H), out_n[3] = {(size_t)dm.T * state, state, state};
+  int packed[8] = {0}; /* W, R packed at creation for every direction: the run does not read them */
+  packed[1] = r->w[0] && (r->dirs == 1 || r->w[1]) && r->w_k == dm.I;
+  packed[2] = r->r[0] && (r->dirs == 1 || r->r[1]);
   for (size_t k = 0; k < n_in; k++) {
     in_at[k] = total;
-    if (k != OM_RNN_IN_SEQ && om_rnn_present(io, k)) total += om_shape_count(io->shapes[k], io->ranks[k]);
+    if (k != OM_RNN_IN_SEQ && !packed[k] && om_rnn_present(io, k))
+      total += om_shape_count(io->shapes[k], io->ranks[k]);
   }
   for (size_t k = 0; k < n_out; k++) {
     out_at[k] = total;
@@ -475,8 +481,8 @@ static int om_rnn_run_f16(const om_node* node, const om_node_io* io) {
   const void* data[8] = {NULL};
   void* outs[3] = {NULL};
   for (size_t k = 0; k < n_in; k++) {
-    data[k] = io->data[k];
-    if (k == OM_RNN_IN_SEQ || !om_rnn_present(io, k)) continue;
+    data[k] = packed[k] ? NULL : io->data[k];
+    if (k == OM_RNN_IN_SEQ || packed[k] || !om_rnn_present(io, k)) continue;
     size_t cnt = om_shape_count(io->shapes[k], io->ranks[k]);
     const uint16_t* h = io->data[k];
     for (size_t q = 0; q < cnt; q++) buf[in_at[k] + q] = om_f16_to_f32(h[q]);
