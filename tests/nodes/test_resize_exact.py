@@ -302,3 +302,15 @@ def test_linear_float16_is_the_f32_steps_on_widened_inputs_rounded_once(op: str,
     assert stock is not None and stock.dtype == np.float16
     tol = float(np.spacing(np.float16(np.abs(x).max())))
     np.testing.assert_allclose(stock.astype(np.float64), want.astype(np.float64), rtol=0, atol=tol)
+
+
+def test_linear_float16_nan_outputs_are_the_canonical_half_nan() -> None:
+    """docs/resize.md, float16: a NaN input (any payload, either sign) is widened to the canonical f32 NaN, so
+    a copied NaN (integer coordinate) and a NaN sum both come out as 0x7E00."""
+    x = np.ones((1, 1, 2, 4), np.float16)
+    x.view(np.uint16)[0, 0, 0, 1] = 0xFD01  # negative NaN with a payload
+    want = R.resize(np.where(np.isnan(x), np.float32(np.nan), x.astype(np.float32)), "linear", "asymmetric",
+                    "round_prefer_floor", [1, 1, 2, 2], None).astype(np.float16)
+    want.view(np.uint16)[np.isnan(want)] = 0x7E00
+    assert np.isnan(want).sum() >= 3  # the copy at (0, 2) and sums beside it
+    _check(x, {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 2, 2], None, want)

@@ -15,7 +15,7 @@
 #include "core/om_ops.h"
 #include "core/om_types.h"
 #include "int_input.h"
-#include "math/om_half.h"
+#include "kernels/kernels.h"
 #include "movement.h"
 #include "node_family.h"
 #include "parallel.h"
@@ -228,6 +228,7 @@ typedef struct om_rs_job {
   om_resize_filter filt[OM_MAX_RANK];    /* cubic, antialias: the taps of each output index, per axis */
   int last_identity;                     /* the last axis has scale 1 */
   int half;                              /* float16: rows widened to f32, the output rounded once */
+  int path;                              /* the node's kernel path (float16's conversions) */
   size_t in_w;                           /* input row length (the last axis) */
   size_t slots;                          /* rows the cache of om_rs_leaf keeps */
 } om_rs_job;
@@ -245,6 +246,15 @@ static void om_rs_next_row(const om_rs_job* j, int64_t* o) {
     if (++o[d] < j->out[d]) return;
     o[d] = 0;
   }
+}
+
+/* float16 <-> float32 over n elements: the path's Cast kernels (whole vectors), the tail on one lane. Exact
+ * (a NaN becomes the canonical NaN of the target type), the same bits on every path. */
+static void om_rs_convert(int path, int from, int to, const void* a, void* o, size_t n) {
+  const om_kernel_table* tab[2] = {om_path_table(path), om_path_table(OM_PATH_SCALAR)};
+  size_t done = 0, sa = om_type_size(from), so = om_type_size(to);
+  for (int q = 0; q < 2 && done < n; q++)
+    done += tab[q]->cast[from][to]((const char*)a + done * sa, (char*)o + done * so, n - done, OM_FL_EXACT);
 }
 
 static int om_rs_nearest_rows(const void* args, size_t begin, size_t end) {
@@ -295,7 +305,7 @@ static const float* om_rs_leaf(const om_rs_job* j, om_rs_cache* c, int64_t base)
   if (j->half) { /* exact: every float16 is a float */
     const uint16_t* h = (const uint16_t*)(const void*)j->src + base;
     float* to = j->last_identity ? row : c->wide;
-    for (size_t k = 0; k < j->in_w; k++) to[k] = om_f16_to_f32(h[k]);
+    om_rs_convert(j->path, OM_T_FLOAT16, OM_T_FLOAT, h, to, j->in_w);
     src = to;
   }
   if (!j->last_identity) { /* the widened row itself, when the last axis has scale 1 */
@@ -364,8 +374,7 @@ static int om_rs_interp_rows(const void* args, size_t begin, size_t end) {
     float* dst = j->half ? row32 : (float*)(void*)j->dst + g * j->w;
     const float* v = j->st->filter ? om_rs_filter(j, o, 0, 0, dst, mem, &c) : om_rs_linear(j, o, 0, 0, dst, mem, &c);
     if (j->half) { /* one rounding to float16 */
-      uint16_t* out = (uint16_t*)(void*)j->dst + g * j->w;
-      for (size_t k = 0; k < j->w; k++) out[k] = om_f32_to_f16(v[k]);
+      om_rs_convert(j->path, OM_T_FLOAT, OM_T_FLOAT16, v, (uint16_t*)(void*)j->dst + g * j->w, j->w);
     } else if (v != dst) {
       memcpy(dst, v, j->w * sizeof(float));
     }
@@ -474,6 +483,7 @@ static int om_rs_run(const om_node* node, const om_node_io* io) {
   j.out = out;
   j.last_identity = sc[r - 1] == 1.0f;
   j.half = node->type == OM_T_FLOAT16 && (st->linear || st->filter);
+  j.path = node->path;
   j.in_w = (size_t)io->shapes[0][r - 1];
   om_row_major_strides(io->shapes[0], r, j.istride);
   void* mem = NULL;
