@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 INPUTS = {"LSTM": ["x", "w", "r", "b", "seq", "h0", "c0", "p"], "GRU": ["x", "w", "r", "b", "seq", "h0"],
@@ -47,6 +47,7 @@ def rnn_model(op: str, feeds: dict[str, np.ndarray], attrs: dict[str, Any], outp
     graph_in = [helper.make_tensor_value_info(nm, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
                 for nm, v in feeds.items() if nm not in constants]
     inits = [numpy_helper.from_array(feeds[nm], nm) for nm in constants]
-    graph_out = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in outs if nm]
+    elem = helper.np_dtype_to_tensor_dtype(feeds["x"].dtype)  # the outputs have X's type
+    graph_out = [helper.make_tensor_value_info(nm, elem, None) for nm in outs if nm]
     graph = helper.make_graph([node], "g", graph_in, graph_out, initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)

@@ -329,3 +329,72 @@ def test_antialias_on_an_axis_of_unchanged_length_filters_where_stock_copies() -
     S.assert_exact_bits("L == Lout", _ours(model, feeds), want)
     S.assert_exact_bits("stock copies", S.stock(model, feeds)[0], x)
     assert not np.array_equal(want, x)
+
+
+# ---- float16: widened exactly to f32, the f32 steps, the output rounded once (docs/resize.md) ----
+
+F16_CASES: list[tuple[tuple[int, ...], list[float], dict[str, Any]]] = [
+    ((1, 2, 7, 9), [1, 1, 2.0, 1.5], {"mode": "cubic", "exclude": True, "a": -0.5}),
+    ((1, 2, 16, 18), [1, 1, 0.5, 0.3], {"mode": "linear", "antialias": True}),
+    ((2, 3, 16, 18), [1, 1, 0.5, 1.0], {"mode": "cubic", "antialias": True}),
+]
+
+
+def _f16_model(shape: tuple[int, ...], attrs: dict[str, Any], scales: list[float] | None,
+               sizes: list[int] | None) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    return resize_model(shape, TensorProto.FLOAT16, attrs, scales, sizes)
+
+
+@pytest.mark.parametrize(("shape", "scales", "kw"), F16_CASES[:1])
+def test_float16_every_way_gives_the_f32_reference_rounded_once(shape: tuple[int, ...], scales: list[float],
+                                                                kw: dict[str, Any]) -> None:
+    x = _x(shape).astype(np.float16)
+    kw = {"coord": "half_pixel", "antialias": False, "exclude": False, "a": -0.75, **kw}
+    want = reference(x.astype(F), scales=scales, **kw).astype(np.float16)
+    model, feeds = _f16_model(shape, _attrs(**kw), scales, None)
+    feeds["x"] = x
+    for where, got in S.runs(model, feeds, "Resize").items():
+        S.assert_exact_bits(f"float16 {kw} {where}", got[0], want)
+
+
+@pytest.mark.parametrize(("shape", "scales", "kw"), F16_CASES)
+def test_float16_reference_bits_and_stock_within_one_f16_ulp(shape: tuple[int, ...], scales: list[float],
+                                                            kw: dict[str, Any]) -> None:
+    """Stock ORT runs float16 Resize as Cast, its f32 Resize, Cast (its float16 fallback): on these cases its
+    f32 is ours within 0 ulp (CASES above), so after one rounding each the halves may differ only where the
+    two f32 values straddle a rounding boundary: at most one f16 ulp of the largest |x|."""
+    x = _x(shape).astype(np.float16)
+    kw = {"coord": "half_pixel", "antialias": False, "exclude": False, "a": -0.75, **kw}
+    want = reference(x.astype(F), scales=scales, **kw).astype(np.float16)
+    model, feeds = _f16_model(shape, _attrs(**kw), scales, None)
+    feeds["x"] = x
+    S.assert_exact_bits(f"float16 {kw}", _ours(model, feeds), want)
+    stock = S.stock(model, feeds)[0]
+    assert stock.dtype == np.float16 and stock.shape == want.shape
+    tol = float(np.spacing(np.float16(np.abs(x).max())))
+    np.testing.assert_allclose(stock.astype(np.float64), want.astype(np.float64), rtol=0, atol=tol)
+
+
+def test_float16_zero_size_and_rounding_to_infinity() -> None:
+    x = np.zeros((1, 2, 0, 4), np.float16)
+    model, feeds = _f16_model(x.shape, {"mode": "cubic"}, None, [1, 2, 0, 7])
+    feeds["x"] = x
+    got = _ours(model, feeds)
+    assert got.shape == (1, 2, 0, 7) and got.dtype == np.float16
+    # cubic overshoots next to the largest half: the f32 value is above 65520, so it rounds once to infinity
+    x = np.array([[0, 65504, 65504, 0, 0]] * 3, np.float16)
+    model, feeds = _f16_model(x.shape, {"mode": "cubic"}, [1.0, 2.5], None)
+    feeds["x"] = x
+    want32 = reference(x.astype(F), mode="cubic", scales=[1.0, 2.5])
+    assert (want32 > 65520).any()
+    with np.errstate(over="ignore"):  # the overflow to infinity is the point
+        want = want32.astype(np.float16)
+    assert np.isinf(want).any()
+    S.assert_exact_bits("float16 overflow", _ours(model, feeds), want)
+
+
+def test_double_linear_and_cubic_are_left_to_stock() -> None:
+    for mode in ("linear", "cubic"):
+        reason = probe("Resize", [TensorProto.DOUBLE, 0, TensorProto.FLOAT], onnx_opset=19,
+                       attributes={"mode": mode})
+        assert reason is not None and "float16 and float only" in reason and "Resize" in reason, reason

@@ -281,3 +281,36 @@ def test_linear_nan_results_are_canonical() -> None:
     want = R.resize(x, "linear", "asymmetric", "", [1, 1, 2, 2], None)
     assert want.view(np.uint32)[0, 0, 0, 1] == 0x7FC00000 and want.view(np.uint32)[0, 0, 2, 3] == 0x7FC00000
     _check(x, {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 2, 2], None, want)
+
+
+@pytest.mark.parametrize(("op", "opset", "coord", "scales"), [
+    ("Resize", 19, "half_pixel", [1, 1, 1.75, 0.6]),
+    ("Upsample", 9, "asymmetric", [1, 1, 2.5, 1.5]),
+])
+def test_linear_float16_is_the_f32_steps_on_widened_inputs_rounded_once(op: str, opset: int, coord: str,
+                                                                       scales: list[float]) -> None:
+    """docs/resize.md, float16: the float32 reference on x widened, rounded once; every way in, path and
+    thread count. Stock ORT (Cast, its f32 linear, Cast) within one f16 ulp of the largest |x|: its f32 is
+    within 3 m f32 ulp of ours (above), far below the half-ulp steps of float16."""
+    x = (_x((1, 2, 5, 6)) / 3).astype(np.float16)
+    nearest = "simple" if op == "Upsample" else "round_prefer_floor"
+    want = R.resize(x.astype(np.float32), "linear", coord, nearest, scales, None).astype(np.float16)
+    attrs = {"mode": "linear"}
+    if op == "Resize":
+        attrs["coordinate_transformation_mode"] = coord
+    stock = _check(x, attrs, scales, None, want, opset=opset, op=op)
+    assert stock is not None and stock.dtype == np.float16
+    tol = float(np.spacing(np.float16(np.abs(x).max())))
+    np.testing.assert_allclose(stock.astype(np.float64), want.astype(np.float64), rtol=0, atol=tol)
+
+
+def test_linear_float16_nan_outputs_are_the_canonical_half_nan() -> None:
+    """docs/resize.md, float16: a NaN input (any payload, either sign) is widened to the canonical f32 NaN, so
+    a copied NaN (integer coordinate) and a NaN sum both come out as 0x7E00."""
+    x = np.ones((1, 1, 2, 4), np.float16)
+    x.view(np.uint16)[0, 0, 0, 1] = 0xFD01  # negative NaN with a payload
+    want = R.resize(np.where(np.isnan(x), np.float32(np.nan), x.astype(np.float32)), "linear", "asymmetric",
+                    "round_prefer_floor", [1, 1, 2, 2], None).astype(np.float16)
+    want.view(np.uint16)[np.isnan(want)] = 0x7E00
+    assert np.isnan(want).sum() >= 3  # the copy at (0, 2) and sums beside it
+    _check(x, {"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 2, 2], None, want)

@@ -134,3 +134,73 @@ def test_a_runtime_without_member_417_leaves_the_node_to_stock(monkeypatch: pyte
     with pytest.raises(NodeError, match=r"'n'.*RNN.*activations cannot be read on this ONNX Runtime"):
         Node("RNN", [F32] * 3, onnx_opset=14, attributes=attrs, name="n")
     Node("RNN", [F32] * 3, onnx_opset=14, attributes={"hidden_size": 2}, name="n")  # no list: served
+
+
+# ---- float16: every float input widened exactly to f32, the f32 steps, each output rounded once ----
+
+def _half(feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {k: v.astype(np.float16) if v.dtype == np.float32 else v for k, v in feeds.items()}
+
+
+F16_CASES: list[tuple[str, dict[str, Any], set[str], list[int] | None]] = [
+    ("LSTM", {"direction": "bidirectional"}, {"b", "seq", "h0", "c0", "p"}, [5, 1, 0]),
+    ("GRU", {"linear_before_reset": 1, "clip": 1.5}, {"b", "h0"}, None),
+    ("GRU", {"direction": "reverse"}, {"b", "seq"}, [5, 0, 2]),
+    ("RNN", {"activations": ["Softsign"]}, {"b", "h0"}, None),
+]
+
+
+@pytest.mark.parametrize(("op", "attrs", "have", "seq"), F16_CASES,
+                         ids=[f"{c[0]}-{len(c[1])}" for c in F16_CASES])
+def test_float16_is_the_f32_reference_on_widened_inputs_rounded_once(
+        op: str, attrs: dict[str, Any], have: set[str], seq: list[int] | None) -> None:
+    """Bits: the exact reference on the inputs widened to f32, each output rounded once to float16. Stock ORT
+    runs float16 as Cast, its f32 kernel, Cast (its float16 fallback): its f32 is ours within 1e-4 relative
+    plus 1e-5 absolute (above), and each side's rounding to float16 adds at most one f16 ulp (2^-10
+    relative), so 1.1e-3 relative plus 1e-4 absolute. Every way in, path and thread count for the first case,
+    one session for the others."""
+    attrs = {"hidden_size": 6, **attrs}
+    dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+    feeds = _half(rnn_feeds(op, 5, 3, 4, 6, dirs, have, seed=17, seq=seq))
+    model = rnn_model(op, feeds, attrs)
+    if op == "LSTM":
+        got = S.same_bits_every_way(model, feeds, op)
+    else:
+        sess = S.session(model, "rewrite", None, 1)
+        assert [nd.op for nd in sess.report.moved] == [op], sess.report.summary()
+        got = sess.run(None, feeds)
+    wide = {k: v.astype(np.float32) if v.dtype == np.float16 else v for k, v in feeds.items()}
+    want = ref.recurrent(op, wide["x"], wide["w"], wide["r"], wide.get("b"), wide.get("seq"), wide.get("h0"),
+                         wide.get("c0"), wide.get("p"), attrs)
+    stock = S.stock(model, feeds)
+    for k, (g, w, s) in enumerate(zip(got, want, stock, strict=True)):
+        assert g.dtype == np.float16 and s.dtype == np.float16
+        S.assert_exact_bits(f"{op} float16 output {k} vs the reference", g, w.astype(np.float16))
+        np.testing.assert_allclose(g.astype(np.float64), s.astype(np.float64), rtol=1.1e-3, atol=1e-4,
+                                   err_msg=f"{op} float16 output {k} vs stock ORT")
+
+
+def test_float16_packed_constants_and_zero_batch() -> None:
+    attrs = {"hidden_size": 5, "direction": "bidirectional"}
+    feeds = _half(rnn_feeds("GRU", 4, 2, 3, 5, 2, {"b", "h0"}, seed=4))
+    sess = S.session(rnn_model("GRU", feeds, attrs), "ep" if "ep" in S.VIAS else "rewrite", None, 1)
+    plain = sess.run(None, feeds)
+    consts = ("w", "r", "b")
+    packed = S.session(rnn_model("GRU", feeds, attrs, constants=consts), "rewrite", None, 1)
+    assert [nd.op for nd in packed.report.moved] == ["GRU"], packed.report.summary()
+    run_feeds = {k: v for k, v in feeds.items() if k not in consts}
+    for k, (a, b) in enumerate(zip(plain, packed.run(None, run_feeds), strict=True)):
+        S.assert_exact_bits(f"float16 output {k}: constant W, R, B vs inputs", b, a)
+    feeds = _half(rnn_feeds("LSTM", 3, 0, 3, 4, 1, {"b"}, seed=1))
+    got = S.session(rnn_model("LSTM", feeds, {"hidden_size": 4}), "rewrite", None, 1).run(None, feeds)
+    assert got[0].shape == (3, 1, 0, 4) and got[0].dtype == np.float16
+
+
+F16, F64 = int(TensorProto.FLOAT16), int(TensorProto.DOUBLE)
+
+
+def test_mixed_float_types_and_double_are_refused_named() -> None:
+    with pytest.raises(NodeError, match=r"'n'.*LSTM.*input 1 must be float16, got float"):
+        Node("LSTM", [F16, F32, F16], onnx_opset=14, attributes={"hidden_size": 2}, name="n")
+    with pytest.raises(NodeError, match=r"(?i)'n'.*GRU.*double"):  # no f64 Sigmoid or Tanh in the library
+        Node("GRU", [F64] * 3, onnx_opset=14, attributes={"hidden_size": 2}, name="n")

@@ -15,6 +15,7 @@
 #include "core/om_ops.h"
 #include "core/om_types.h"
 #include "int_input.h"
+#include "kernels/kernels.h"
 #include "movement.h"
 #include "node_family.h"
 #include "parallel.h"
@@ -67,9 +68,9 @@ static int om_rs_create(om_node* node, const om_attrs* a, char* err, size_t errl
   if (mode == OM_RESIZE_CUBIC && legacy) OM_RS_FAIL("mode cubic needs opset 11 or later", nn, opn);
   st->linear = mode == OM_RESIZE_LINEAR;
   st->cubic = mode == OM_RESIZE_CUBIC;
-  if ((st->linear || st->cubic) && node->type != OM_T_FLOAT)
-    OM_RS_FAIL("mode %s on element type %s is not served (float only)", nn, opn, st->cubic ? "cubic" : "linear",
-               om_type_name(node->type));
+  if ((st->linear || st->cubic) && node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16)
+    OM_RS_FAIL("mode %s on element type %s is not served (float16 and float only)", nn, opn,
+               st->cubic ? "cubic" : "linear", om_type_name(node->type));
   st->coord = legacy ? OM_RESIZE_ASYMMETRIC : a->resize_coord ? a->resize_coord : OM_RESIZE_HALF_PIXEL;
   if (st->coord < 0) OM_RS_FAIL("attribute coordinate_transformation_mode has an unknown value", nn, opn);
   if (st->coord == OM_RESIZE_TF_HALF_PIXEL_FOR_NN || st->coord == OM_RESIZE_TF_CROP_AND_RESIZE)
@@ -226,6 +227,9 @@ typedef struct om_rs_job {
   om_resize_tap* taps[OM_MAX_RANK];      /* linear: the taps of each output index, per axis */
   om_resize_filter filt[OM_MAX_RANK];    /* cubic, antialias: the taps of each output index, per axis */
   int last_identity;                     /* the last axis has scale 1 */
+  int half;                              /* float16: rows widened to f32, the output rounded once */
+  int path;                              /* the node's kernel path (float16's conversions) */
+  size_t in_w;                           /* input row length (the last axis) */
   size_t slots;                          /* rows the cache of om_rs_leaf keeps */
 } om_rs_job;
 
@@ -242,6 +246,15 @@ static void om_rs_next_row(const om_rs_job* j, int64_t* o) {
     if (++o[d] < j->out[d]) return;
     o[d] = 0;
   }
+}
+
+/* float16 <-> float32 over n elements: the path's Cast kernels (whole vectors), the tail on one lane. Exact
+ * (a NaN becomes the canonical NaN of the target type), the same bits on every path. */
+static void om_rs_convert(int path, int from, int to, const void* a, void* o, size_t n) {
+  const om_kernel_table* tab[2] = {om_path_table(path), om_path_table(OM_PATH_SCALAR)};
+  size_t done = 0, sa = om_type_size(from), so = om_type_size(to);
+  for (int q = 0; q < 2 && done < n; q++)
+    done += tab[q]->cast[from][to]((const char*)a + done * sa, (char*)o + done * so, n - done, OM_FL_EXACT);
 }
 
 static int om_rs_nearest_rows(const void* args, size_t begin, size_t end) {
@@ -273,12 +286,13 @@ typedef struct om_rs_cache {
   unsigned long long* used;
   unsigned long long clock;
   float* rows; /* slots rows of the output row's length */
+  float* wide; /* float16: one input row widened to f32 */
 } om_rs_cache;
 
 /* The source row at element offset base interpolated along the last axis (docs/resize.md: that axis's step). */
 static const float* om_rs_leaf(const om_rs_job* j, om_rs_cache* c, int64_t base) {
   const float* src = (const float*)j->src + base;
-  if (j->last_identity) return src;
+  if (j->last_identity && !j->half) return src;
   size_t q = 0;
   for (size_t k = 0; k < c->slots; k++) {
     if (c->key[k] == base) {
@@ -288,8 +302,16 @@ static const float* om_rs_leaf(const om_rs_job* j, om_rs_cache* c, int64_t base)
     if (c->used[k] < c->used[q]) q = k;
   }
   float* row = c->rows + q * j->w;
-  if (j->st->filter) om_resize_filter_row_f32(row, src, &j->filt[j->r - 1], j->w);
-  else om_resize_linear_row_f32(row, src, j->taps[j->r - 1], j->w);
+  if (j->half) { /* exact: every float16 is a float */
+    const uint16_t* h = (const uint16_t*)(const void*)j->src + base;
+    float* to = j->last_identity ? row : c->wide;
+    om_rs_convert(j->path, OM_T_FLOAT16, OM_T_FLOAT, h, to, j->in_w);
+    src = to;
+  }
+  if (!j->last_identity) { /* the widened row itself, when the last axis has scale 1 */
+    if (j->st->filter) om_resize_filter_row_f32(row, src, &j->filt[j->r - 1], j->w);
+    else om_resize_linear_row_f32(row, src, j->taps[j->r - 1], j->w);
+  }
   c->key[q] = base;
   c->used[q] = ++c->clock;
   return row;
@@ -335,20 +357,27 @@ static int om_rs_interp_rows(const void* args, size_t begin, size_t end) {
   int64_t o[OM_MAX_RANK];
   size_t slots = j->slots;
   /* the cache's keys and clocks first (8-byte aligned), then the rows */
+  /* float16: then the f32 output row and the widened input row */
+  size_t extra = j->half ? j->w + j->in_w : 0;
   int64_t* keys = malloc(slots * (sizeof(int64_t) + sizeof(unsigned long long)) +
-                         j->w * (j->r + slots) * sizeof(float));
+                         (j->w * (j->r + slots) + extra) * sizeof(float));
   if (!keys) return -1;
   float* mem = (float*)(void*)(keys + 2 * slots);
-  om_rs_cache c = {slots, keys, (unsigned long long*)(void*)(keys + slots), 0, mem + j->r * j->w};
+  float* row32 = mem + (j->r + slots) * j->w;
+  om_rs_cache c = {slots, keys, (unsigned long long*)(void*)(keys + slots), 0, mem + j->r * j->w, row32 + j->w};
   for (size_t k = 0; k < slots; k++) {
     c.key[k] = -1;
     c.used[k] = 0;
   }
   om_rs_row_index(j, begin, o);
   for (size_t g = begin; g < end; g++, om_rs_next_row(j, o)) {
-    float* dst = (float*)j->dst + g * j->w;
+    float* dst = j->half ? row32 : (float*)(void*)j->dst + g * j->w;
     const float* v = j->st->filter ? om_rs_filter(j, o, 0, 0, dst, mem, &c) : om_rs_linear(j, o, 0, 0, dst, mem, &c);
-    if (v != dst) memcpy(dst, v, j->w * sizeof(float));
+    if (j->half) { /* one rounding to float16 */
+      om_rs_convert(j->path, OM_T_FLOAT, OM_T_FLOAT16, v, (uint16_t*)(void*)j->dst + g * j->w, j->w);
+    } else if (v != dst) {
+      memcpy(dst, v, j->w * sizeof(float));
+    }
   }
   free(keys);
   return 0;
@@ -453,6 +482,9 @@ static int om_rs_run(const om_node* node, const om_node_io* io) {
   j.dst = io->outs[0];
   j.out = out;
   j.last_identity = sc[r - 1] == 1.0f;
+  j.half = node->type == OM_T_FLOAT16 && (st->linear || st->filter);
+  j.path = node->path;
+  j.in_w = (size_t)io->shapes[0][r - 1];
   om_row_major_strides(io->shapes[0], r, j.istride);
   void* mem = NULL;
   char why[160] = "out of memory";

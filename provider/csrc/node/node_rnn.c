@@ -1,4 +1,5 @@
-/* node_rnn.c - RNN, LSTM and GRU nodes (f32): attributes, shapes, the time loop; docs/recurrent.md.
+/* node_rnn.c - RNN, LSTM and GRU nodes (f32; f16 widened exactly to f32, the f32 steps, the outputs rounded
+ * once): attributes, shapes, the time loop; docs/recurrent.md.
  *
  * Per direction: the input products of every step at once (one om_gemm over the T*N rows of X, the bias sum
  * as its C), then per step the state products (one om_gemm over the batch's rows) and the rest of the step
@@ -12,7 +13,9 @@
 #include <string.h>
 
 #include "core/om_ops.h"
+#include "core/om_types.h"
 #include "gemm/gemm.h"
+#include "math/om_half.h"
 #include "node_family.h"
 #include "rnn/rnn_step.h"
 
@@ -93,8 +96,11 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
   const char *nn = node->name, *op = om_rnn_op(node);
   r->kind = node->op == OM_OP_LSTM ? OM_RNN_LSTM : node->op == OM_OP_GRU ? OM_RNN_GRU : OM_RNN_RNN;
   r->gates = r->kind == OM_RNN_LSTM ? 4 : r->kind == OM_RNN_GRU ? 3 : 1;
+  if (node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16)
+    OM_FAIL_MSG("node '%s' (op %s): element type %s is not served (float16 and float)", nn, op,
+                om_type_name(node->type));
   for (size_t k = 1; k < node->n_inputs; k++) {
-    int t = node->input_types[k], want = k == OM_RNN_IN_SEQ ? OM_T_INT32 : OM_T_FLOAT;
+    int t = node->input_types[k], want = k == OM_RNN_IN_SEQ ? OM_T_INT32 : node->type;
     if (t && t != want)
       OM_FAIL_MSG("node '%s' (op %s): input %zu must be %s, got %s", nn, op, k, om_type_name(want), om_type_name(t));
   }
@@ -122,7 +128,7 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
   r->clip = a->clip;
   r->input_forget = r->kind == OM_RNN_LSTM && a->has_input_forget ? (int)a->input_forget : 0;
   if (om_rnn_create_acts(node, r, a, err, errlen) != 0) return -1;
-  for (size_t k = 0; k < node->n_outputs; k++) node->out_types[k] = OM_T_FLOAT;
+  for (size_t k = 0; k < node->n_outputs; k++) node->out_types[k] = node->type;
   return 0;
 }
 
@@ -216,7 +222,14 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
   int64_t H = r->hidden, GH = r->gates * H;
   if ((k != 1 && k != 2) || rank != 3 || shape[0] != r->dirs || shape[1] != GH || shape[2] <= 0) return 0;
   if (k == 2 && shape[2] != H) return 0; /* the run reports the shape */
-  const float* base = data;
+  float* wide = NULL; /* float16: the constant widened (exactly) to f32, packed as f32's */
+  if (node->type == OM_T_FLOAT16) {
+    size_t cnt = (size_t)(r->dirs * GH * shape[2]);
+    wide = malloc(cnt * sizeof(float));
+    if (!wide) OM_FAIL_MSG("node '%s' (op %s): out of memory packing a constant", node->name, om_rnn_op(node));
+    for (size_t q = 0; q < cnt; q++) wide[q] = om_f16_to_f32(((const uint16_t*)data)[q]);
+  }
+  const float* base = wide ? wide : data;
   for (int d = 0; d < r->dirs; d++) {
     int64_t K = shape[2];
     const float* m = base + (size_t)d * (size_t)(GH * K);
@@ -233,6 +246,7 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
     }
     if (!r->r[d]) break;
   }
+  free(wide);
   for (int d = 0; d < r->dirs; d++)
     if ((k == 1 && !r->w[d]) || (k == 2 && (!r->r[d] || (r->kind == OM_RNN_GRU && !r->lbr && !r->rh[d]))))
       OM_FAIL_MSG("node '%s' (op %s): out of memory packing the constant %s", node->name, om_rnn_op(node),
@@ -317,7 +331,8 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
     om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, GH);
   }
   const om_gemm_packed* wp = r->w[d] && r->w_k == dm->I ? r->w[d] : NULL;
-  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, x->W + (size_t)d * GH * I, wp, x->bias, x->xw) != 0) return -1;
+  const float* Wd = wp ? NULL : x->W + (size_t)d * GH * I; /* packed: W is not read (float16: not widened) */
+  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, Wd, wp, x->bias, x->xw) != 0) return -1;
   for (size_t n = 0; n < N; n++) {
     size_t s = om_rnn_state_at(r, dm, d, (int64_t)n);
     if (x->h0) memcpy(x->h + n * H, x->h0 + s, H * sizeof(float));
@@ -327,7 +342,7 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
       else memset(x->c + n * H, 0, H * sizeof(float));
     }
   }
-  const float* Rd = x->R + (size_t)d * GH * H;
+  const float* Rd = r->r[d] ? NULL : x->R + (size_t)d * GH * H; /* packed (R_h too): R is not read */
   const float* p = x->P ? x->P + (size_t)d * 3 * H : NULL;
   const float* clip = r->has_clip ? &r->clip : NULL;
   om_rnn_acts acts = {node->path, r->acts[d][0], r->acts[d][1], r->acts[d][2], r->input_forget};
@@ -350,7 +365,8 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
       }
     }
     if (r->kind == OM_RNN_GRU) {
-      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rd + 2 * H * H, r->rh[d], NULL, x->hh) != 0) return -1;
+      const float* Rh = Rd ? Rd + 2 * H * H : NULL;
+      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rh, r->rh[d], NULL, x->hh) != 0) return -1;
       for (size_t n = 0; n < N; n++) {
         int64_t L = om_rnn_len(x, (int64_t)n);
         if ((int64_t)s >= L) continue;
@@ -384,7 +400,7 @@ static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
   return 0;
 }
 
-static int om_rnn_run(const om_node* node, const om_node_io* io) {
+static int om_rnn_run_f32(const om_node* node, const om_node_io* io) {
   const om_rnn* r = node->impl;
   om_rnn_run_ctx x;
   memset(&x, 0, sizeof x);
@@ -434,6 +450,61 @@ static int om_rnn_run(const om_node* node, const om_node_io* io) {
   for (int d = 0; rc == 0 && d < r->dirs; d++) rc = om_rnn_direction(&x, d);
   free(buf);
   return rc;
+}
+
+/* float16: every float input widened exactly to f32, the f32 run into f32 outputs, each output rounded once to
+ * float16 (docs/recurrent.md, "Element types"). */
+static int om_rnn_run_f16(const om_node* node, const om_node_io* io) {
+  const om_rnn* r = node->impl;
+  om_rnn_dims dm;
+  if (om_rnn_dims_of(node, io, &dm) != 0) return -1;
+  size_t n_in = io->n_inputs < 8 ? io->n_inputs : 8, n_out = io->n_outputs < 3 ? io->n_outputs : 3;
+  size_t in_at[8] = {0}, out_at[3] = {0}, total = 0;
+  size_t state = (size_t)(r->dirs * dm.N * dm.H), out_n[3] = {(size_t)dm.T * state, state, state};
+  int packed[8] = {0}; /* W, R packed at creation for every direction: the run does not read them */
+  packed[1] = r->w[0] && (r->dirs == 1 || r->w[1]) && r->w_k == dm.I;
+  packed[2] = r->r[0] && (r->dirs == 1 || r->r[1]);
+  for (size_t k = 0; k < n_in; k++) {
+    in_at[k] = total;
+    if (k != OM_RNN_IN_SEQ && !packed[k] && om_rnn_present(io, k))
+      total += om_shape_count(io->shapes[k], io->ranks[k]);
+  }
+  for (size_t k = 0; k < n_out; k++) {
+    out_at[k] = total;
+    if (io->outs[k]) total += out_n[k];
+  }
+  float* buf = malloc((total ? total : 1) * sizeof(float));
+  if (!buf) {
+    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_rnn_op(node));
+    return -1;
+  }
+  const void* data[8] = {NULL};
+  void* outs[3] = {NULL};
+  for (size_t k = 0; k < n_in; k++) {
+    data[k] = packed[k] ? NULL : io->data[k];
+    if (k == OM_RNN_IN_SEQ || packed[k] || !om_rnn_present(io, k)) continue;
+    size_t cnt = om_shape_count(io->shapes[k], io->ranks[k]);
+    const uint16_t* h = io->data[k];
+    for (size_t q = 0; q < cnt; q++) buf[in_at[k] + q] = om_f16_to_f32(h[q]);
+    data[k] = buf + in_at[k];
+  }
+  for (size_t k = 0; k < n_out; k++) outs[k] = io->outs[k] ? buf + out_at[k] : NULL;
+  om_node_io wide = *io;
+  wide.n_inputs = n_in;
+  wide.data = data;
+  wide.n_outputs = n_out;
+  wide.outs = outs;
+  int rc = om_rnn_run_f32(node, &wide);
+  for (size_t k = 0; rc == 0 && k < n_out; k++) {
+    uint16_t* y = io->outs[k];
+    for (size_t q = 0; y && q < out_n[k]; q++) y[q] = om_f32_to_f16(buf[out_at[k] + q]);
+  }
+  free(buf);
+  return rc;
+}
+
+static int om_rnn_run(const om_node* node, const om_node_io* io) {
+  return node->type == OM_T_FLOAT16 ? om_rnn_run_f16(node, io) : om_rnn_run_f32(node, io);
 }
 
 const om_family om_family_rnn = {.state_size = sizeof(om_rnn),
