@@ -52,6 +52,13 @@ static OrtStatus* OM_ORT_CALL om_ep_kernel_create(void* state, const OrtKernelIn
   return NULL;
 }
 
+/* Whether output 0 may be input 0's own buffer, as for stock ORT's Reshape, Unsqueeze, Squeeze, Flatten and
+ * Identity (node_reshape.c copies nothing then): ORT then hands the kernel X's buffer as Y wherever it can. */
+static int om_ep_output_aliases_input(int op) {
+  return op == OM_OP_RESHAPE || op == OM_OP_UNSQUEEZE || op == OM_OP_SQUEEZE || op == OM_OP_FLATTEN ||
+         op == OM_OP_IDENTITY;
+}
+
 /* The kernel of op for the node since-versions [start, end], created as a node of opset `opset` (0: unknown). */
 static OrtStatus* om_ep_add_kernel(om_ep* ep, int op, int start, int end, int opset, om_ep_kernel_state* state) {
   const OrtEpApi* e = ep->ep_api;
@@ -66,6 +73,10 @@ static OrtStatus* om_ep_add_kernel(om_ep* ep, int op, int start, int end, int op
   if (!st && (row->flags & OM_F_INPLACE)) { /* as stock ORT's element-wise kernels: output 0 may reuse input 0 */
     static const int zero = 0;
     st = e->KernelDefBuilder_AddInputOutputMutableAliases(b, &zero, &zero, 1);
+  }
+  if (!st && om_ep_output_aliases_input(op)) {
+    static const int zero = 0;
+    st = e->KernelDefBuilder_AddInputOutputAliases(b, &zero, &zero, 1);
   }
   if (!st) st = e->KernelDefBuilder_Build(b, &def);
   state->ep = ep;

@@ -92,7 +92,10 @@ typedef struct OrtEpApi {
   /* 27 */ void* unused_27; /* KernelDefBuilder_SetInputMemType */
   /* 28 */ void* unused_28; /* KernelDefBuilder_SetOutputMemType */
   /* 29 */ void* unused_29; /* KernelDefBuilder_AddTypeConstraint */
-  /* 30 */ void* unused_30; /* KernelDefBuilder_AddInputOutputAliases */
+  /* 30 */ OrtStatus*(OM_ORT_CALL* KernelDefBuilder_AddInputOutputAliases)(OrtKernelDefBuilder* b,
+                                                                          const int* input_indices,
+                                                                          const int* output_indices,
+                                                                          size_t num_io_indices);
   /* 31 */ OrtStatus*(OM_ORT_CALL* KernelDefBuilder_AddInputOutputMutableAliases)(OrtKernelDefBuilder* b,
                                                                                  const int* input_indices,
                                                                                  const int* output_indices,
