@@ -103,6 +103,12 @@ CASES = [
          {"strides": [3, 3], "output_shape": [9, 12]}),
     Case("2d_kernel_shape_attr", (1, 2, 4, 4), (2, 2, 2, 3), True,
          {"kernel_shape": [2, 3], "strides": [2, 2]}),
+    # last axis kernel 2, stride 2, no pads (U-Net's 2x upsample): both k2 in one interleaving pass
+    Case("1d_up2", (2, 3, 7), (3, 2, 2), True, {"strides": [2]}),
+    Case("2d_up2", (1, 3, 4, 5), (3, 4, 2, 2), True, {"strides": [2, 2]}),
+    Case("2d_up2_h_pads", (1, 2, 5, 3), (2, 3, 3, 2), True, {"strides": [2, 2], "pads": [1, 0, 1, 0]}),
+    Case("2d_up2_outpad_w", (1, 2, 3, 4), (2, 2, 2, 2), True, {"strides": [2, 2], "output_padding": [0, 1]}),
+    Case("3d_up2", (1, 2, 2, 3, 4), (2, 2, 2, 2, 2), True, {"strides": [2, 2, 2]}),
     Case("2d_Cg256", (1, 256, 2, 3), (256, 2, 2, 2), True, {"strides": [2, 1]}),
     Case("2d_Cg300_2blocks", (1, 300, 2, 2), (300, 2, 3, 3), True, {"strides": [2, 2], "pads": [1, 0, 0, 1]}),
     Case("2d_Cg600_group2", (1, 1200, 2, 2), (1200, 1, 2, 2), False, {"group": 2, "strides": [2, 2]}),

@@ -171,6 +171,11 @@ CASES = [
     _c("2d_valid_ceil", (1, 2, 9, 7), kernel_shape=[2, 3], strides=[2, 2], auto_pad="VALID", ceil_mode=1),
     _c("2d_1x1", (1, 5, 3, 4), kernel_shape=[1, 1]),
     _c("2d_wide_rows", (1, 2, 5, 67), kernel_shape=[2, 3], strides=[1, 1], pads=[1, 1, 0, 2]),
+    # rows longer than one block of the kernels' column maxima (2048 keys): borders inside and across blocks;
+    # a window wider than a block (the window loop instead)
+    _c("1d_rows_over_blocks", (1, 2, 4100), kernel_shape=[3], pads=[1, 2]),
+    _c("1d_rows_over_blocks_s2_d3", (1, 1, 5003), kernel_shape=[3], strides=[2], dilations=[3], pads=[2, 1]),
+    _c("1d_window_over_a_block", (1, 2, 2300), kernel_shape=[2], dilations=[2100], pads=[1, 1]),
     _c("2d_many_channels", (1, 37, 6, 6), kernel_shape=[3, 3], pads=[1, 1, 1, 1], storage_order=1),
     _c("3d_2x2x2_s2", (1, 2, 4, 5, 6), kernel_shape=[2, 2, 2], strides=[2, 2, 2]),
     _c("3d_3x3x3_p1_ceil", (1, 2, 5, 4, 6), kernel_shape=[3, 3, 3], strides=[2, 2, 2],

@@ -21,8 +21,29 @@ static void om_col2im_span(int64_t n, int64_t s, int64_t off, int64_t out, int64
     const int64_t I1 = g->in[1], I2 = g->in[2], s2 = g->stride[2];                                         \
     for (int64_t o = 0; o < n_out; o++) y[o] = 0.0;                                                        \
     const T_* row = col;                                                                                   \
+    /* a last axis of kernel 2, stride 2, no dilation, no pads: each output column takes one k2, so both     \
+     * k2 of a (k0, k1) go in one interleaving pass (every output element's additions keep their order) */ \
+    const int pair = g->kernel[2] == 2 && s2 == 2 && g->dilation[2] == 1 && g->pad[2] == 0 && O2 == 2 * I2;  \
     for (int64_t k0 = 0; k0 < g->kernel[0]; k0++)                                                          \
-      for (int64_t k1 = 0; k1 < g->kernel[1]; k1++)                                                        \
+      for (int64_t k1 = 0; k1 < g->kernel[1]; k1++) {                                                      \
+        if (pair) {                                                                                        \
+          int64_t a0, b0, a1, b1;                                                                          \
+          const int64_t off0 = k0 * g->dilation[0] - g->pad[0], off1 = k1 * g->dilation[1] - g->pad[1];   \
+          om_col2im_span(g->in[0], g->stride[0], off0, g->out[0], &a0, &b0);                               \
+          om_col2im_span(I1, g->stride[1], off1, O1, &a1, &b1);                                            \
+          for (int64_t j0 = a0; j0 < b0; j0++)                                                             \
+            for (int64_t j1 = a1; j1 < b1; j1++) {                                                         \
+              T_* restrict yr = y + ((j0 * g->stride[0] + off0) * O1 + j1 * g->stride[1] + off1) * O2;     \
+              const T_* restrict c0 = row + (j0 * I1 + j1) * I2;                                           \
+              const T_* restrict c1 = c0 + ldc;                                                            \
+              for (int64_t j = 0; j < I2; j++) {                                                           \
+                yr[2 * j] = yr[2 * j] + c0[j];                                                             \
+                yr[2 * j + 1] = yr[2 * j + 1] + c1[j];                                                     \
+              }                                                                                            \
+            }                                                                                              \
+          row += 2 * ldc;                                                                                  \
+          continue;                                                                                        \
+        }                                                                                                  \
         for (int64_t k2 = 0; k2 < g->kernel[2]; k2++, row += ldc) {                                        \
           int64_t a0, b0, a1, b1, a2, b2;                                                                  \
           const int64_t off0 = k0 * g->dilation[0] - g->pad[0], off1 = k1 * g->dilation[1] - g->pad[1];   \
@@ -41,13 +62,18 @@ static void om_col2im_span(int64_t n, int64_t s, int64_t off, int64_t out, int64
                 for (int64_t j = 0; j < m; j++) yr[j * s2] = yr[j * s2] + cr[j];                           \
             }                                                                                              \
         }                                                                                                  \
-    if (bias) {                                                                                            \
+      }                                                                                                    \
+    if (bias && exact) { /* one pass: the bias, then a NaN made canonical */                               \
+      const T_ b = *bias;                                                                                  \
+      for (int64_t o = 0; o < n_out; o++) {                                                                \
+        T_ v = y[o] + b;                                                                                   \
+        y[o] = v != v ? NAN_ : v;                                                                          \
+      }                                                                                                    \
+    } else if (bias) {                                                                                     \
       const T_ b = *bias;                                                                                  \
       for (int64_t o = 0; o < n_out; o++) y[o] = y[o] + b;                                                 \
-    }                                                                                                      \
-    if (exact)                                                                                             \
-      for (int64_t o = 0; o < n_out; o++)                                                                  \
-        if (y[o] != y[o]) y[o] = NAN_;                                                                     \
+    } else if (exact)                                                                                      \
+      for (int64_t o = 0; o < n_out; o++) y[o] = y[o] != y[o] ? NAN_ : y[o];                               \
   }
 OM_COL2IM_PLANE(om_col2im_plane_f32, float, __builtin_nanf(""))
 OM_COL2IM_PLANE(om_col2im_plane_f64, double, __builtin_nan(""))

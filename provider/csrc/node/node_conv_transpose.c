@@ -24,6 +24,7 @@
 #include "math/om_half.h"
 #include "node_conv.h"
 #include "parallel.h"
+#include "scratch_pool.h"
 
 /* Elements of a task's col block, at most (as long as one channel fits): 1 MiB of f32. Input positions per GEMM
  * call: at most 512 (the GEMM reads the row-major X_g tile in place; Conv's measured tile). */
@@ -37,6 +38,7 @@ typedef struct om_convt {
   unsigned char* wt; /* a constant W transposed, [G][M/G * K][C/G] row-major; NULL: transposed per run */
   int64_t wt_shape[OM_CONV_MAX_AXES + 2];
   size_t wt_rank;
+  om_scratch_pool pool; /* the tasks' col blocks, kept between runs */
   char bad[320]; /* an attribute error found at create, reported when W (constant: at creation) or X comes:
                   * the node stays ours, so that stock ORT never runs it (group 0 kills its process) */
 } om_convt;
@@ -81,7 +83,10 @@ static int om_convt_create(om_node* node, const om_attrs* a, char* err, size_t e
 
 static void om_convt_destroy(om_node* node) {
   om_convt* t = node->impl;
-  if (t) free(t->wt);
+  if (t) {
+    free(t->wt);
+    om_scratch_pool_free(&t->pool);
+  }
 }
 
 /* W [C, M/G, kernel...] against the attributes: 0, or -1 with a message (a dimension < 0: not known yet). */
@@ -262,6 +267,7 @@ typedef struct om_convt_job {
   const om_convt_dims* d;
   const unsigned char *x, *wt, *b;
   unsigned char* y;
+  om_scratch_pool* pool; /* the node's col blocks */
   size_t esize, K, HW, O, Cg, Mg, mb, blocks;
   int half;   /* float16: the planes are summed in binary32 scratch, then rounded into y */
   int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
@@ -275,7 +281,8 @@ static void om_convt_task(void* ctx, size_t t) {
   const size_t m0 = t % j->blocks * j->mb, image_group = t / j->blocks;
   const size_t g = image_group % (size_t)d->G, n = image_group / (size_t)d->G;
   size_t mc = j->Mg - m0 < j->mb ? j->Mg - m0 : j->mb, rows = mc * j->K;
-  unsigned char* col = malloc((rows * j->HW + (j->half ? j->O : 0)) * j->esize + 1);
+  unsigned char* block = om_scratch_take(j->pool, (rows * j->HW + (j->half ? j->O : 0)) * j->esize + 1);
+  unsigned char* col = block ? block + OM_SCRATCH_HEAD : NULL;
   if (!col) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
@@ -304,7 +311,7 @@ static void om_convt_task(void* ctx, size_t t) {
     int rc = om_gemm(&ga, NULL, NULL);
     if (rc != 0) {
       __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
-      free(col);
+      om_scratch_give(j->pool, block);
       return;
     }
   }
@@ -316,7 +323,7 @@ static void om_convt_task(void* ctx, size_t t) {
                     j->b ? j->b + m * j->esize : NULL, exact, plane ? (void*)plane : j->y + at * j->esize);
     for (size_t o = 0; plane && o < j->O; o++) ((uint16_t*)j->y)[at + o] = om_f32_to_f16(plane[o]);
   }
-  free(col);
+  om_scratch_give(j->pool, block);
 }
 
 static int om_convt_oom(const om_node* node, const om_node_io* io) {
@@ -330,6 +337,7 @@ static int om_convt_run(const om_node* node, const om_node_io* io) {
   if (om_convt_dims_of(node, io, &d) != 0) return -1;
   om_convt_job j = {0};
   j.node = node;
+  j.pool = &((om_convt*)node->impl)->pool;
   j.d = &d;
   j.y = io->outs[0];
   j.esize = om_convt_esize(node);

@@ -26,6 +26,7 @@
 #include "qmatmul.h"
 #include "quant/qgemm.h"
 #include "quant/qoutput.h"
+#include "scratch_pool.h"
 
 enum { OM_QC_NONE = -1, OM_QC_MAX_INPUTS = 10 };
 
@@ -44,37 +45,6 @@ static const om_qconv_layout om_qc_qlinear = {
     {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B",
      "input 9 (the output type's witness)"}};
 
-/* Scratch blocks kept between runs (a block is taken by one task at a time: atomic exchanges), so that a run
- * touches memory it already owns instead of fresh pages; as many blocks as ran at once, at most OM_QC_POOL. */
-enum { OM_QC_POOL = 16, OM_QC_HEAD = 64 /* bytes before a block's data: its size */ };
-typedef struct om_qc_pool {
-  void* slot[OM_QC_POOL];
-} om_qc_pool;
-
-/* A block of at least `bytes` bytes (64-byte aligned data at the result + OM_QC_HEAD); NULL on out of memory. */
-static void* om_qc_take(om_qc_pool* pool, size_t bytes) {
-  for (int i = 0; i < OM_QC_POOL; i++) {
-    void* p = __atomic_exchange_n(&pool->slot[i], NULL, __ATOMIC_ACQ_REL);
-    if (p && *(size_t*)p >= bytes) return p;
-    free(p);
-  }
-  void* p = aligned_alloc(OM_QC_HEAD, (OM_QC_HEAD + bytes + OM_QC_HEAD - 1) / OM_QC_HEAD * OM_QC_HEAD);
-  if (p) *(size_t*)p = bytes;
-  return p;
-}
-
-static void om_qc_give(om_qc_pool* pool, void* p) {
-  for (int i = 0; p && i < OM_QC_POOL; i++) {
-    void* empty = NULL;
-    if (__atomic_compare_exchange_n(&pool->slot[i], &empty, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
-  }
-  free(p);
-}
-
-static void om_qc_pool_free(om_qc_pool* pool) {
-  for (int i = 0; i < OM_QC_POOL; i++) free(pool->slot[i]);
-}
-
 typedef struct om_qconv {
   om_conv conv; /* first: node_conv_shape.c reads node->impl as an om_conv */
   const om_qconv_layout* l;
@@ -83,7 +53,7 @@ typedef struct om_qconv {
   om_qgemm_packed** packed; /* a constant W: one packed Wt per group; NULL: packed at each run */
   int64_t packed_w[OM_CONV_MAX_AXES + 2];
   size_t packed_rank, packed_groups;
-  om_qc_pool xt_pool, task_pool; /* the runs' channels-last copies, the GEMM tasks' scratch */
+  om_scratch_pool xt_pool, task_pool; /* the runs' channels-last copies, the GEMM tasks' scratch */
 } om_qconv;
 
 /* Output positions per task: qgemm's row block (256), fewer when a row is long, at least 32. */
@@ -236,7 +206,7 @@ static int om_qc_shapes(const om_node* node, const om_node_io* io) {
 typedef struct om_qc_job {
   const om_node* node;
   const om_qconv* q;
-  om_qc_pool* pool; /* the tasks' scratch blocks, task_bytes each */
+  om_scratch_pool* pool; /* the tasks' scratch blocks, task_bytes each */
   size_t task_bytes, qgemm_bytes;
   const om_conv_dims* d;
   const uint8_t* x;  /* X, channels first */
@@ -302,12 +272,12 @@ static void om_qc_task(void* ctx, size_t t) {
   const uint8_t* xg = j->xt + n * j->P * C + g * j->Cg; /* the group's first channel of position 0 */
   const size_t rows_bytes = j->pointwise ? 0 : j->tile * j->T;
   const size_t acc_bytes = j->tile * j->Mg * sizeof(int32_t);
-  unsigned char* block = om_qc_take(j->pool, j->task_bytes);
+  unsigned char* block = om_scratch_take(j->pool, j->task_bytes);
   if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
-  unsigned char* mem = block + OM_QC_HEAD; /* acc, the rows, the requantised tile, qgemm's scratch */
+  unsigned char* mem = block + OM_SCRATCH_HEAD; /* acc, the rows, the requantised tile, qgemm's scratch */
   int32_t* acc = (int32_t*)(void*)mem;
   uint8_t* rows = mem + acc_bytes;
   const uint8_t* a = xg + o0 * C; /* pointwise: position o's channels are its row */
@@ -324,7 +294,7 @@ static void om_qc_task(void* ctx, size_t t) {
   int rc = om_qgemm(&ga, NULL, NULL);
   if (rc == 0) om_qc_store(j, n, g, o0, no, acc, rows + rows_bytes);
   else __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
-  om_qc_give(j->pool, block);
+  om_scratch_give(j->pool, block);
 }
 
 /* Depthwise (one input channel a group): task t is image n, group g, computed directly. The group's plane is
@@ -365,12 +335,12 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   const size_t part[5] = {(plane + 1) * sizeof(om_qdw_val), (KK + 1) * sizeof(ptrdiff_t),
                           (KK + 1) * sizeof(int16_t), (O + 1) * sizeof(int32_t), (flat_n + 1) * sizeof(int32_t)};
   for (int i = 0; i < 5; i++) at[i + 1] = at[i] + (part[i] + 63) / 64 * 64;
-  unsigned char* block = om_qc_take(j->pool, at[5]);
+  unsigned char* block = om_scratch_take(j->pool, at[5]);
   if (!block) {
     __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
     return;
   }
-  unsigned char* mem = block + OM_QC_HEAD;
+  unsigned char* mem = block + OM_SCRATCH_HEAD;
   om_qdw_val* xp = (om_qdw_val*)(void*)mem;
   ptrdiff_t* off = (ptrdiff_t*)(void*)(mem + at[1]);
   int16_t* wv = (int16_t*)(void*)(mem + at[2]);
@@ -427,7 +397,7 @@ static void om_qc_dw_task(void* ctx, size_t t) {
       om_qout_requantize_of(j->node->path)(acc, O, j->mult + mc * j->ms, 0, j->y_zp, j->q->y_signed,
                          (uint8_t*)j->y + (n * (size_t)j->d->M + mc) * O);
   }
-  om_qc_give(j->pool, block);
+  om_scratch_give(j->pool, block);
 }
 
 /* The multipliers (and B) repeated for each output position of a tile, [G][tile][Mg], so that a tile's
@@ -522,8 +492,8 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  unsigned char* xt_block = om_qc_take(&qm->xt_pool, d->N * j.P * C + 1);
-  j.xt = xt_block ? xt_block + OM_QC_HEAD : NULL;
+  unsigned char* xt_block = om_scratch_take(&qm->xt_pool, d->N * j.P * C + 1);
+  j.xt = xt_block ? xt_block + OM_SCRATCH_HEAD : NULL;
   om_qgemm_packed** own = NULL;
   float* mrep = NULL;
   int32_t* brep = NULL;
@@ -545,7 +515,7 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     rc = __atomic_load_n(&j.failed, __ATOMIC_RELAXED);
   }
   om_qc_free_packed(own, own ? (size_t)d->G : 0);
-  om_qc_give(&qm->xt_pool, xt_block);
+  om_scratch_give(&qm->xt_pool, xt_block);
   free(mult);
   free(mrep);
   free(brep);
@@ -561,8 +531,8 @@ static void om_qc_destroy(om_node* node) {
   om_qconv* q = node->impl;
   if (q) {
     om_qc_free_packed(q->packed, q->packed_groups);
-    om_qc_pool_free(&q->xt_pool);
-    om_qc_pool_free(&q->task_pool);
+    om_scratch_pool_free(&q->xt_pool);
+    om_scratch_pool_free(&q->task_pool);
   }
   free(q);
 }
