@@ -308,3 +308,33 @@ def test_com_microsoft_narrow_types_refused():
         with pytest.raises(NodeError, match="unsupported element type u?int4") as e:
             Node(op, types, name="qn")
         assert "qn" in str(e.value)
+
+
+def test_reference_conversion_matches_ml_dtypes():
+    """The reference's float8 conversion against ml_dtypes (which onnx.reference's QuantizeLinear casts with):
+    saturate=0 is its plain cast, saturate=1 its cast after a clip to the finite range (onnx.numpy_helper's
+    saturate_cast); every non-NaN input, random bit patterns and a dense sweep of the float8 ranges."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(3)
+    bits = np.concatenate(
+        [
+            rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32),
+            np.arange(0x37000000, 0x48000000, 997, dtype=np.uint32),
+        ]
+    )
+    x = np.concatenate([bits, bits | 0x80000000]).view(np.float32)
+    x = x[~np.isnan(x)]
+    dtypes = {
+        TensorProto.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn,
+        TensorProto.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+        TensorProto.FLOAT8E5M2: ml_dtypes.float8_e5m2,
+        TensorProto.FLOAT8E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+    }
+    for t, d in dtypes.items():
+        assert np.array_equal(N.to_f8(x, t, False), x.astype(d).view(np.uint8)), t
+        info = ml_dtypes.finfo(d)
+        clipped = np.clip(x, np.float32(info.min), np.float32(info.max)).astype(d).view(np.uint8)
+        assert np.array_equal(N.to_f8(x, t, True), clipped), t
+        codes = np.arange(256, dtype=np.uint8)
+        wide = codes.view(d).astype(np.float32)
+        assert_exact_bits(f"widen {t}", N.from_f8(codes, t)[~np.isnan(wide)], wide[~np.isnan(wide)])
