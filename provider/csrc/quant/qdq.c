@@ -46,9 +46,15 @@ void om_qdq_pack4(const uint8_t* v, size_t n, uint8_t* out) {
 }
 
 void om_qdq_unpack4(const uint8_t* p, size_t first, size_t n, int is_signed, uint8_t* out) {
-  for (size_t i = 0; i < n; i++) {
-    const size_t k = first + i;
-    const unsigned v = (p[k / 2] >> (4 * (k & 1))) & 0xfu;
-    out[i] = (uint8_t)(is_signed && v >= 8 ? v + 0xf0u : v); /* int4: sign-extended into the int8 bits */
+  const unsigned m = is_signed ? 8u : 0u; /* (v ^ 8) - 8: int4 sign-extended into the int8 bits */
+  const uint8_t* b = p + first / 2;
+  size_t i = 0;
+  if ((first & 1) && n) {
+    out[i++] = (uint8_t)(((*b++ >> 4) ^ m) - m);
   }
+  for (; i + 1 < n; i += 2, b++) {
+    out[i] = (uint8_t)(((*b & 0xfu) ^ m) - m);
+    out[i + 1] = (uint8_t)(((unsigned)(*b >> 4) ^ m) - m);
+  }
+  if (i < n) out[i] = (uint8_t)(((*b & 0xfu) ^ m) - m);
 }
