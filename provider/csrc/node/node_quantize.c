@@ -151,7 +151,9 @@ static void om_qdq_chunk_narrow(const om_qdq_task* t, size_t i, size_t end) {
   const size_t i0 = i;
   uint8_t buf[OM_QDQ_CHUNK];
   const int8_t is_signed = ty == OM_T_INT4;
+  float wide[256]; /* float8 DequantizeLinear: each code's value */
   if (!t->m->quantize && !f8) om_qdq_unpack4(t->io->data[0], i0, end - i0, is_signed, buf);
+  if (!t->m->quantize && f8) om_qdq_f8_table(ty, wide);
   while (i < end) {
     size_t p, ps, len = om_qdq_run(t->l, i, end - i, &p, &ps);
     const float* s = (const float*)t->io->data[1] + p;
@@ -162,7 +164,7 @@ static void om_qdq_chunk_narrow(const om_qdq_task* t, size_t i, size_t end) {
     else if (t->m->quantize)
       t->k->quantize((const float*)t->io->data[0] + i, len, s, z, ps, ty, buf + (i - i0));
     else if (f8)
-      om_qdq_dequantize_f8((const uint8_t*)t->io->data[0] + i, ty, len, s, ps, (float*)t->io->outs[0] + i);
+      om_qdq_dequantize_f8((const uint8_t*)t->io->data[0] + i, wide, len, s, ps, (float*)t->io->outs[0] + i);
     else
       t->k->dequantize(buf + (i - i0), is_signed ? OM_T_INT8 : OM_T_UINT8, len, s, z, ps, (float*)t->io->outs[0] + i);
     i += len;

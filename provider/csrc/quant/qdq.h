@@ -36,8 +36,10 @@ void om_qdq_pack4(const uint8_t* v, size_t n, uint8_t* out);
 void om_qdq_unpack4(const uint8_t* p, size_t first, size_t n, int is_signed, uint8_t* out);
 
 /* float8 (math/om_f8.h; path-independent, qdq_f8.c): y[i] = float8(x[i] / s[i * ps]) of element type t
- * (OM_T_FLOAT8*), nearest even, saturate as ONNX's; and y[i] = f32(x[i]) * s[i * ps], a NaN made canonical. */
+ * (OM_T_FLOAT8*), nearest even, saturate as ONNX's; wide: the exact f32 of each code of type t (om_f8_to_f32);
+ * y[i] = wide[x[i]] * s[i * ps], a NaN made canonical. */
 void om_qdq_quantize_f8(const float* x, size_t n, const float* s, size_t ps, int t, int saturate, uint8_t* y);
-void om_qdq_dequantize_f8(const uint8_t* x, int t, size_t n, const float* s, size_t ps, float* y);
+void om_qdq_f8_table(int t, float wide[256]);
+void om_qdq_dequantize_f8(const uint8_t* x, const float wide[256], size_t n, const float* s, size_t ps, float* y);
 
 #endif
