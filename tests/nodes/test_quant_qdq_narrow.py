@@ -17,6 +17,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from onemodel_ep.fold import fold
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.node_sessions import PATHS, VIAS, assert_exact_bits, session
 from tests.reference import qdq_narrow_reference as N
@@ -338,3 +339,38 @@ def test_reference_conversion_matches_ml_dtypes():
         codes = np.arange(256, dtype=np.uint8)
         wide = codes.view(d).astype(np.float32)
         assert_exact_bits(f"widen {t}", N.from_f8(codes, t)[~np.isnan(wide)], wide[~np.isnan(wide)])
+
+
+@pytest.mark.parametrize("t", INT4_TYPES + F8_TYPES)
+def test_constant_quantize_folds_or_runs_as_stock(t):
+    """A QuantizeLinear -> DequantizeLinear of a constant: folded by onemodel_ep.fold through Node (float8) or
+    run on OneModel's kernels (int4, uint4), with stock ORT's values either way."""
+    c = np.array([[1.5, -2.25, 7.0], [100.0, -0.1, 3.0]], np.float32)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["c", "qs"], ["y"], output_dtype=t),
+        helper.make_node("DequantizeLinear", ["y", "ds"], ["d"]),
+        helper.make_node("Add", ["d", "x"], ["f"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", F32, [2, 3])],
+        [helper.make_tensor_value_info("f", F32, [2, 3])],
+        [
+            numpy_helper.from_array(c, "c"),
+            numpy_helper.from_array(np.float32(0.5), "qs"),
+            numpy_helper.from_array(np.float32(2.0), "ds"),
+        ],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    x = np.zeros((2, 3), np.float32)
+    if t in INT4_TYPES:
+        want = N.dequantize4(N.quantize4(c, np.float32(0.5), None, t), np.float32(2.0), None)
+    else:
+        want = N.dequantize_f8(N.quantize_f8(c, np.float32(0.5), t), np.float32(2.0), t)
+    assert_exact_bits("stock", _stock(m, x), want)
+    folded = fold(m)  # float8: the pair folded by Node; int4: it runs (folding carries no 4-bit tensor)
+    assert [n.op_type for n in folded.graph.node] == (["Add"] if t in F8_TYPES else [n.op_type for n in nodes])
+    assert_exact_bits("folded", _stock(folded, x), want)
+    for via in VIAS:
+        assert_exact_bits(via, session(m, via, None, 1).run(None, {"x": x})[0], want)
