@@ -370,7 +370,8 @@ def test_constant_quantize_folds_or_runs_as_stock(t):
         want = N.dequantize_f8(N.quantize_f8(c, np.float32(0.5), t), np.float32(2.0), t)
     assert_exact_bits("stock", _stock(m, x), want)
     folded = fold(m)  # float8: the pair folded by Node; int4: it runs (folding carries no 4-bit tensor)
-    assert [n.op_type for n in folded.graph.node] == (["Add"] if t in F8_TYPES else [n.op_type for n in nodes])
+    kept = ["Add"] if t in F8_TYPES else [n.op_type for n in nodes]
+    assert [n.op_type for n in folded.graph.node] == kept
     assert_exact_bits("folded", _stock(folded, x), want)
     for via in VIAS:
         assert_exact_bits(via, session(m, via, None, 1).run(None, {"x": x})[0], want)
