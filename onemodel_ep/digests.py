@@ -163,7 +163,7 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, u8], {"dilations": [2]}, [(2, 7, 29), (4, 7, 5)], 10),
                 ([t, i8], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2)], 10)]
     if op.split(".")[-1] in QDQ_OPS:
-        return _qdq_cases(op, t)
+        return [] if t in QDQ_NARROW else _qdq_cases(op, t)
     if op == "com.microsoft.MatMulNBits":  # 4 bits, packed zero points; 8 bits, 128, K past 256; f32 ones
         u8 = TensorProto.UINT8
         return [([t, u8, t, u8], {"K": 100, "N": 41, "bits": 4, "block_size": 32},
@@ -256,6 +256,46 @@ def _qdq_cases(op: str, t: int) -> list[Case]:
         zt = i16 if quantize else t
         cases.append(([t, f, zt], {"axis": 0, "block_size": 4}, [(37, 33), (10, 33), (10, 33)], opset))
     return cases
+
+
+QDQ_NARROW = (TensorProto.INT4, TensorProto.UINT4, TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ,
+              TensorProto.FLOAT8E5M2, TensorProto.FLOAT8E5M2FNUZ)
+
+
+def _qdq_narrow_cases(op: str) -> Iterator[OpCase]:
+    """ONNX's QuantizeLinear and DequantizeLinear of int4, uint4 and the float8 types (docs/quantized.md): per
+    axis with a zero point, blocked along the first axis; float8 with saturate 1 and 0; every float8 code."""
+    f = TensorProto.FLOAT
+    for nt in QDQ_NARROW:
+        rng = np.random.default_rng(SEED + nt)
+        dt = np.dtype(helper.tensor_dtype_to_np_dtype(nt))
+        f8 = nt not in (TensorProto.INT4, TensorProto.UINT4)
+        lo, hi = (-8, 7) if nt == TensorProto.INT4 else (0, 15)
+
+        def q(*shape: int, zero: bool = False, rng: np.random.Generator = rng, dt: np.dtype = dt,
+              f8: bool = f8, lo: int = lo, hi: int = hi) -> np.ndarray:
+            if zero:
+                return np.zeros(shape, np.uint8).view(dt)
+            if f8:
+                return rng.integers(0, 256, shape).astype(np.uint8).view(dt)
+            return rng.integers(lo, hi, shape, endpoint=True).astype(dt)
+
+        def sc(*shape: int, rng: np.random.Generator = rng) -> np.ndarray:
+            return (rng.random(shape) * 2 + 0.01).astype(np.float32)
+
+        if op == "QuantizeLinear":
+            x, xb = np.resize(_values(f, rng), (7, 1037)), np.resize(_values(f, rng), (37, 33))
+            for sat in (1, 0) if f8 else (1,):
+                attrs = {"axis": 1, "saturate": sat} if f8 else {"axis": 1}
+                yield OpCase(op, [f, f, nt], attrs, opset=21, given=[x, sc(1037), q(1037, zero=f8)],
+                             tag=f"narrow-axis-sat{sat}")
+            yield OpCase(op, [f, f, nt], {"axis": 0, "block_size": 4}, opset=21,
+                         given=[xb, sc(10, 33), q(10, 33, zero=f8)], tag="narrow-blocked")
+        else:
+            yield OpCase(op, [nt, f, nt], {"axis": 1}, opset=21,
+                         given=[q(7, 1037), sc(1037), q(1037, zero=f8)], tag="narrow-axis")
+            yield OpCase(op, [nt, f], {"axis": 0, "block_size": 4}, opset=21, given=[q(37, 33), sc(10, 33)],
+                         tag="narrow-blocked")
 
 
 QUANT_MATMUL_OPS = ("com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul",
@@ -695,6 +735,8 @@ def op_cases() -> Iterator[OpCase]:
         if row.key in QLINEAR_OPS:
             yield from _qlinear_cases(row.key, sorted(row.input0_types))
             continue
+        if row.key in ("QuantizeLinear", "DequantizeLinear"):
+            yield from _qdq_narrow_cases(row.key)
         if row.flags & F_STRUCT:
             for t in sorted(row.input0_types):
                 for types, attrs, shapes, opset in _struct_cases(row.key, t):

@@ -265,6 +265,7 @@ _INT_ATTRS = {
     "block_size": "block_size",
     "output_dtype": "output_dtype",
     "precision": "precision",
+    "saturate": "saturate",
     "num_outputs": "num_outputs",
     "upper": "upper",
     "blocksize": "blocksize",
@@ -357,6 +358,9 @@ class Node:
             keep.append(shp)
             shapes[i] = shp
             ranks[i] = a.ndim
+            if _is_4bit(a.dtype):  # the library's int4 / uint4: two values a byte, the first in the low half
+                a = _pack4(a)
+                arrays[i] = a
             # A zero-size array may have no buffer; the library never reads it.
             data[i] = ffi.cast("void*", a.ctypes.data) if a.size else ffi.cast("void*", 1)
         return n, data, shapes, ranks, keep + arrays
@@ -417,11 +421,33 @@ class Node:
         ptrs = ffi.new("void*[]", max(count, 1))
         for k, (shape, dtype) in enumerate(found):
             o = np.empty(shape, dtype=dtype)
+            if _is_4bit(dtype):  # written packed: a buffer of half the bytes, unpacked below
+                o = np.empty((int(np.prod(shape)) + 1) // 2, np.uint8)
             outs.append(o)
             ptrs[k] = ffi.cast("void*", o.ctypes.data) if o.size else ffi.cast("void*", 1)
         args = (self._ptr, n, data, shapes, ranks, count, ptrs, out_shapes, out_ranks)
         _checked(lib.om_node_run_outputs, *args, *_NO_POOL)
-        return outs
+        return [_unpack4(o, shape, dtype) if _is_4bit(dtype) else o
+                for o, (shape, dtype) in zip(outs, found, strict=True)]
+
+
+def _is_4bit(dtype: np.dtype[Any]) -> bool:
+    return dtype.name in ("int4", "uint4")  # ml_dtypes' (onnx's numpy type for TensorProto.INT4, UINT4)
+
+
+def _pack4(a: np.ndarray) -> np.ndarray:
+    """An int4 / uint4 array (one value a byte, as ml_dtypes holds it) packed two a byte, the first value in
+    the low four bits, an odd count's last high half 0 (ONNX's layout, the library's)."""
+    v = a.reshape(-1).view(np.uint8) & np.uint8(0xF)
+    if v.size % 2:
+        v = np.append(v, np.uint8(0))
+    return np.ascontiguousarray(v[0::2] | (v[1::2] << np.uint8(4)))
+
+
+def _unpack4(p: np.ndarray, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
+    """Packed int4 / uint4 bytes back to one value a byte of `dtype` (ml_dtypes' four low bits)."""
+    v = np.stack([p & np.uint8(0xF), p >> np.uint8(4)], axis=1).reshape(-1)[: int(np.prod(shape))]
+    return np.ascontiguousarray(v).view(dtype).reshape(shape)
 
 
 def onnx_type_of(array: np.ndarray) -> int:

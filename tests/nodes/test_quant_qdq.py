@@ -254,7 +254,7 @@ F32, U8, F16 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.FLOAT16
 @pytest.mark.parametrize("op,types,opset,attrs,match", [
     ("QuantizeLinear", [F32, F32, TensorProto.INT16], 19, {}, "int16 needs opset 21"),
     ("QuantizeLinear", [F32, F32, U8], 21, {"output_dtype": TensorProto.INT8}, "differs from the zero point"),
-    ("QuantizeLinear", [F32, F32], 21, {"output_dtype": TensorProto.FLOAT8E4M3FN}, "not served"),
+    ("QuantizeLinear", [F32, F32], 21, {"output_dtype": TensorProto.FLOAT4E2M1}, "not served"),
     ("QuantizeLinear", [F32, F32], 23, {"precision": TensorProto.FLOAT16}, "precision"),
     ("QuantizeLinear", [F32, F16], 23, {}, "element type float16 for input 1"),
     ("QuantizeLinear", [F16, F16], 19, {}, "element type float16"),

@@ -5,6 +5,7 @@
 size_t om_type_size(int type) {
   switch (type) {
     case OM_T_BOOL: case OM_T_UINT8: case OM_T_INT8: return 1;
+    case OM_T_FLOAT8E4M3FN: case OM_T_FLOAT8E4M3FNUZ: case OM_T_FLOAT8E5M2: case OM_T_FLOAT8E5M2FNUZ: return 1;
     case OM_T_UINT16: case OM_T_INT16: case OM_T_FLOAT16: case OM_T_BFLOAT16: return 2;
     case OM_T_FLOAT: case OM_T_INT32: case OM_T_UINT32: return 4;
     case OM_T_DOUBLE: case OM_T_INT64: case OM_T_UINT64: return 8;

@@ -24,6 +24,10 @@ enum {
   OM_T_COMPLEX128 = 15,
   OM_T_BFLOAT16 = 16,
   OM_T_SLOTS = 17, /* type ids below this index kernel tables */
+  OM_T_FLOAT8E4M3FN = 17, /* the float8 types (math/om_f8.h), one byte each */
+  OM_T_FLOAT8E4M3FNUZ = 18,
+  OM_T_FLOAT8E5M2 = 19,
+  OM_T_FLOAT8E5M2FNUZ = 20,
   OM_T_UINT4 = 21, /* two values a byte, the first in the low four bits (com.microsoft GatherBlockQuantized) */
   OM_T_INT4 = 22
 };
@@ -54,6 +58,11 @@ enum {
 #define OM_TS_QUANT8 (OM_TB(OM_T_UINT8) | OM_TB(OM_T_INT8))
 /* the integer types of QuantizeLinear's y and DequantizeLinear's x (int32 too for the latter) */
 #define OM_TS_QDQ_INT (OM_TS_QUANT8 | OM_TB(OM_T_UINT16) | OM_TB(OM_T_INT16))
+/* QuantizeLinear's and DequantizeLinear's 4-bit (opset 21 on) and float8 (opset 19 on) types */
+#define OM_TS_QDQ_INT4 (OM_TB(OM_T_UINT4) | OM_TB(OM_T_INT4))
+#define OM_TS_QDQ_F8 \
+  (OM_TB(OM_T_FLOAT8E4M3FN) | OM_TB(OM_T_FLOAT8E4M3FNUZ) | OM_TB(OM_T_FLOAT8E5M2) | OM_TB(OM_T_FLOAT8E5M2FNUZ))
+#define OM_TS_QDQ_NARROW (OM_TS_QDQ_INT4 | OM_TS_QDQ_F8)
 
 /* Size in bytes of one element, 0 for a type we do not store. */
 size_t om_type_size(int type);

@@ -266,7 +266,7 @@ int om_node_output_shapes(const om_node* node, size_t n_inputs, const void* cons
   om_node_io io = {n_inputs, data, shapes, ranks, n_outputs, NULL, out_shapes, out_ranks, NULL, NULL, err, errlen};
   if (node->family->shapes(node, &io) != 0) return -1;
   for (size_t o = 0; o < n_outputs; o++) { /* the element count and its size in bytes must fit */
-    size_t count = 1, esz = om_type_size(node->out_types[o]);
+    size_t count = 1, esz = om_type_size(node->out_types[o]) ? om_type_size(node->out_types[o]) : 1; /* 4-bit: 1 */
     int zero = 0;
     for (size_t d = 0; d < out_ranks[o]; d++) zero |= out_shapes[o * OM_MAX_RANK + d] == 0;
     for (size_t d = 0; !zero && d < out_ranks[o]; d++) {
@@ -316,8 +316,8 @@ int om_node_run_outputs(const om_node* node, size_t n_inputs, const void* const*
   size_t count0 = om_shape_count(out_shapes, out_ranks[0]);
   if (outs[0] || !count0) return node->family->run(node, &io); /* a zero-size output is never written */
   if (!wanted) return 0;                                          /* no output wanted: nothing to compute */
-  void* scratch = count0 <= SIZE_MAX / om_type_size(node->out_types[0])
-                      ? malloc(count0 * om_type_size(node->out_types[0])) : NULL;
+  const size_t esz0 = om_type_size(node->out_types[0]) ? om_type_size(node->out_types[0]) : 1; /* 4-bit: 1 */
+  void* scratch = count0 <= SIZE_MAX / esz0 ? malloc(count0 * esz0) : NULL;
   if (!scratch) {
     snprintf(err, errlen, "node '%s' (op %s): out of memory for output 0, which no one reads", node->name, opn);
     return -1;

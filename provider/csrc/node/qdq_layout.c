@@ -99,6 +99,11 @@ size_t om_qdq_run(const om_qdq_layout* l, size_t i, size_t limit, size_t* param,
 
 void om_qdq_widen(const void* zp, int t, size_t n, int32_t* out) {
   for (size_t i = 0; i < n; i++) switch (t) {
+      case OM_T_UINT4: case OM_T_INT4: { /* element i: byte i / 2, its low four bits for even i */
+        const int v = (((const uint8_t*)zp)[i / 2] >> (4 * (i & 1))) & 0xf;
+        out[i] = t == OM_T_INT4 && v >= 8 ? v - 16 : v;
+        break;
+      }
       case OM_T_UINT8: out[i] = ((const uint8_t*)zp)[i]; break;
       case OM_T_INT8: out[i] = ((const int8_t*)zp)[i]; break;
       case OM_T_UINT16: out[i] = ((const uint16_t*)zp)[i]; break;

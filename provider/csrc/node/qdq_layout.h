@@ -39,7 +39,8 @@ int om_qdq_layout_of(const om_node* node, const om_qdq_attrs* q, const om_node_i
  * run shares them, 1 when each element takes the next. */
 size_t om_qdq_run(const om_qdq_layout* l, size_t i, size_t limit, size_t* param, size_t* ps);
 
-/* The zero point of n elements of integer type t (OM_T_UINT8 ... OM_T_INT32) widened to int32 into out. */
+/* The zero point of n elements of integer type t (OM_T_UINT8 ... OM_T_INT32, OM_T_UINT4 and OM_T_INT4 packed two
+ * a byte) widened to int32 into out. */
 void om_qdq_widen(const void* zp, int t, size_t n, int32_t* out);
 
 #endif

@@ -1,5 +1,5 @@
 /* qdq.c - which QuantizeLinear / DequantizeLinear kernels (qdq_<path>.c) each kernel path runs, and the
- * integer ranges of the quantized types. */
+ * integer ranges of the quantized types, and the packing of the 4-bit types. */
 #include "qdq.h"
 
 #include "core/om_types.h"
@@ -33,6 +33,28 @@ int om_qdq_range(int t, int32_t* lo, int32_t* hi) {
     case OM_T_INT8: *lo = -128, *hi = 127; return 0;
     case OM_T_UINT16: *lo = 0, *hi = 65535; return 0;
     case OM_T_INT16: *lo = -32768, *hi = 32767; return 0;
+    case OM_T_UINT4: *lo = 0, *hi = 15; return 0;
+    case OM_T_INT4: *lo = -8, *hi = 7; return 0;
     default: return -1;
   }
+}
+
+void om_qdq_pack4(const uint8_t* v, size_t n, uint8_t* out) {
+  size_t i = 0;
+  for (; i + 1 < n; i += 2) out[i / 2] = (uint8_t)((v[i] & 0xfu) | (uint8_t)(v[i + 1] << 4));
+  if (i < n) out[i / 2] = (uint8_t)(v[i] & 0xfu); /* the last byte's high half: 0 */
+}
+
+void om_qdq_unpack4(const uint8_t* p, size_t first, size_t n, int is_signed, uint8_t* out) {
+  const unsigned m = is_signed ? 8u : 0u; /* (v ^ 8) - 8: int4 sign-extended into the int8 bits */
+  const uint8_t* b = p + first / 2;
+  size_t i = 0;
+  if ((first & 1) && n) {
+    out[i++] = (uint8_t)(((*b++ >> 4) ^ m) - m);
+  }
+  for (; i + 1 < n; i += 2, b++) {
+    out[i] = (uint8_t)(((*b & 0xfu) ^ m) - m);
+    out[i + 1] = (uint8_t)(((unsigned)(*b >> 4) ^ m) - m);
+  }
+  if (i < n) out[i] = (uint8_t)(((*b & 0xfu) ^ m) - m);
 }
