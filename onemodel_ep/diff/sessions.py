@@ -80,12 +80,16 @@ def session(model: onnx.ModelProto, onemodel: bool, what: str, optimized: str | 
 def ep_session(
     model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str, optimized: str | None = None
 ) -> Any:
-    """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest)."""
+    """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest). Where ORT is
+    to save the graph it runs (`optimized`), the EP fuses no chains: ORT cannot write compiled nodes out,
+    and a fused chain gives the same bits as its nodes one by one (docs/architecture.md): the same diff."""
     so = ort.SessionOptions()
     so.log_severity_level = 3
     _save_optimized(so, optimized)
     try:
-        so = ep_session_options(so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model))
+        so = ep_session_options(
+            so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model), fuse=optimized is None
+        )
         return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
     except Exception as e:
         raise DiffError(f"{what} cannot load the model: {one_line(e, 400)}") from None
