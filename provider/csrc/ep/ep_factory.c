@@ -53,6 +53,27 @@ static int om_ep_option(const OrtApi* api, const OrtSessionOptions* so, const ch
   return 1;
 }
 
+/* A session option with two values: absent, *out keeps its default; `first` sets 0, `second` 1; anything else
+ * is an error naming the option and both values. */
+static OrtStatus* om_ep_choice(const OrtApi* api, const OrtSessionOptions* so, const char* name, const char* first,
+                               const char* second, int* out) {
+  char val[64], msg[400];
+  int r = so ? om_ep_option(api, so, name, val, sizeof val) : 1;
+  if (r < 0) {
+    snprintf(msg, sizeof msg, "session option '%s' is too long", name);
+    return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+  }
+  if (r != 0) return NULL;
+  if (strcmp(val, first) == 0) *out = 0;
+  else if (strcmp(val, second) == 0) *out = 1;
+  else {
+    snprintf(msg, sizeof msg, "%s option '%s' must be \"%s\" or \"%s\", got \"%s\"", OM_EP_NAME, name, first,
+             second, val);
+    return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
+  }
+  return NULL;
+}
+
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
                                      int* compile, int* fuse, int* strict) {
   char val[64], err[256], msg[400];
@@ -60,35 +81,11 @@ static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions*
   *path = -1;
   *compile = 0;
   *fuse = 1;
-  int f = so ? om_ep_option(api, so, "fuse", val, sizeof val) : 1;
-  if (f < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'fuse' is too long");
-  if (f == 0) {
-    if (strcmp(val, "0") == 0) *fuse = 0;
-    else if (strcmp(val, "1") != 0) {
-      snprintf(msg, sizeof msg, "%s option 'fuse' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
-      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
-    }
-  }
   *strict = 0;
-  int s = so ? om_ep_option(api, so, "strict", val, sizeof val) : 1;
-  if (s < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'strict' is too long");
-  if (s == 0) {
-    if (strcmp(val, "1") == 0) *strict = 1;
-    else if (strcmp(val, "0") != 0) {
-      snprintf(msg, sizeof msg, "%s option 'strict' must be \"0\" or \"1\", got \"%s\"", OM_EP_NAME, val);
-      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
-    }
-  }
-  int d = so ? om_ep_option(api, so, "dispatch", val, sizeof val) : 1;
-  if (d < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'dispatch' is too long");
-  if (d == 0) {
-    if (strcmp(val, "compile") == 0) *compile = 1;
-    else if (strcmp(val, "registry") != 0) {
-      snprintf(msg, sizeof msg, "%s option 'dispatch' must be \"registry\" or \"compile\", got \"%s\"", OM_EP_NAME,
-               val);
-      return om_ep_error(api, ORT_INVALID_ARGUMENT, msg);
-    }
-  }
+  OrtStatus* st = om_ep_choice(api, so, "fuse", "0", "1", fuse);
+  if (!st) st = om_ep_choice(api, so, "strict", "0", "1", strict);
+  if (!st) st = om_ep_choice(api, so, "dispatch", "registry", "compile", compile);
+  if (st) return st;
   int r = so ? om_ep_option(api, so, "mode", val, sizeof val) : 1;
   if (r < 0) return om_ep_error(api, ORT_INVALID_ARGUMENT, "session option 'mode' is too long");
   if (r == 0 && om_attrs_mode(val, mode, err, sizeof err) != 0) {
