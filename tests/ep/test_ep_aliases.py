@@ -4,7 +4,9 @@ then keep that buffer alive and unchanged for every reader of either name: an in
 an alias chain and by an element-wise node that may overwrite its input in place, a graph input reshaped into
 a graph output, an alias as a graph output. Each output is compared bit for bit with NumPy (products and sums
 of f32 are single IEEE roundings in both), on two runs of the same session (buffers reused), 1 and 2 threads,
-ORT's optimiser off (it would remove the Unsqueeze-Squeeze pair).
+ORT's optimiser off (it would remove the Unsqueeze-Squeeze pair). And each view alone next to consumers that
+may write in place (Relu, Add: output 0 may reuse input 0) and next to graph inputs and outputs, against stock
+ORT, three runs of one session: a view wrongly shared with a buffer later overwritten shows as a wrong value.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
 from onemodel_ep import ep
+from tests.nodes import node_sessions as NS
 from tests.nodes.node_sessions import assert_exact_bits
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs ORT's plugin EP API")
@@ -76,3 +79,47 @@ def test_aliased_outputs_keep_every_reader_right(threads: int) -> None:
             assert_exact_bits(f"{name}, run {run}, {threads} thread(s)", g, w)
         assert_exact_bits(f"input a after run {run}", a, a0)  # the graph input under an alias stays as fed
         assert_exact_bits(f"input b after run {run}", b, b0)
+
+
+def _view(op: str, src: str, dst: str) -> tuple[onnx.NodeProto, list[onnx.TensorProto]]:
+    """A view node of [2, 1, 3, 4] whose output has 24 elements; its constant inputs."""
+    if op == "Reshape":
+        shape = numpy_helper.from_array(np.array([4, 6]), "shape")
+        return helper.make_node(op, [src, "shape"], [dst]), [shape]
+    if op in ("Unsqueeze", "Squeeze"):
+        axes = numpy_helper.from_array(np.array([0 if op == "Unsqueeze" else 1]), "axes")
+        return helper.make_node(op, [src, "axes"], [dst]), [axes]
+    return helper.make_node(op, [src], [dst]), []
+
+
+def _view_model(op: str) -> onnx.ModelProto:
+    """a = x + 1; v = view(a) (graph output); b = Relu(a); c = b + b (graph output); w = view(x) (graph
+    output): a's buffer is wanted by v after Relu and Add, which may write in place."""
+    view_a, inits = _view(op, "a", "v")
+    view_x, _ = _view(op, "x", "w")
+    view_x.name = "view_x"
+    one = numpy_helper.from_array(np.ones((), np.float32), "one")
+    nodes = [helper.make_node("Add", ["x", "one"], ["a"]), view_a, helper.make_node("Relu", ["a"], ["b"]),
+             helper.make_node("Add", ["b", "b"], ["c"]), view_x]
+    vi = helper.make_tensor_value_info
+    graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, [2, 1, 3, 4])],
+                              [vi(n, TensorProto.FLOAT, None) for n in ("v", "c", "w")],
+                              initializer=[one, *inits])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("op", ALIASED)
+def test_each_view_shares_no_buffer_that_is_overwritten(op: str) -> None:
+    x = np.random.default_rng(5).standard_normal((2, 1, 3, 4)).astype(np.float32)
+    a = x + np.float32(1)
+    c = np.maximum(a, 0) + np.maximum(a, 0)
+    model = _view_model(op)
+    want = NS.stock(model, {"x": x})
+    assert np.array_equal(want[0].reshape(-1), a.reshape(-1)) and np.array_equal(want[1], c)
+    for threads in (1, 2):
+        sess = NS.session(model, "ep", None, threads)
+        assert op in [n.op for n in sess.report.moved], (op, sess.report.summary())
+        for _ in range(3):  # buffers reused across runs too
+            got = sess.run(None, {"x": x})
+            for k, (g, w) in enumerate(zip(got, want, strict=True)):
+                assert_exact_bits(f"{op} output {k}, {threads} thread(s)", g, w)
