@@ -235,27 +235,7 @@ static int om_oa_geometry(const om_node* node, const om_node_io* io, om_mha_call
 static int om_oa_shapes(const om_node* node, const om_node_io* io) {
   om_mha_call c;
   if (om_oa_geometry(node, io, &c) != 0) return -1;
-  int64_t* o = io->out_shapes;
-  if (c.out_bnsh) {
-    o[0] = (int64_t)c.B;
-    o[1] = (int64_t)c.N;
-    o[2] = (int64_t)c.S;
-    o[3] = (int64_t)c.Hv;
-    io->out_ranks[0] = 4;
-  } else {
-    o[0] = (int64_t)c.B;
-    o[1] = (int64_t)c.S;
-    o[2] = (int64_t)(c.N * c.Hv);
-    io->out_ranks[0] = 3;
-  }
-  for (size_t k = 1; k < 3 && k < io->n_outputs; k++) {
-    int64_t* d = o + k * OM_NODE_MAX_RANK;
-    d[0] = (int64_t)c.B;
-    d[1] = (int64_t)c.KH;
-    d[2] = (int64_t)c.T;
-    d[3] = (int64_t)(k == 1 ? c.H : c.Hv);
-    io->out_ranks[k] = 4;
-  }
+  om_mha_output_shapes(&c, io); /* KH > 0 here (om_oa_geometry), the shapes MultiHeadAttention's */
   return 0;
 }
 
