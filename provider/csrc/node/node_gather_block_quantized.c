@@ -199,15 +199,20 @@ static int om_gbq_geometry4(const om_node* node, const om_node_io* io, om_gbq_ge
   return 0;
 }
 
+/* 0, or -1 with a message when the output's rank (indices' + data's - 1) is above OM_MAX_RANK. */
+static int om_gbq_out_rank_check(const om_node* node, const om_node_io* io) {
+  size_t rank = io->ranks[1] + io->ranks[0] - 1;
+  if (rank <= OM_MAX_RANK) return 0;
+  snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): the output's rank %zu is above %d",
+           node->name, rank, OM_MAX_RANK);
+  return -1;
+}
+
 static int om_gbq_shapes4(const om_node* node, const om_node_io* io) {
   om_gbq_geom4 m;
   if (om_gbq_geometry4(node, io, &m) != 0) return -1;
   size_t r = io->ranks[0], ir = io->ranks[1], o = 0;
-  if (ir + r - 1 > OM_MAX_RANK) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): the output's rank %zu is above %d",
-             node->name, ir + r - 1, OM_MAX_RANK);
-    return -1;
-  }
+  if (om_gbq_out_rank_check(node, io) != 0) return -1;
   for (size_t a = 0; a < m.ga; a++) io->out_shapes[o++] = io->shapes[0][a];
   for (size_t a = 0; a < ir; a++) io->out_shapes[o++] = io->shapes[1][a];
   for (size_t a = m.ga + 1; a < r; a++) io->out_shapes[o++] = io->shapes[0][a];
@@ -220,11 +225,7 @@ static int om_gbq_shapes(const om_node* node, const om_node_io* io) {
   om_gbq_geom m;
   if (om_gbq_geometry(node, io, &m) != 0) return -1;
   size_t r = io->ranks[0], ir = io->ranks[1], o = 0;
-  if (ir + r - 1 > OM_MAX_RANK) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): the output's rank %zu is above %d",
-             node->name, ir + r - 1, OM_MAX_RANK);
-    return -1;
-  }
+  if (om_gbq_out_rank_check(node, io) != 0) return -1;
   for (size_t a = 0; a < ir; a++) io->out_shapes[o++] = io->shapes[1][a];
   for (size_t a = 1; a + 1 < r; a++) io->out_shapes[o++] = io->shapes[0][a];
   io->out_shapes[o++] = (int64_t)m.q;
@@ -232,15 +233,39 @@ static int om_gbq_shapes(const om_node* node, const om_node_io* io) {
   return 0;
 }
 
-typedef struct om_gbq_job {
-  const om_gbq_node* g;
-  om_gbq_geom m;
+/* A call's tensors, shared by both layouts' jobs. */
+typedef struct om_gbq_tensors {
   int index_type;
   const void* indices;
   const uint8_t *data, *zp;
   const void* scales; /* f32 or f16 (half) */
   void* y;            /* scales' type */
   int half, path;
+} om_gbq_tensors;
+
+static om_gbq_tensors om_gbq_tensors_of(const om_node* node, const om_node_io* io) {
+  const om_gbq_node* g = node->impl;
+  om_gbq_tensors t = {.index_type = g->index_type, .indices = io->data[1], .data = io->data[0],
+                      .zp = io->n_inputs > 3 ? io->data[3] : NULL, .scales = io->data[2], .y = io->outs[0],
+                      .half = node->out_types[0] == OM_T_FLOAT16, .path = node->path};
+  return t;
+}
+
+/* Output rows [0, out_rows) of row_len values each through fn(job), in chunks of about OM_GBQ_CHUNK_ELEMS. */
+static int om_gbq_parallel(const om_node* node, const om_node_io* io, size_t out_rows, size_t row_len,
+                           int (*fn)(const void*, size_t, size_t), const void* job) {
+  size_t chunk = OM_GBQ_CHUNK_ELEMS / row_len;
+  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, fn, job) != 0) {
+    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
+    return -1;
+  }
+  return 0;
+}
+
+typedef struct om_gbq_job {
+  const om_gbq_node* g;
+  om_gbq_geom m;
+  om_gbq_tensors t;
 } om_gbq_job;
 
 /* Scale i of f32 or (half) f16 scales, widened exactly to f32. */
@@ -268,26 +293,26 @@ static int om_gbq_rows(const void* args, size_t b, size_t e) {
   const om_gbq_job* j = args;
   const om_gbq_geom* m = &j->m;
   int bits = j->g->bits;
-  float* scratch = j->half ? malloc((m->q + 1) * sizeof(float)) : NULL;
-  if (j->half && !scratch) return -1;
+  float* scratch = j->t.half ? malloc((m->q + 1) * sizeof(float)) : NULL;
+  if (j->t.half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
-    int64_t v = om_index_at(j->index_type, j->indices, row / m->inner);
+    int64_t v = om_index_at(j->t.index_type, j->t.indices, row / m->inner);
     size_t src = (size_t)(v < 0 ? v + (int64_t)m->rows : v) * m->inner + row % m->inner;
-    const uint8_t* q = j->data + src * m->bytes;
+    const uint8_t* q = j->t.data + src * m->bytes;
     size_t sc = src * m->blocks;
-    const uint8_t* zp = j->zp ? j->zp + src * m->zp_bytes : NULL;
-    float* y = om_gbq_row_out(j->y, scratch, row, m->q);
+    const uint8_t* zp = j->t.zp ? j->t.zp + src * m->zp_bytes : NULL;
+    float* y = om_gbq_row_out(j->t.y, scratch, row, m->q);
     size_t lg = bits == 8 ? 0 : bits == 4 ? 1 : 2, mask = ((size_t)1 << bits) - 1, block = j->g->block;
     for (size_t blk = 0, t0 = 0; t0 < m->q; blk++, t0 += block) { /* a block's zero point and scale, once */
       int32_t z = zp ? om_gbq_value(zp, blk, bits) : 1 << (bits - 1);
-      float s = om_gbq_scale(j->scales, j->half, sc + blk);
+      float s = om_gbq_scale(j->t.scales, j->t.half, sc + blk);
       size_t t1 = t0 + block < m->q ? t0 + block : m->q;
       for (size_t t = t0; t < t1; t++) {
         size_t shift = (t & (((size_t)1 << lg) - 1)) * (size_t)bits;
         y[t] = (float)((int32_t)((q[t >> lg] >> shift) & mask) - z) * s;
       }
     }
-    om_gbq_row_done(j->path, j->y, scratch, row, m->q);
+    om_gbq_row_done(j->t.path, j->t.y, scratch, row, m->q);
   }
   free(scratch);
   return 0;
@@ -303,12 +328,8 @@ static int32_t om_gbq_nibble(const uint8_t* p, size_t i, int is_signed) {
 typedef struct om_gbq_job4 {
   om_gbq_geom4 m;
   unsigned block_log2; /* block_size = 2^block_log2 */
-  int is_signed, index_type;
-  const void* indices;
-  const uint8_t *data, *zp;
-  const void* scales; /* f32 or f16 (half) */
-  void* y;            /* scales' type */
-  int half, path;
+  int is_signed;
+  om_gbq_tensors t;
 } om_gbq_job4;
 
 /* Output rows [b, e) of `inner` values each: row = o * n_indices + i gathers data[o, indices[i], :]. */
@@ -316,20 +337,20 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
   const om_gbq_job4* j = args;
   const om_gbq_geom4* m = &j->m;
   const size_t q_span = m->q_dim * m->q_inner; /* data elements per q_outer index */
-  float* scratch = j->half ? malloc((m->inner + 1) * sizeof(float)) : NULL;
-  if (j->half && !scratch) return -1;
+  float* scratch = j->t.half ? malloc((m->inner + 1) * sizeof(float)) : NULL;
+  if (j->t.half && !scratch) return -1;
   for (size_t row = b; row < e; row++) {
     size_t o = row / m->n_indices;
-    int64_t v = om_index_at(j->index_type, j->indices, row % m->n_indices);
+    int64_t v = om_index_at(j->t.index_type, j->t.indices, row % m->n_indices);
     size_t src = (o * m->axis + (size_t)(v < 0 ? v + (int64_t)m->axis : v)) * m->inner;
-    float* y = om_gbq_row_out(j->y, scratch, row, m->inner);
+    float* y = om_gbq_row_out(j->t.y, scratch, row, m->inner);
     /* data's element i = src + t sits at [x, qi, zi] of [q_outer, q_dim, q_inner], its scale at
      * [x, qi / block, zi] of [q_outer, blocks, q_inner]: the counters start from divisions, then step */
     size_t x = src / q_span, qi = src / m->q_inner % m->q_dim, zi = src % m->q_inner;
     for (size_t t = 0; t < m->inner; t++) {
       size_t i = src + t, si = (x * m->blocks + (qi >> j->block_log2)) * m->q_inner + zi;
-      int32_t z = j->zp ? om_gbq_nibble(j->zp, si, j->is_signed) : 0;
-      y[t] = (float)(om_gbq_nibble(j->data, i, j->is_signed) - z) * om_gbq_scale(j->scales, j->half, si);
+      int32_t z = j->t.zp ? om_gbq_nibble(j->t.zp, si, j->is_signed) : 0;
+      y[t] = (float)(om_gbq_nibble(j->t.data, i, j->is_signed) - z) * om_gbq_scale(j->t.scales, j->t.half, si);
       if (++zi == m->q_inner) {
         zi = 0;
         if (++qi == m->q_dim) {
@@ -338,7 +359,7 @@ static int om_gbq_rows4(const void* args, size_t b, size_t e) {
         }
       }
     }
-    om_gbq_row_done(j->path, j->y, scratch, row, m->inner);
+    om_gbq_row_done(j->t.path, j->t.y, scratch, row, m->inner);
   }
   free(scratch);
   return 0;
@@ -351,25 +372,13 @@ static int om_gbq_run4(const om_node* node, const om_node_io* io) {
   if (om_gbq_geometry4(node, io, &j.m) != 0) return -1;
   while (((size_t)1 << j.block_log2) < g->block) j.block_log2++;
   j.is_signed = g->type == OM_T_INT4;
-  j.index_type = g->index_type;
-  j.indices = io->data[1];
-  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.axis, "axis", j.m.ga, io->err,
+  j.t = om_gbq_tensors_of(node, io);
+  if (om_indices_check(node, j.t.index_type, j.t.indices, j.m.n_indices, (int64_t)j.m.axis, "axis", j.m.ga, io->err,
                        io->errlen) != 0)
     return -1;
   size_t out_rows = j.m.outer * j.m.n_indices;
   if (out_rows == 0 || j.m.inner == 0) return 0;
-  j.data = io->data[0];
-  j.scales = io->data[2];
-  j.half = node->out_types[0] == OM_T_FLOAT16;
-  j.path = node->path;
-  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
-  j.y = io->outs[0];
-  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.inner;
-  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows4, &j) != 0) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
-    return -1;
-  }
-  return 0;
+  return om_gbq_parallel(node, io, out_rows, j.m.inner, om_gbq_rows4, &j);
 }
 
 static int om_gbq_run(const om_node* node, const om_node_io* io) {
@@ -378,25 +387,13 @@ static int om_gbq_run(const om_node* node, const om_node_io* io) {
   memset(&j, 0, sizeof j);
   if (om_gbq_geometry(node, io, &j.m) != 0) return -1;
   j.g = node->impl;
-  j.index_type = j.g->index_type;
-  j.indices = io->data[1];
-  if (om_indices_check(node, j.index_type, j.indices, j.m.n_indices, (int64_t)j.m.rows, "axis", 0, io->err,
+  j.t = om_gbq_tensors_of(node, io);
+  if (om_indices_check(node, j.t.index_type, j.t.indices, j.m.n_indices, (int64_t)j.m.rows, "axis", 0, io->err,
                        io->errlen) != 0)
     return -1;
   size_t out_rows = j.m.n_indices * j.m.inner;
   if (out_rows == 0 || j.m.q == 0) return 0;
-  j.data = io->data[0];
-  j.scales = io->data[2];
-  j.half = node->out_types[0] == OM_T_FLOAT16;
-  j.path = node->path;
-  j.zp = io->n_inputs > 3 ? io->data[3] : NULL;
-  j.y = io->outs[0];
-  size_t chunk = OM_GBQ_CHUNK_ELEMS / j.m.q;
-  if (om_parallel_ranges(io->parallel_for, io->host_ctx, out_rows, chunk ? chunk : 1, om_gbq_rows, &j) != 0) {
-    snprintf(io->err, io->errlen, "node '%s' (op GatherBlockQuantized): out of memory", node->name);
-    return -1;
-  }
-  return 0;
+  return om_gbq_parallel(node, io, out_rows, j.m.q, om_gbq_rows, &j);
 }
 
 const om_family om_family_gather_block_quantized = {.state_size = sizeof(om_gbq_node), .create = om_gbq_create,
