@@ -4,11 +4,15 @@ stock ORT; with the bit-for-bit comparison the node tests make of their outputs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import onnx
 import onnxruntime as ort
+from onnx import helper
 
 import onemodel_ep
+from onemodel_ep.node import Node
 from tests.reference import reference_linalg as R
 
 PATHS = onemodel_ep.kernel_paths()
@@ -77,3 +81,37 @@ def assert_exact_bits(what: str, got: np.ndarray, want: np.ndarray) -> None:
 def stock(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return sess.run(None, feeds)
+
+
+def one_node_model(node: onnx.NodeProto, inputs: dict[str, np.ndarray], out_type: int, opset: int,
+                   ir_version: int = 10, ms_opset: bool = False) -> onnx.ModelProto:
+    """A model of `node` alone: graph inputs named and shaped as `inputs`, every output of element type
+    `out_type` and unknown shape; the ONNX domain at `opset` (and com.microsoft at 1 with ms_opset)."""
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), list(x.shape))
+         for n, x in inputs.items()],
+        [helper.make_tensor_value_info(n, out_type, None) for n in node.output])
+    opsets = [helper.make_opsetid("", opset)]
+    if ms_opset:
+        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    return helper.make_model(graph, opset_imports=opsets, ir_version=ir_version)
+
+
+def assert_runs_bits(what: str, model: onnx.ModelProto, feeds: dict[str, np.ndarray], op: str,
+                     want: list[np.ndarray] | tuple[np.ndarray, ...]) -> None:
+    """Every way in, kernel path and thread count (`runs`) gives the bits of `want`, output by output."""
+    for where, got in runs(model, feeds, op).items():
+        assert len(got) == len(want), (what, where, len(got), len(want))
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert_exact_bits(f"{what} output {k} {where}", g, w)
+
+
+def assert_node_bits_every_path(what: str, op: str, types: list[int], ins: list[np.ndarray | None],
+                                want: list[np.ndarray] | tuple[np.ndarray, ...], **node_args: Any) -> None:
+    """The node API (`Node(op, types, kernel_path=path, **node_args)`) gives the bits of `want` (its first
+    len(want) outputs) on every kernel path."""
+    for path in PATHS:
+        got = Node(op, types, kernel_path=path, **node_args).run_outputs(*ins, n_outputs=len(want))
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert_exact_bits(f"{what} output {k} path {path}", g, w)

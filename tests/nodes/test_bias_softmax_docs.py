@@ -12,12 +12,10 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
 from tests.reference import bias_softmax_docs_reference as R
 
-PATHS = onemodel_ep.kernel_paths()
 OP = "com.microsoft.BiasSoftmax"
 
 
@@ -65,9 +63,8 @@ def _type(c: Case) -> int:
     return TensorProto.FLOAT16 if c.dtype == np.float16 else TensorProto.FLOAT
 
 
-def _node(c: Case, path: str | None) -> Node:
-    return Node(OP, [_type(c)] * 2, onnx_opset=1, attributes={"axis": c.axis, "is_inner_broadcast": c.inner},
-                kernel_path=path, name="bsm")
+def _attrs(c: Case) -> dict[str, int]:
+    return {"axis": c.axis, "is_inner_broadcast": c.inner}
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
@@ -75,8 +72,8 @@ def test_bias_softmax_docs_bits(c: Case) -> None:
     x, b = _inputs(c)
     want = R.bias_softmax(x, b, c.axis, c.inner)
     assert want.dtype == c.dtype and want.shape == x.shape
-    for path in PATHS:
-        S.assert_exact_bits(f"{c.id} path {path}", _node(c, path).run(x, b), want)
+    S.assert_node_bits_every_path(c.id, OP, [_type(c)] * 2, [x, b], [want], onnx_opset=1,
+                                  attributes=_attrs(c), name="bsm")
 
 
 def test_reference_keeps_f16_sum_in_f32_and_nan_rows() -> None:
@@ -96,24 +93,14 @@ def test_reference_keeps_f16_sum_in_f32_and_nan_rows() -> None:
     assert np.isnan(y[1]).all() and np.isfinite(y[0]).all() and y[0, 1] == 0
 
 
-def _model(c: Case) -> object:
-    t = _type(c)
-    node = helper.make_node("BiasSoftmax", ["x", "b"], ["y"], name="bsm", domain="com.microsoft", axis=c.axis,
-                            is_inner_broadcast=c.inner)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", t, list(c.x)),
-                                            helper.make_tensor_value_info("b", t, list(c.b))],
-                              [helper.make_tensor_value_info("y", t, list(c.x))])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                   helper.make_opsetid("com.microsoft", 1)], ir_version=9)
-
-
 @pytest.mark.parametrize("cid", ["bert_mask_axis3_inner1", "f16_mask_inner1"])
 def test_bias_softmax_docs_every_way(cid: str) -> None:
     c = next(c for c in CASES if c.id == cid)
     x, b = _inputs(c)
     want = R.bias_softmax(x, b, c.axis, c.inner)
-    for where, got in S.runs(_model(c), {"x": x, "b": b}, "BiasSoftmax").items():  # type: ignore[arg-type]
-        S.assert_exact_bits(f"{cid} {where}", got[0], want)
+    node = helper.make_node("BiasSoftmax", ["x", "b"], ["y"], name="bsm", domain="com.microsoft", **_attrs(c))
+    model = S.one_node_model(node, {"x": x, "b": b}, _type(c), 17, ir_version=9, ms_opset=True)
+    S.assert_runs_bits(cid, model, {"x": x, "b": b}, "BiasSoftmax", [want])
 
 
 @pytest.mark.parametrize(("x", "b", "axis", "inner"), [

@@ -9,15 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
 import pytest
 from onnx import TensorProto, helper
 
-import onemodel_ep
-from onemodel_ep.node import Node
 from tests.nodes import node_sessions as S
 from tests.reference import gather_block_quantized_docs_reference as R
 
-PATHS = onemodel_ep.kernel_paths()
 OP = "com.microsoft.GatherBlockQuantized"
 
 
@@ -82,9 +80,8 @@ def test_gather_block_quantized_docs_bits(c: Case) -> None:
     ins = _inputs(c)
     want = _want(c, ins)
     assert want.dtype == c.scales
-    for path in PATHS:
-        node = Node(OP, _types(ins), onnx_opset=1, attributes=_attrs(c), kernel_path=path, name="gbq")
-        S.assert_exact_bits(f"{c.id} path {path}", node.run(*ins), want)
+    S.assert_node_bits_every_path(c.id, OP, _types(ins), list(ins), [want], onnx_opset=1,
+                                  attributes=_attrs(c), name="gbq")
 
 
 def test_reference_covers_f16_range() -> None:
@@ -98,33 +95,29 @@ def test_reference_covers_f16_range() -> None:
     assert sub.any()
 
 
-def _model(c: Case, ins: list[np.ndarray]) -> object:
-    names = ["data", "indices", "scales", "zero_points"][:len(ins)]
-    node = helper.make_node("GatherBlockQuantized", names, ["y"], name="gbq", domain="com.microsoft",
+def _feeds(ins: list[np.ndarray]) -> dict[str, np.ndarray]:
+    return dict(zip(["data", "indices", "scales", "zero_points"], ins, strict=False))
+
+
+def _model(c: Case, ins: list[np.ndarray]) -> onnx.ModelProto:
+    feeds = _feeds(ins)
+    node = helper.make_node("GatherBlockQuantized", list(feeds), ["y"], name="gbq", domain="com.microsoft",
                             **_attrs(c))
-    out_t = helper.np_dtype_to_tensor_dtype(np.dtype(c.scales))
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, t, list(x.shape))
-                                            for n, t, x in zip(names, _types(ins), ins, strict=True)],
-                              [helper.make_tensor_value_info("y", out_t, None)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
-                                                   helper.make_opsetid("com.microsoft", 1)], ir_version=10)
+    out_type = helper.np_dtype_to_tensor_dtype(np.dtype(c.scales))
+    return S.one_node_model(node, feeds, out_type, 21, ms_opset=True)
 
 
 def test_gather_block_quantized_docs_every_way() -> None:
     c = CASES[1]
     ins = _inputs(c)
-    want = _want(c, ins)
-    feeds = dict(zip(["data", "indices", "scales", "zero_points"], ins, strict=False))
-    for where, got in S.runs(_model(c, ins), feeds, "GatherBlockQuantized").items():  # type: ignore[arg-type]
-        S.assert_exact_bits(f"{c.id} {where}", got[0], want)
+    S.assert_runs_bits(c.id, _model(c, ins), _feeds(ins), "GatherBlockQuantized", [_want(c, ins)])
 
 
 @pytest.mark.parametrize("c", [CASES[0], CASES[2]], ids=[CASES[0].id, CASES[2].id])
 def test_gather_block_quantized_docs_vs_stock(c: Case) -> None:
     """The page says stock ORT's CPU kernel rounds in the same order: the same bits."""
     ins = _inputs(c)
-    feeds = dict(zip(["data", "indices", "scales", "zero_points"], ins, strict=False))
-    S.assert_exact_bits(c.id, S.stock(_model(c, ins), feeds)[0], _want(c, ins))  # type: ignore[arg-type]
+    S.assert_exact_bits(c.id, S.stock(_model(c, ins), _feeds(ins))[0], _want(c, ins))
 
 
 @dataclass(frozen=True)
@@ -146,7 +139,7 @@ CASES4 = [
 ]
 
 
-def _case4(c: Case4) -> tuple[object, dict[str, np.ndarray], np.ndarray]:
+def _case4(c: Case4) -> tuple[onnx.ModelProto, dict[str, np.ndarray], np.ndarray]:
     """A one-node model with data and zero points as initializers of the 4-bit type, and the reference."""
     rng = np.random.default_rng(13)
     lo, hi = (0, 16) if c.data_type == TensorProto.UINT4 else (-8, 8)
@@ -181,8 +174,8 @@ def test_gather_block_quantized_docs_4bit_f16(c: Case4) -> None:
     """uint4 and int4 data with f16 scales (the page: "uint8, uint4 and int4 data alike"): the reference's
     bits on every path through the execution provider, and stock ORT's."""
     model, feeds, want = _case4(c)
-    for path in PATHS:
-        sess = S.session(model, S.VIAS[-1], path, 1)  # type: ignore[arg-type]
+    for path in S.PATHS:
+        sess = S.session(model, S.VIAS[-1], path, 1)
         assert [n.op for n in sess.report.moved] == ["GatherBlockQuantized"], sess.report.summary()
         S.assert_exact_bits(f"{c.id} path {path}", sess.run(None, feeds)[0], want)
-    S.assert_exact_bits(f"{c.id} stock", S.stock(model, feeds)[0], want)  # type: ignore[arg-type]
+    S.assert_exact_bits(f"{c.id} stock", S.stock(model, feeds)[0], want)
