@@ -11,16 +11,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from onemodel_ep.node import Node, NodeError
 from tests.nodes import node_sessions as S
+from tests.nodes import onnx_attention_models as M
 from tests.reference import reference_onnx_attention as A
 
 F32, F16, BOOL, I64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BOOL, TensorProto.INT64
-NAMES = ["Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"]
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,7 @@ def _inputs(c: Case, seed: int) -> list[np.ndarray | None]:
     mask = None
     if c.mask:
         kind, letters = c.mask.split(":")
-        full = {"b": c.B, "n": c.qh, "s": c.S, "t": T, "1": 1}
-        shape = tuple(full[x] for x in letters)
+        shape = M.mask_shape(letters, c.B, c.qh, c.S, T)
         if kind == "bool":
             mask = rng.random(shape) < 0.7
             mask[..., :1] = True
@@ -88,28 +86,6 @@ def _inputs(c: Case, seed: int) -> list[np.ndarray | None]:
     return [q, k, v, mask, pk, pv, nonpad]
 
 
-def _attrs(at: A.Attrs) -> dict[str, Any]:
-    d: dict[str, Any] = {}
-    for f in ("q_num_heads", "kv_num_heads", "is_causal"):
-        if getattr(at, f):
-            d[f] = getattr(at, f)
-    for f in ("scale", "softcap"):
-        if getattr(at, f):
-            d[f] = getattr(at, f)
-    return d
-
-
-def _type(x: np.ndarray) -> int:
-    return BOOL if x.dtype == bool else I64 if x.dtype == np.int64 else F16 if x.dtype == np.float16 else F32
-
-
-def _types(ins: list[np.ndarray | None]) -> list[int]:
-    types = [0 if x is None else _type(x) for x in ins]
-    while types and types[-1] == 0:
-        types.pop()
-    return types
-
-
 def _ref(c: Case, ins: list[np.ndarray | None], f64: bool = False) -> tuple[np.ndarray, ...]:
     q, k, v, mask, pk, pv, nonpad = ins
     assert q is not None and k is not None and v is not None
@@ -117,12 +93,12 @@ def _ref(c: Case, ins: list[np.ndarray | None], f64: bool = False) -> tuple[np.n
 
 
 def _node(c: Case, ins: list[np.ndarray | None], path: str | None = None, name: str = "attn") -> Node:
-    return Node("Attention", _types(ins), attributes=_attrs(c.at), kernel_path=path, onnx_opset=c.opset,
-                name=name)
+    return Node("Attention", M.input_types(ins), attributes=M.node_attrs(c.at), kernel_path=path,
+                onnx_opset=c.opset, name=name)
 
 
 def _run(node: Node, ins: list[np.ndarray | None]) -> list[np.ndarray]:
-    return node.run_outputs(*ins[: len(_types(ins))])
+    return node.run_outputs(*ins[: len(M.input_types(ins))])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -162,23 +138,6 @@ def test_f64_closeness() -> None:
                                    err_msg=case.name)
 
 
-def _model(c: Case, ins: list[np.ndarray | None], outs: list[str]) -> onnx.ModelProto:
-    used = [n if x is not None else "" for n, x in zip(NAMES, ins)]
-    while used and used[-1] == "":
-        used.pop()
-    node = helper.make_node("Attention", used, outs, name="attn", **_attrs(c.at))
-    vis = [helper.make_tensor_value_info(n, _type(x), list(x.shape))
-           for n, x in zip(NAMES, ins) if x is not None]
-    y_type = _type(ins[0]) if ins[0] is not None else F32
-    graph = helper.make_graph([node], "g", vis,
-                              [helper.make_tensor_value_info(n, y_type, None) for n in outs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", c.opset)], ir_version=10)
-
-
-def _feeds(ins: list[np.ndarray | None]) -> dict[str, np.ndarray]:
-    return {n: x for n, x in zip(NAMES, ins) if x is not None}
-
-
 def _tolerance(w: np.ndarray) -> float:
     """Stock ORT sums in another order (MLAS GEMMs with FMA, its own exp and tanh): 1e-5 of the largest
     magnitude, about 100 f32 ulps of the outputs here (values of size 1, rows of at most 300 keys)."""
@@ -192,23 +151,18 @@ SESSION_CASES = [c for c in CASES if c.name in ("mqa-decode-bool", "nonpad-float
 def test_sessions_bits(case: Case) -> None:
     """Both ways in, every path at 1 thread, the default at 2: the reference's bits."""
     ins = _inputs(case, seed=3)
-    outs = ["Y", "present_key", "present_value"]
-    want = _ref(case, ins)
-    for where, got in S.runs(_model(case, ins, outs), _feeds(ins), "Attention").items():
-        for what, g, w in zip(outs, got, want):
-            S.assert_exact_bits(f"{where} {what}", g, w)
+    S.assert_runs_bits(case.name, *M.model(ins, case.at, case.opset), "Attention", _ref(case, ins))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_close_to_stock(case: Case) -> None:
     """One session (the execution provider where ORT has it), against stock ORT 1.31.1's CPU kernel."""
     ins = _inputs(case, seed=4)
-    outs = ["Y", "present_key", "present_value"]
-    model = _model(case, ins, outs)
+    model, feeds = M.model(ins, case.at, case.opset)
     sess = S.session(model, S.VIAS[-1], None, 1)
     assert [n.op for n in sess.report.moved] == ["Attention"], sess.report.summary()
-    got = sess.run(None, _feeds(ins))
-    for what, g, w in zip(outs, got, S.stock(model, _feeds(ins))):
+    got = sess.run(None, feeds)
+    for what, g, w in zip(M.OUTS, got, S.stock(model, feeds)):
         np.testing.assert_allclose(g, w, rtol=0, atol=_tolerance(w), err_msg=f"{case.name} {what}")
 
 
@@ -219,8 +173,9 @@ def test_prefill_in_chunks_same_bits() -> None:
     q, k, v = _inputs(c, seed=5)[:3]
     assert q is not None and k is not None and v is not None
     whole = A.Attrs(4, 2, is_causal=1)
-    node = Node("Attention", [F32, F32, F32, 0, F32, F32], attributes=_attrs(whole), onnx_opset=23)
-    one = Node("Attention", [F32, F32, F32], attributes=_attrs(whole), onnx_opset=23).run_outputs(q, k, v)
+    attrs = M.node_attrs(whole)
+    node = Node("Attention", [F32, F32, F32, 0, F32, F32], attributes=attrs, onnx_opset=23)
+    one = Node("Attention", [F32, F32, F32], attributes=attrs, onnx_opset=23).run_outputs(q, k, v)
     for chunks in ((4, 7), (1, 4, 1, 5)):
         pk = np.zeros((1, 2, 0, 16), np.float32)
         pv = np.zeros((1, 2, 0, 16), np.float32)
@@ -242,7 +197,7 @@ def test_sequence_alone_or_in_padded_batch_same_bits() -> None:
     rows inf and NaN): its Y is the same bits."""
     rng = np.random.default_rng(6)
     at = A.Attrs(is_causal=1)
-    node = Node("Attention", [F32, F32, F32, 0, 0, 0, I64], attributes=_attrs(at), onnx_opset=24)
+    node = Node("Attention", [F32, F32, F32, 0, 0, 0, I64], attributes=M.node_attrs(at), onnx_opset=24)
     q1, k1, v1 = _r(rng, 1, 2, 2, 16), _r(rng, 1, 1, 6, 16), _r(rng, 1, 1, 6, 16)
     alone = node.run_outputs(q1, k1, v1, None, None, None, np.array([6], np.int64))[0]
     qb, kb, vb = _r(rng, 3, 2, 2, 16), _r(rng, 3, 1, 12, 16), _r(rng, 3, 1, 12, 16)
@@ -318,7 +273,7 @@ def test_qk_matmul_output_left_to_stock() -> None:
     """A node asking for qk_matmul_output (output 3) is not claimed: stock ORT runs it, both ways in."""
     c = CASES[0]
     ins = _inputs(c, seed=7)
-    model = _model(c, ins, ["Y", "pk", "pv", "qk"])
+    model, _ = M.model(ins, c.at, c.opset, ["Y", "pk", "pv", "qk"])
     for via in S.VIAS:
         sess = S.session(model, via, None, 1)
         assert [n.op for n in sess.report.moved] == [], sess.report.summary()
@@ -330,7 +285,7 @@ def test_rank_refused_at_session_creation() -> None:
     session's creation, naming node, op and input."""
     c = replace(CASES[0], mask="bool:11bst")
     ins = _inputs(c, seed=8)
-    model = _model(c, ins, ["Y"])
+    model, _ = M.model(ins, c.at, c.opset, ["Y"])
     for via in S.VIAS:
         with pytest.raises(Exception, match=r"node .attn. \(op Attention\): input attn_mask has rank 5"):
             S.session(model, via, None, 1)
@@ -376,11 +331,7 @@ def test_float16_sessions_bits() -> None:
     """Both ways in, every path at 1 thread, the default at 2."""
     case = F16_CASES[-1]
     ins = _half(_inputs(case, seed=22))
-    outs = ["Y", "present_key", "present_value"]
-    want = _ref16(case, ins)
-    for where, got in S.runs(_model(case, ins, outs), _feeds(ins), "Attention").items():
-        for what, g, w in zip(outs, got, want):
-            S.assert_exact_bits(f"{where} {what}", g, w)
+    S.assert_runs_bits(case.name, *M.model(ins, case.at, case.opset), "Attention", _ref16(case, ins))
 
 
 @pytest.mark.parametrize("case", F16_CASES, ids=[c.name for c in F16_CASES])
@@ -390,14 +341,13 @@ def test_float16_close_to_stock(case: Case) -> None:
     magnitude (measured, seeds 23 to 25: at most 2e-3 at 2.5, one f16 ulp, while ours is within half an ulp of
     the binary64 attention). The presents are copies: the same bits."""
     ins = _half(_inputs(case, seed=23))
-    outs = ["Y", "present_key", "present_value"]
-    model = _model(case, ins, outs)
+    model, feeds = M.model(ins, case.at, case.opset)
     sess = S.session(model, S.VIAS[-1], None, 1)
     assert [n.op for n in sess.report.moved] == ["Attention"], sess.report.summary()
-    got = sess.run(None, _feeds(ins))
-    theirs = S.stock(model, _feeds(ins))
+    got = sess.run(None, feeds)
+    theirs = S.stock(model, feeds)
     w = theirs[0].astype(np.float32)
     tol = 4e-3 * max(1.0, float(np.abs(w).max()))
     np.testing.assert_allclose(got[0].astype(np.float32), w, rtol=0, atol=tol, err_msg=case.name)
-    for what, g, t in zip(outs[1:], got[1:], theirs[1:]):
+    for what, g, t in zip(M.OUTS[1:], got[1:], theirs[1:]):
         S.assert_exact_bits(f"{case.name} {what} vs stock", g, t)

@@ -6,41 +6,13 @@ nonpad_kv_seqlen with padding rows of infinities and NaNs (never read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
 
-import onemodel_ep
-from onemodel_ep.node import Node
 from tests.nodes import node_sessions as S
+from tests.nodes import onnx_attention_models as M
+from tests.nodes.onnx_attention_models import DocsCase as Case
 from tests.reference import onnx_attention_docs_reference as R
-
-PATHS = onemodel_ep.kernel_paths()
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    at: R.Attrs
-    B: int
-    S: int
-    L: int
-    qh: int
-    kvh: int
-    H: int
-    Hv: int
-    rank: int = 3
-    P: int = 0
-    mask: str = ""  # "", "bool:<shape>", "float:<shape>" with the shape's letters from B, N, S, T, 1
-    nonpad: tuple[int, ...] = field(default_factory=tuple)
-
-    @property
-    def opset(self) -> int:
-        return 24 if self.nonpad else 23
-
 
 CASES = [
     Case("mha_3d", R.Attrs(q_num_heads=2, kv_num_heads=2), B=2, S=3, L=5, qh=2, kvh=2, H=8, Hv=8),
@@ -81,8 +53,7 @@ def _inputs(c: Case, pad_value: float = np.nan) -> list[np.ndarray | None]:
     mask = None
     if c.mask:
         kind, letters = c.mask.split(":")
-        dims = {"B": c.B, "N": c.qh, "S": c.S, "T": c.P + c.L, "1": 1}
-        shape = tuple(dims[ch] for ch in letters)
+        shape = c.mask_shape(letters)
         if kind == "bool":
             mask = rng.random(shape) < 0.7
             if c.id.startswith("bool_mask_full_row"):
@@ -100,53 +71,19 @@ def _inputs(c: Case, pad_value: float = np.nan) -> list[np.ndarray | None]:
     return ins
 
 
-def _type(x: np.ndarray | None) -> int:
-    if x is None:
-        return 0
-    return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.bool_): TensorProto.BOOL,
-            np.dtype(np.int64): TensorProto.INT64, np.dtype(np.float16): TensorProto.FLOAT16}[x.dtype]
-
-
-def _node_attrs(at: R.Attrs, rank: int) -> dict[str, float | int]:
-    d: dict[str, float | int] = {"is_causal": at.is_causal}
-    if rank == 3:
-        d["q_num_heads"], d["kv_num_heads"] = at.q_num_heads, at.kv_num_heads
-    if at.scale is not None:
-        d["scale"] = at.scale
-    if at.softcap:
-        d["softcap"] = at.softcap
-    return d
-
-
-@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
-def test_onnx_attention_docs_bits(c: Case) -> None:
-    ins = _inputs(c)
-    want = _want(c, ins)
-    types = [_type(x) for x in ins]
-    for path in PATHS:
-        node = Node("Attention", types, onnx_opset=c.opset, attributes=_node_attrs(c.at, c.rank),
-                    kernel_path=path, name="att")
-        got = node.run_outputs(*ins, n_outputs=3)
-        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
-            S.assert_exact_bits(f"{c.id} {what} path {path}", g, w)
-
-
 F16_IDS = ("gqa_3d_causal_past", "float_mask_scale_softcap_hv", "nonpad_softcap_float_mask_4d")
+BITS_CASES = [(c, np.float32) for c in CASES] + [(c, np.float16) for c in CASES if c.id in F16_IDS]
 
 
-@pytest.mark.parametrize("c", [c for c in CASES if c.id in F16_IDS], ids=F16_IDS)
-def test_onnx_attention_docs_float16_bits(c: Case) -> None:
-    """float16 inputs (the page's "float16"): the reference's bits on every path."""
-    ins = [x.astype(np.float16) if x is not None and x.dtype == np.float32 else x for x in _inputs(c)]
+@pytest.mark.parametrize(("c", "dtype"), BITS_CASES,
+                         ids=[f"{c.id}-{np.dtype(t).name}" for c, t in BITS_CASES])
+def test_onnx_attention_docs_bits(c: Case, dtype: type) -> None:
+    """f32 inputs, and float16 ones (the page's "float16"): the reference's bits on every path."""
+    ins = [x.astype(dtype) if x is not None and x.dtype == np.float32 else x for x in _inputs(c)]
     want = _want(c, ins)
-    assert want[0].dtype == np.float16
-    types = [_type(x) for x in ins]
-    for path in PATHS:
-        node = Node("Attention", types, onnx_opset=c.opset, attributes=_node_attrs(c.at, c.rank),
-                    kernel_path=path, name="att")
-        got = node.run_outputs(*ins, n_outputs=3)
-        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
-            S.assert_exact_bits(f"{c.id} f16 {what} path {path}", g, w)
+    assert want[0].dtype == dtype
+    S.assert_node_bits_every_path(c.id, "Attention", M.input_types(ins), ins, want, onnx_opset=c.opset,
+                                  attributes=M.node_attrs(c.at), name="att")
 
 
 def test_reference_rows_without_keys_are_zero() -> None:
@@ -162,18 +99,6 @@ def test_reference_rows_without_keys_are_zero() -> None:
     assert (y[0, 1, 2].view(np.uint32) == 0).all() and (y[0, 1, 1] != 0).any()
 
 
-def _model(c: Case, ins: list[np.ndarray | None]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    names = ["q", "k", "v", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"][:len(ins)]
-    in_names = [n if x is not None else "" for n, x in zip(names, ins, strict=True)]
-    node = helper.make_node("Attention", in_names, ["y", "present_key", "present_value"], name="att",
-                            **_node_attrs(c.at, c.rank))
-    feeds = {n: x for n, x in zip(names, ins, strict=True) if x is not None}
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info(n, _type(x), list(x.shape)) for n, x in feeds.items()],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in node.output])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", c.opset)], ir_version=10), feeds
-
-
 def _want(c: Case, ins: list[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     q, k, v = ins[0], ins[1], ins[2]
     assert q is not None and k is not None and v is not None
@@ -186,11 +111,7 @@ def test_onnx_attention_docs_every_way(cid: str) -> None:
     """Both ways in (EP, rewrite), every path at 1 thread and the default at 2: the reference's bits."""
     c = next(c for c in CASES if c.id == cid)
     ins = _inputs(c)
-    want = _want(c, ins)
-    model, feeds = _model(c, ins)
-    for where, got in S.runs(model, feeds, "Attention").items():
-        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
-            S.assert_exact_bits(f"{cid} {what} {where}", g, w)
+    S.assert_runs_bits(cid, *M.model(ins, c.at, c.opset), "Attention", _want(c, ins))
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
@@ -200,8 +121,7 @@ def test_onnx_attention_docs_vs_stock(c: Case) -> None:
     padding value rows past nonpad_kv_seqlen (weight 0 times NaN), so they are finite here."""
     ins = _inputs(c, pad_value=0.0)
     want = _want(c, ins)
-    model, feeds = _model(c, ins)
-    got = S.stock(model, feeds)
+    got = S.stock(*M.model(ins, c.at, c.opset))
     vmax = float(np.abs(want[2][np.isfinite(want[2])]).max())
     np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-5 * vmax)
     for g, w in zip(got[1:], want[1:], strict=True):

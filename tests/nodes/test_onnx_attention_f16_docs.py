@@ -7,42 +7,15 @@ largest |Y| (stock keeps f16 intermediates: docs/attention.md's bound)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
 
-import onemodel_ep
-from onemodel_ep.node import Node
 from tests.nodes import node_sessions as S
+from tests.nodes import onnx_attention_models as M
+from tests.nodes.onnx_attention_models import DocsCase as Case
 from tests.reference import onnx_attention_f16_docs_reference as R
 
-PATHS = onemodel_ep.kernel_paths()
 H16 = np.float16
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    at: R.Attrs
-    B: int
-    S: int
-    L: int
-    qh: int
-    kvh: int
-    H: int
-    Hv: int
-    rank: int = 3
-    P: int = 0
-    mask: str = ""  # "", "bool:<letters>" or "float:<letters>", letters of B, N, S, T, 1
-    nonpad: tuple[int, ...] = ()
-    scale_q: float = 1.5
-    scale_v: float = 1.5
-
-    @property
-    def opset(self) -> int:
-        return 24 if self.nonpad else 23
 
 
 CASES = [
@@ -79,8 +52,7 @@ def _inputs(c: Case) -> list[np.ndarray | None]:
     mask = None
     if c.mask:
         kind, letters = c.mask.split(":")
-        dims = {"B": c.B, "N": c.qh, "S": c.S, "T": c.P + c.L, "1": 1}
-        shape = tuple(dims[ch] for ch in letters)
+        shape = c.mask_shape(letters)
         if kind == "bool":
             mask = rng.random(shape) < 0.6
             mask[1, 0, 2, :] = False  # a fully masked row: Y +0
@@ -100,21 +72,6 @@ def _inputs(c: Case) -> list[np.ndarray | None]:
     return ins
 
 
-def _type(x: np.ndarray | None) -> int:
-    return 0 if x is None else helper.np_dtype_to_tensor_dtype(x.dtype)
-
-
-def _attrs(c: Case) -> dict[str, float | int]:
-    d: dict[str, float | int] = {"is_causal": c.at.is_causal}
-    if c.rank == 3:
-        d["q_num_heads"], d["kv_num_heads"] = c.at.q_num_heads, c.at.kv_num_heads
-    if c.at.scale is not None:
-        d["scale"] = c.at.scale
-    if c.at.softcap:
-        d["softcap"] = c.at.softcap
-    return d
-
-
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_onnx_attention_f16_docs_bits(c: Case) -> None:
     ins = _inputs(c)
@@ -124,13 +81,8 @@ def test_onnx_attention_f16_docs_bits(c: Case) -> None:
     pk, pv = R.presents_from_inputs(ins[1], ins[2], c.kvh, pad[4], pad[5])  # type: ignore[arg-type]
     S.assert_exact_bits(f"{c.id} reference present_key", want[1], pk)
     S.assert_exact_bits(f"{c.id} reference present_value", want[2], pv)
-    types = [_type(x) for x in ins]
-    for path in PATHS:
-        node = Node("Attention", types, onnx_opset=c.opset, attributes=_attrs(c), kernel_path=path,
-                    name="att")
-        got = node.run_outputs(*ins, n_outputs=3)
-        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
-            S.assert_exact_bits(f"{c.id} {what} path {path}", g, w)
+    S.assert_node_bits_every_path(c.id, "Attention", M.input_types(ins), ins, want, onnx_opset=c.opset,
+                                  attributes=M.node_attrs(c.at), name="att")
 
 
 def test_reference_f16_edges() -> None:
@@ -154,26 +106,9 @@ def _want_of(c: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return R.attention_f16(ins[0], ins[1], ins[2], c.at, pad[3], pad[4], pad[5], pad[6])  # type: ignore
 
 
-def _model(c: Case, ins: list[np.ndarray | None]) -> tuple[object, dict[str, np.ndarray]]:
-    names = ["q", "k", "v", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"][:len(ins)]
-    in_names = [n if x is not None else "" for n, x in zip(names, ins, strict=True)]
-    node = helper.make_node("Attention", in_names, ["y", "present_key", "present_value"], name="att",
-                            **_attrs(c))
-    feeds = {n: x for n, x in zip(names, ins, strict=True) if x is not None}
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info(n, _type(x), list(x.shape)) for n, x in feeds.items()],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT16, None) for n in node.output])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", c.opset)], ir_version=10), feeds
-
-
 def test_onnx_attention_f16_docs_every_way() -> None:
     c = next(c for c in CASES if c.id == "f16_mask_softcap_scale")
-    ins = _inputs(c)
-    want = _want_of(c)
-    model, feeds = _model(c, ins)
-    for where, got in S.runs(model, feeds, "Attention").items():  # type: ignore[arg-type]
-        for what, g, w in zip(("Y", "present_key", "present_value"), got, want, strict=True):
-            S.assert_exact_bits(f"{c.id} {what} {where}", g, w)
+    S.assert_runs_bits(c.id, *M.model(_inputs(c), c.at, c.opset), "Attention", _want_of(c))
 
 
 @pytest.mark.parametrize("cid", ["mha_3d", "gqa_3d_causal_past", "f16_mask_softcap_scale"])
@@ -181,10 +116,8 @@ def test_onnx_attention_f16_docs_vs_stock(cid: str) -> None:
     """Stock ORT 1.31.1 runs f16 with f16 intermediates: within 4e-3 of the largest |Y| (the page's figure),
     presents the same bits."""
     c = next(c for c in CASES if c.id == cid)
-    ins = _inputs(c)
     want = _want_of(c)
-    model, feeds = _model(c, ins)
-    got = S.stock(model, feeds)  # type: ignore[arg-type]
+    got = S.stock(*M.model(_inputs(c), c.at, c.opset))
     ymax = float(np.abs(want[0].astype(np.float32)).max())
     np.testing.assert_allclose(got[0].astype(np.float32), want[0].astype(np.float32), rtol=0,
                                atol=4e-3 * ymax)
