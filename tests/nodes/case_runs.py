@@ -30,15 +30,16 @@ def every_way_matches(cases: list[Case], opset: int) -> None:
 
 
 def compiled_dispatch_matches(cases: list[Case], opset: int) -> None:
-    """The same through the EP's compiled nodes (dispatch=compile), 2 threads."""
+    """The same through the EP's compiled nodes (dispatch=compile), 2 threads: every node claimed."""
     plain, _ = _split(cases)
     model, feeds = model_of(plain, opset)
     so = ort.SessionOptions()
     so.log_severity_level = 3
     so.intra_op_num_threads = 2
     options = ep.ep_session_options(so, "exact", None, "compile")
-    got = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0).run(None, feeds)
-    for g, c in zip(got, plain):
+    sess = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0)
+    assert len(ep.claimed_names(ep.assignments(sess))) == len(plain)
+    for c, g in zip(plain, sess.run(None, feeds), strict=True):
         _same(f"dispatch=compile: {c.label()}", g, c.want[0])
 
 

@@ -4,14 +4,13 @@ every output the contract's bits, on 2 threads. The cases and contracts are thos
 
 from __future__ import annotations
 
-import onnxruntime as ort
 import pytest
 
 import onemodel_ep
-from onemodel_ep import ep
 from tests.nodes import test_cumsum, test_nonzero, test_one_hot, test_stat_norm
-from tests.nodes.movement_cases import Case, model_of
-from tests.nodes.test_movement_ops import _same, _split
+from tests.nodes.case_runs import compiled_dispatch_matches
+from tests.nodes.movement_cases import Case
+from tests.nodes.test_movement_ops import _split
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="the EP needs ORT 1.24+")
 
@@ -28,13 +27,4 @@ def _cases() -> dict[str, tuple[list[Case], int]]:
 
 @pytest.mark.parametrize("op", sorted(_cases()))
 def test_compile_dispatch_gives_the_contract(op: str) -> None:
-    cases, opset = _cases()[op]
-    model, feeds = model_of(cases, opset)
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = 2
-    options = ep.ep_session_options(so, "exact", None, "compile")
-    sess = ort.InferenceSession(model.SerializeToString(), options, enable_fallback=0)
-    assert len(ep.claimed_names(ep.assignments(sess))) == len(cases)
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"compile: {c.label()}", g, c.want[0])
+    compiled_dispatch_matches(*_cases()[op])
