@@ -61,4 +61,21 @@ typedef struct om_gemm_args {
  * round-to-nearest, no FTZ/DAZ; restored after). */
 int om_gemm(const om_gemm_args* g, om_parallel_for_fn pf, void* host_ctx);
 
+/* The arguments of one product C[M, N] = A[M, K] . B of element type `type`: A row-major (row stride K), C rows
+ * of N, batch 1, alpha = beta = 1; B (or packed_b, b_fill) and Cin for the caller to set. */
+static inline om_gemm_args om_gemm_args_rows(int path, int type, int mode, size_t M, size_t N, size_t K,
+                                             const void* A, void* C) {
+  om_gemm_args g = {.path = path, .type = type, .mode = mode, .batch = 1, .M = M, .N = N, .K = K, .A = A,
+                    .rsa = (ptrdiff_t)K, .csa = 1, .alpha = 1.0, .beta = 1.0, .C = C, .ldc = (ptrdiff_t)N,
+                    .c_batch_stride = M * N};
+  return g;
+}
+
+/* Cin = bias[N], the same for every row of C (r = acc + bias[j], one rounding). */
+static inline void om_gemm_row_bias(om_gemm_args* g, const void* bias) {
+  g->Cin = bias;
+  g->rsc_in = 0;
+  g->csc_in = 1;
+}
+
 #endif

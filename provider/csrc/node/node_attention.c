@@ -166,28 +166,8 @@ static int om_att_shapes(const om_node* node, const om_node_io* io) {
 /* qkv[B S, W] = input . weights (+ bias): om_gemm's order (docs/attention.md, "Attention", step 0). */
 static int om_att_project(const om_node* node, const om_node_io* io, size_t M, size_t K, size_t W, float* qkv) {
   const om_att_node* m = node->impl;
-  om_gemm_args g;
-  memset(&g, 0, sizeof g);
-  g.path = node->path;
-  g.type = OM_T_FLOAT;
-  g.mode = node->mode;
-  g.batch = 1;
-  g.M = M;
-  g.N = W;
-  g.K = K;
-  g.A = io->data[OM_ATT_X];
-  g.rsa = (ptrdiff_t)K;
-  g.csa = 1;
-  g.alpha = 1.0;
-  g.beta = 1.0;
-  g.C = qkv;
-  g.ldc = (ptrdiff_t)W;
-  g.c_batch_stride = M * W;
-  if (m->present[OM_ATT_BIAS] && io->data[OM_ATT_BIAS]) {
-    g.Cin = io->data[OM_ATT_BIAS];
-    g.rsc_in = 0;
-    g.csc_in = 1;
-  }
+  om_gemm_args g = om_gemm_args_rows(node->path, OM_T_FLOAT, node->mode, M, W, K, io->data[OM_ATT_X], qkv);
+  if (m->present[OM_ATT_BIAS] && io->data[OM_ATT_BIAS]) om_gemm_row_bias(&g, io->data[OM_ATT_BIAS]);
   if (m->packed_w && m->packed_k == K && m->packed_n == W) {
     g.packed_b = m->packed_w;
   } else {

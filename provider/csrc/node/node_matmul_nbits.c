@@ -245,28 +245,9 @@ static int om_mnb_run(const om_node* node, const om_node_io* io) {
     om_parallel_ieee(io->parallel_for, io->host_ctx, (m->panels->panels + group - 1) / group, om_mnb_gemv_task, &gv);
     return 0;
   }
-  om_gemm_args g;
-  memset(&g, 0, sizeof g);
-  g.path = node->path;
-  g.type = OM_T_FLOAT;
-  g.mode = node->mode;
-  g.batch = 1;
-  g.M = M;
-  g.N = (size_t)m->N;
-  g.K = (size_t)m->K;
-  g.A = io->data[OM_MNB_A];
-  g.rsa = (ptrdiff_t)m->K;
-  g.csa = 1;
-  g.alpha = 1.0;
-  g.beta = 1.0;
-  g.C = io->outs[0];
-  g.ldc = (ptrdiff_t)m->N;
-  g.c_batch_stride = M * (size_t)m->N;
-  if (bias) {
-    g.Cin = bias;
-    g.rsc_in = 0;
-    g.csc_in = 1;
-  }
+  om_gemm_args g = om_gemm_args_rows(node->path, OM_T_FLOAT, node->mode, M, (size_t)m->N, (size_t)m->K,
+                                     io->data[OM_MNB_A], io->outs[0]);
+  if (bias) om_gemm_row_bias(&g, bias);
   float* W = NULL;
   if (m->panels) {
     g.b_fill = om_nbits_panels_fill_of(node->path);

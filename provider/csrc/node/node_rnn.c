@@ -257,32 +257,12 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
 /* C[M, N] = A[M, K] . B^T, B stored [N, K] (row stride ldb) or packed; with bias: + bias[j] (one rounding). */
 static int om_rnn_gemm(const om_node* node, const om_node_io* io, size_t M, size_t N, size_t K, const float* A,
                        const float* B, const om_gemm_packed* packed, const float* bias, float* C) {
-  om_gemm_args g;
-  memset(&g, 0, sizeof g);
-  g.path = node->path;
-  g.type = OM_T_FLOAT;
-  g.mode = OM_MODE_EXACT;
-  g.batch = 1;
-  g.M = M;
-  g.N = N;
-  g.K = K;
-  g.A = A;
-  g.rsa = (ptrdiff_t)K;
-  g.csa = 1;
+  om_gemm_args g = om_gemm_args_rows(node->path, OM_T_FLOAT, OM_MODE_EXACT, M, N, K, A, C);
   g.B = B;
   g.rsb = 1;
   g.csb = (ptrdiff_t)K;
   g.packed_b = packed;
-  g.alpha = 1.0;
-  g.beta = 1.0;
-  if (bias) {
-    g.Cin = bias;
-    g.rsc_in = 0;
-    g.csc_in = 1;
-  }
-  g.C = C;
-  g.ldc = (ptrdiff_t)N;
-  g.c_batch_stride = M * N;
+  if (bias) om_gemm_row_bias(&g, bias);
   if (M == 0 || N == 0) return 0;
   int rc = om_gemm(&g, io->parallel_for, io->host_ctx);
   if (rc == 0) return 0;
