@@ -118,6 +118,15 @@ static int om_gbq_check_ranks(const om_node* node, size_t n_inputs, const size_t
   return 0;
 }
 
+/* Whether input k (scales or zero_points) has data's shape but for dimension at_axis at axis `axis`. */
+static int om_gbq_fits(const om_node_io* io, size_t k, size_t axis, size_t at_axis) {
+  const int64_t *s = io->shapes[k], *d = io->shapes[0];
+  size_t r = io->ranks[0];
+  int ok = io->ranks[k] == r;
+  for (size_t a = 0; ok && a < r; a++) ok = (size_t)s[a] == (a == axis ? at_axis : (size_t)d[a]);
+  return ok;
+}
+
 /* The shapes of one call. */
 typedef struct om_gbq_geom {
   size_t rows;      /* D0 */
@@ -146,13 +155,8 @@ static int om_gbq_geometry(const om_node* node, const om_node_io* io, om_gbq_geo
   m->n_indices = om_shape_count(io->shapes[1], io->ranks[1]);
   char sx[200], sd[200];
   for (size_t k = 2; k < io->n_inputs && k < 4; k++) {
-    if (!io->shapes[k]) continue;
-    const int64_t* s = io->shapes[k];
-    int ok = io->ranks[k] == r;
-    for (size_t a = 0; ok && a + 1 < r; a++) ok = s[a] == d[a];
-    if (ok) ok = (size_t)s[r - 1] == (k == 2 ? m->blocks : m->zp_bytes);
-    if (ok) continue;
-    om_shape_text(s, io->ranks[k], sx, sizeof sx);
+    if (!io->shapes[k] || om_gbq_fits(io, k, r - 1, k == 2 ? m->blocks : m->zp_bytes)) continue;
+    om_shape_text(io->shapes[k], io->ranks[k], sx, sizeof sx);
     om_shape_text(d, r, sd, sizeof sd);
     OM_GBQ_FAIL("%s %s do not fit data %s: they must be data's shape with the last dimension %zu (%s)",
                 k == 2 ? "scales" : "zero_points", sx, sd, k == 2 ? m->blocks : m->zp_bytes,
@@ -186,12 +190,8 @@ static int om_gbq_geometry4(const om_node* node, const om_node_io* io, om_gbq_ge
   m->n_indices = om_shape_count(io->shapes[1], io->ranks[1]);
   char sx[200], sd[200];
   for (size_t k = 2; k < io->n_inputs && k < 4; k++) {
-    if (!io->shapes[k]) continue;
-    const int64_t* s = io->shapes[k];
-    int ok = io->ranks[k] == r;
-    for (size_t a = 0; ok && a < r; a++) ok = (size_t)s[a] == (a == m->qa ? m->blocks : (size_t)d[a]);
-    if (ok) continue;
-    om_shape_text(s, io->ranks[k], sx, sizeof sx);
+    if (!io->shapes[k] || om_gbq_fits(io, k, m->qa, m->blocks)) continue;
+    om_shape_text(io->shapes[k], io->ranks[k], sx, sizeof sx);
     om_shape_text(d, r, sd, sizeof sd);
     OM_GBQ_FAIL("%s %s do not fit data %s: they must be data's shape with dimension %zu (blocks of %zu) at the "
                 "quantize axis %zu", k == 2 ? "scales" : "zero_points", sx, sd, m->blocks, g->block, m->qa);
