@@ -16,8 +16,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import one_way_matches
 from tests.nodes.movement_cases import Case, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.nodes.test_movement_ops import _same, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 TYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64))
@@ -95,13 +96,7 @@ def test_cumsum_contract_is_stock_orts_bit_for_bit() -> None:
 @pytest.mark.parametrize("via", VIAS)
 @pytest.mark.parametrize("threads", (1, 2))
 def test_cumsum_ep_and_rewrite_match_contract(via: str, threads: int) -> None:
-    cases = cumsum_cases()
-    model, feeds = model_of(cases, 14)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    one_way_matches(cumsum_cases(), 14, via, threads)
 
 
 def test_cumsum_direct_every_path() -> None:

@@ -24,9 +24,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
-from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
+from tests.nodes.case_runs import direct_every_path_matches, every_way_matches, one_way_matches
 from tests.nodes.movement_cases import Case, model_of
-from tests.nodes.test_movement_ops import _ours, _same, _stock
+from tests.nodes.test_movement_ops import _same, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 F32 = np.float32
@@ -171,13 +171,7 @@ def lp_cases(opset: int) -> list[Case]:
 @pytest.mark.parametrize("via", VIAS)
 @pytest.mark.parametrize("threads", (1, 2))
 def test_lp_pool_ep_and_rewrite_match_the_docs_order(opset: int, via: str, threads: int) -> None:
-    cases = lp_cases(opset)
-    model, feeds = model_of(cases, opset)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    one_way_matches(lp_cases(opset), opset, via, threads)
 
 
 def test_lp_pool_direct_every_path() -> None:

@@ -16,8 +16,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import one_way_matches
 from tests.nodes.movement_cases import STORED, Case, bits, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
+from tests.nodes.test_movement_ops import _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 I64_MAX, I64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
@@ -87,13 +88,7 @@ def test_trilu_contract_is_stock_orts_where_stock_serves_the_type() -> None:
 @pytest.mark.parametrize("via", VIAS)
 @pytest.mark.parametrize("threads", (1, 2))
 def test_trilu_ep_and_rewrite_match_contract(via: str, threads: int) -> None:
-    cases, _ = _split(trilu_cases())
-    model, feeds = model_of(cases, 14)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    one_way_matches(trilu_cases(), 14, via, threads)
 
 
 def test_trilu_direct_every_type_and_path() -> None:

@@ -14,8 +14,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import one_way_matches
 from tests.nodes.movement_cases import BF16, FLOATS, STORED, Case, bits, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
+from tests.nodes.test_movement_ops import _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 FLOAT_TYPES = FLOATS + (BF16,)
@@ -102,13 +103,7 @@ def test_nonzero_float_zero_and_nan() -> None:
 @pytest.mark.parametrize("threads", (1, 2))
 @pytest.mark.parametrize("opset", (9, 13))
 def test_nonzero_ep_and_rewrite_match_contract(via: str, threads: int, opset: int) -> None:
-    cases, _ = _split(nonzero_cases(opset))
-    model, feeds = model_of(cases, opset)
-    sess = _ours(model, via, threads)
-    stayed = [str(n) for n in sess.report.nodes if not n.moved]
-    assert not stayed, stayed
-    for c, g in zip(cases, sess.run(None, feeds), strict=True):
-        _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+    one_way_matches(nonzero_cases(opset), opset, via, threads)
 
 
 def test_nonzero_direct_every_type_and_path() -> None:

@@ -16,8 +16,9 @@ from onnx import TensorProto, helper
 
 import onemodel_ep
 from onemodel_ep.node import Node, NodeError
+from tests.nodes.case_runs import one_way_matches
 from tests.nodes.movement_cases import BF16, STORED, Case, bits, model_of, onnx_type
-from tests.nodes.test_movement_ops import _ours, _same, _split, _stock
+from tests.nodes.test_movement_ops import _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
 INDEX_TYPES = tuple(t for t in STORED if t != np.bool_)
@@ -144,15 +145,8 @@ def test_one_hot_stock_differs_only_where_the_docs_say() -> None:
 @pytest.mark.parametrize("via", VIAS)
 @pytest.mark.parametrize("threads", (1, 2))
 def test_one_hot_ep_and_rewrite_match_contract(via: str, threads: int) -> None:
-    plain, _ = _split(one_hot_cases())
     for opset in (9, 11):
-        cases = [c for c in plain if c.opset == opset]
-        model, feeds = model_of(cases, opset)
-        sess = _ours(model, via, threads)
-        stayed = [str(n) for n in sess.report.nodes if not n.moved]
-        assert not stayed, stayed
-        for c, g in zip(cases, sess.run(None, feeds), strict=True):
-            _same(f"{via} threads {threads}: {c.label()}", g, c.want[0])
+        one_way_matches([c for c in one_hot_cases() if c.opset == opset], opset, via, threads)
 
 
 def test_one_hot_direct_every_type_and_path() -> None:
