@@ -1,5 +1,5 @@
 /* attention_pattern.c - the attention pattern as one node (attention_pattern.h): per (batch element, block of
- * OM_AP_ROWS query rows), one task runs the members' own om_nodes on that block -- the scores [rows, Skv] into a
+ * up to OM_AP_ROWS_MAX query rows), one task runs the members' own om_nodes on that block -- the scores [rows, Skv] into a
  * buffer, the scale and the mask add in place, the Softmax into a second buffer, then P x V straight into the
  * output rows. Each member's element depends only on its own row (MatMul: one element's dot product in the
  * GEMM's fixed order; Div, Mul, Add: one element; Softmax: one row), never on the rows, batch or threads it runs
@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Query rows per task: the scores of a block (2 x rows x Skv elements) stay in L2 for Skv up to a few
- * thousand. Speed only: no bit depends on it. */
-#define OM_AP_ROWS 32
+/* Query rows per task: about OM_AP_CELLS scores (the two buffers: 2 x 128 KiB of f32, in L2), at least
+ * OM_AP_ROWS_MIN rows, at most OM_AP_ROWS_MAX. Speed only: no bit depends on it. */
+#define OM_AP_CELLS 32768
+#define OM_AP_ROWS_MIN 16
+#define OM_AP_ROWS_MAX 256
 
 struct om_attn_pattern {
   om_attn_members m;
@@ -123,7 +125,7 @@ typedef struct om_ap_run {
   const int64_t* const* shapes;
   const size_t* ranks;
   const int64_t* s; /* the scores' shape */
-  size_t sr, nb, Sq, Skv, D, Dv, blocks;
+  size_t sr, nb, Sq, Skv, D, Dv, rows, blocks;
   unsigned char* out;
   int failed;
   char* err;
@@ -138,8 +140,8 @@ static void om_ap_task(void* ctx, size_t t) {
   om_ap_run* r = ctx;
   if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) return;
   const om_attn_members* m = &r->p->m;
-  size_t es = r->p->esize, bi = t / r->blocks, r0 = (t % r->blocks) * OM_AP_ROWS;
-  size_t rows = r->Sq - r0 < OM_AP_ROWS ? r->Sq - r0 : OM_AP_ROWS, nbd = r->sr - 2;
+  size_t es = r->p->esize, bi = t / r->blocks, r0 = (t % r->blocks) * r->rows;
+  size_t rows = r->Sq - r0 < r->rows ? r->Sq - r0 : r->rows, nbd = r->sr - 2;
   size_t cells = rows * r->Skv;
   unsigned char* buf = malloc(2 * (cells ? cells : 1) * es);
   char err[512];
@@ -229,7 +231,9 @@ int om_attn_pattern_run(const om_attn_pattern* p, const void* const* data, const
   r.D = (size_t)shapes[OM_AP_Q][ranks[OM_AP_Q] - 1];
   r.Dv = (size_t)o[orank - 1];
   if (r.nb == 0 || r.Sq == 0 || r.Dv == 0) return 0;
-  r.blocks = (r.Sq + OM_AP_ROWS - 1) / OM_AP_ROWS;
+  r.rows = OM_AP_CELLS / (r.Skv ? r.Skv : 1);
+  r.rows = r.rows < OM_AP_ROWS_MIN ? OM_AP_ROWS_MIN : r.rows > OM_AP_ROWS_MAX ? OM_AP_ROWS_MAX : r.rows;
+  r.blocks = (r.Sq + r.rows - 1) / r.rows;
   size_t tasks = r.nb * r.blocks;
   if (parallel_for && tasks > 1)
     parallel_for(host_ctx, om_ap_task, tasks, &r);
