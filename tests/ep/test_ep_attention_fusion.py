@@ -208,3 +208,17 @@ def test_runtime_shape_error_names_the_node() -> None:
         sess.run(None, bad)
     good = feeds(m, {"q": (1, 2, 4, 8), "kt": (1, 2, 8, 5), "v": (1, 2, 5, 8), "mask": (1, 1, 1, 5)})
     assert_exact_bits("after an error", sess.run(None, good)[0], run(m, good, fuse=False)[0])
+
+
+@pytest.mark.parametrize("name", ["bert_tiny", "llama_tiny"])
+def test_whole_models_fuse_with_the_unfused_bits(name: str) -> None:
+    """Both attentions of each model fuse (no Softmax runs alone); every output has the unfused bits."""
+    m = onnx.load(f"testdata/models/{name}.onnx")
+    rng = np.random.default_rng(7)
+    f = {"input_ids": rng.integers(0, 256, (2, 40)).astype(np.int64)}
+    if name == "bert_tiny":
+        f["attention_mask"] = np.ones((2, 40), np.int64)
+        f["attention_mask"][1, 30:] = 0
+    assert "Softmax" not in nodes_run(m, f)
+    for got, want in zip(run(m, f), run(m, f, fuse=False), strict=True):
+        assert_exact_bits(name, got, want)
