@@ -222,3 +222,19 @@ def test_whole_models_fuse_with_the_unfused_bits(name: str) -> None:
     assert "Softmax" not in nodes_run(m, f)
     for got, want in zip(run(m, f), run(m, f, fuse=False), strict=True):
         assert_exact_bits(name, got, want)
+
+
+def test_constant_keys_and_values_and_compile_dispatch() -> None:
+    """K^T and V 2-D initializers (the MatMuls pack them once, as unfused) and dispatch="compile"."""
+    m = attn_model([2, 3, 40, 64], [64, 90], [90, 24], mask=[2, 1, 1, 90])
+    rng = np.random.default_rng(11)
+    for name, shape in (("kt", (64, 90)), ("v", (90, 24))):
+        a = rng.standard_normal(shape).astype(np.float32)
+        m.graph.initializer.append(numpy_helper.from_array(a, name))
+        keep = [vi for vi in m.graph.input if vi.name != name]
+        del m.graph.input[:]
+        m.graph.input.extend(keep)
+    f = feeds(m, {"q": (2, 3, 40, 64), "mask": (2, 1, 1, 90)})
+    want = check_fused(m, f)
+    assert_exact_bits("compile", run(m, f, dispatch="compile")[0], want)
+    assert_exact_bits("compile, unfused", run(m, f, dispatch="compile", fuse=False)[0], want)
