@@ -238,3 +238,11 @@ def test_constant_keys_and_values_and_compile_dispatch() -> None:
     want = check_fused(m, f)
     assert_exact_bits("compile", run(m, f, dispatch="compile")[0], want)
     assert_exact_bits("compile, unfused", run(m, f, dispatch="compile", fuse=False)[0], want)
+
+
+def test_mask_that_widens_at_run_time_fails_clearly() -> None:
+    """Declared of one symbolic batch, fed two: the fused node refuses the run, naming the node."""
+    m = attn_model(["b", 2, "s", 8], ["b", 2, 8, "t"], ["b", 2, "t", 8], mask=["b", 1, 1, "t"])
+    f = feeds(m, {"q": (1, 2, 4, 8), "kt": (1, 2, 8, 5), "v": (1, 2, 5, 8), "mask": (2, 1, 1, 5)})
+    with pytest.raises(Exception, match="node 'mask' in a fused attention: the mask widens the scores"):
+        run(m, f)

@@ -1,14 +1,17 @@
-/* attention_pattern.c - the attention pattern as one node (attention_pattern.h): per (batch element, block of
- * up to OM_AP_ROWS_MAX query rows), one task runs the members' own om_nodes on that block -- the scores [rows, Skv] into a
- * buffer, the scale and the mask add in place, the Softmax into a second buffer, then P x V straight into the
- * output rows. Each member's element depends only on its own row (MatMul: one element's dot product in the
- * GEMM's fixed order; Div, Mul, Add: one element; Softmax: one row), never on the rows, batch or threads it runs
- * with, so every element is the unfused graph's, bit for bit; no [batch, heads, Sq, Skv] tensor is written. */
+/* attention_pattern.c - the attention pattern as one node (attention_pattern.h): per (batch element, block
+ * of up to OM_AP_ROWS_MAX query rows), one task runs the members' own om_nodes on that block -- the scores
+ * [rows, Skv] into a buffer, the scale and the mask add in place, the Softmax into a second buffer, then
+ * P x V straight into the output rows. Each member's element depends only on its own row (MatMul: one
+ * element's dot product in the GEMM's fixed order; Div, Mul, Add: one element; Softmax: one row), never on
+ * the rows, batch or threads it runs with, so every element is the unfused graph's, bit for bit; no
+ * [batch, heads, Sq, Skv] tensor is written. */
 #include "attention_pattern.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "node_family.h" /* om_node's name */
 
 /* Query rows per task: about OM_AP_CELLS scores (the two buffers: 2 x 128 KiB of f32, in L2), at least
  * OM_AP_ROWS_MIN rows, at most OM_AP_ROWS_MAX. Speed only: no bit depends on it. */
@@ -66,7 +69,8 @@ static int om_ap_keeps(const om_node* node, int at, const int64_t* s, size_t sr,
   size_t orank = 0;
   if (om_node_output_shape(node, 2, shapes, ranks, o, &orank, err, errlen) != 0) return -1;
   if (!om_ap_same(o, orank, s, sr)) {
-    snprintf(err, errlen, "fused attention: the %s widens the scores; not served", what);
+    snprintf(err, errlen, "node '%s' in a fused attention: the %s widens the scores; not served (EP option fuse=\"0\" "
+             "runs it)", node->name, what);
     return -1;
   }
   return 0;
@@ -95,7 +99,8 @@ int om_attn_pattern_output_shape(const om_attn_pattern* p, const int64_t* const*
   size_t pvr[2] = {sr, ranks[OM_AP_V]};
   if (om_node_output_shape(m->pv, 2, pv, pvr, out_shape, out_rank, err, errlen) != 0) return -1;
   if (*out_rank != sr || !om_ap_same(out_shape, sr - 2, s, sr - 2)) {
-    snprintf(err, errlen, "fused attention: V's batch dimensions widen the scores'; not served");
+    snprintf(err, errlen, "node '%s' in a fused attention: V's batch dimensions widen the scores'; not served (EP "
+             "option fuse=\"0\" runs it)", m->pv->name);
     return -1;
   }
   return 0;
