@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ep_capability.h"
+#include "ep_attention_fuse.h"
 #include "ep_fuse.h"
 #include "ort/ort_attrs.h"
 
@@ -552,7 +553,9 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   if (!st && ep->strict_lines && om_ep_main_graph(api, graph)) {
     st = om_ep_strict_claim(ep, nodes, claim, n, info);
   } else {
-    /* chains of element-wise nodes, each one fused node (ep_fuse.c); their members are claimed there */
+    /* attention patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest,
+     * each one fused node; their members are claimed there */
+    if (!st && ep->fuse) st = om_ep_fuse_attention(ep, nodes, n, claim, opset, next, info);
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {
       if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;

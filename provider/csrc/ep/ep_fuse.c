@@ -8,7 +8,8 @@
  * producer only heads a chain, and only when its output is not declared smaller than OM_FUSE_PRODUCER_MIN
  * elements, symbolic dimensions as 1; a node with two such links in takes the first). A maximal run of links is a chain; one of two or more nodes (cut after every
  * OM_CHAIN_MAX_MEMBERS) becomes one fused node. Each intermediate value then lives only inside its fused node,
- * so fusing changes what is computed nowhere. Knows nothing of math. */
+ * so fusing changes what is computed nowhere. Nodes already in a fused attention pattern (next[i] == OM_EP_FUSED,
+ * ep_attention_fuse.c) join no chain. Knows nothing of math. */
 #include "ep_fuse.h"
 
 #include <stdlib.h>
@@ -18,14 +19,17 @@
 #include "ep_capability.h"          /* om_ep_value_count */
 #include "node/elementwise_chain.h" /* OM_CHAIN_MAX_MEMBERS, OM_CHAIN_MAX_INPUTS, om_chain_is_producer */
 
-typedef struct om_node_at {
-  const OrtNode* node;
-  size_t i;
-} om_node_at;
-
 static int om_node_at_cmp(const void* a, const void* b) {
   uintptr_t x = (uintptr_t)((const om_node_at*)a)->node, y = (uintptr_t)((const om_node_at*)b)->node;
   return x < y ? -1 : x > y;
+}
+
+om_node_at* om_ep_node_index(const OrtNode* const* nodes, size_t n) {
+  om_node_at* sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!sorted) return NULL;
+  for (size_t i = 0; i < n; i++) sorted[i] = (om_node_at){nodes[i], i};
+  qsort(sorted, n, sizeof *sorted, om_node_at_cmp);
+  return sorted;
 }
 
 enum { OM_LINK_NONE, OM_LINK_MEMBER, OM_LINK_HEAD }; /* om_ep_chainable: not, anywhere, only first */
@@ -47,8 +51,7 @@ static int om_ep_chainable(const OrtApi* api, const OrtNode* node) {
   return !(om_op_row(row)->flags & OM_F_STRUCT) || row == OM_OP_BATCH_NORMALIZATION ? OM_LINK_MEMBER : OM_LINK_NONE;
 }
 
-/* The index of the one node that consumes node's only output, when it is not a graph output; -1 otherwise. */
-static long om_ep_sole_consumer(const OrtApi* api, const OrtNode* node, const om_node_at* sorted, size_t n) {
+long om_ep_sole_consumer(const OrtApi* api, const OrtNode* node, const om_node_at* sorted, size_t n) {
   const OrtValueInfo* out = NULL;
   OrtStatus* st = api->Node_GetOutputs(node, &out, 1);
   bool graph_out = true;
@@ -97,16 +100,15 @@ static int om_ep_small_output(const OrtApi* api, const OrtNode* node) {
 OrtStatus* om_ep_fuse_chains(const om_ep* ep, const OrtNode* const* nodes, size_t n, const int* claim, int* next,
                              OrtEpGraphSupportInfo* info) {
   const OrtApi* api = ep->api;
-  om_node_at* sorted = malloc(n * sizeof *sorted);
+  om_node_at* sorted = om_ep_node_index(nodes, n);
   char* ok = malloc(n);
   char* has_prev = calloc(n, 1);
   OrtStatus* st = sorted && ok && has_prev ? NULL : om_ep_error(api, ORT_FAIL, "out of memory");
   for (size_t i = 0; !st && i < n; i++) {
-    sorted[i] = (om_node_at){nodes[i], i};
-    ok[i] = (char)(claim[i] == 1 ? om_ep_chainable(api, nodes[i]) : OM_LINK_NONE);
-    next[i] = -1;
+    int taken = next[i] == OM_EP_FUSED; /* a member of a fused attention pattern (ep_attention_fuse.c) */
+    ok[i] = (char)(claim[i] == 1 && !taken ? om_ep_chainable(api, nodes[i]) : OM_LINK_NONE);
+    if (!taken) next[i] = -1;
   }
-  if (!st) qsort(sorted, n, sizeof *sorted, om_node_at_cmp);
   for (size_t i = 0; !st && i < n; i++) {
     if (!ok[i]) continue;
     long j = om_ep_sole_consumer(api, nodes[i], sorted, n);
