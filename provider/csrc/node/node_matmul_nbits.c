@@ -209,18 +209,14 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
   memcpy(m->constant[k], data, bytes);
   if (!m->constant[OM_MNB_B] || !m->constant[OM_MNB_SCALES] || (m->present[OM_MNB_ZP] && !m->constant[OM_MNB_ZP]))
     return 0;
-  /* every input of W is constant: into the GEMM's panel order once, still quantized, and drop the copies */
-  if (m->int8) {
-    m->w8 = om_nbits_int8_make(&m->layout, (size_t)m->N, m->constant[OM_MNB_B], m->constant[OM_MNB_SCALES],
-                               m->constant[OM_MNB_ZP]);
-    if (!m->w8) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
-  } else {
+  /* every input of W is constant: into the GEMM's panel order (at level 4 the int8 panels) once, still
+   * quantized, and drop the copies */
+  const void *B = m->constant[OM_MNB_B], *scales = m->constant[OM_MNB_SCALES], *zp = m->constant[OM_MNB_ZP];
   size_t nr = om_gemm_panel_cols(node->path, OM_T_FLOAT);
-  m->panels = nr ? om_nbits_panels_make(&m->layout, (size_t)m->N, nr, m->constant[OM_MNB_B], m->constant[OM_MNB_SCALES],
-                                        m->constant[OM_MNB_ZP])
-                 : NULL;
-  if (!m->panels) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
-  }
+  if (m->int8) m->w8 = om_nbits_int8_make(&m->layout, (size_t)m->N, B, scales, zp);
+  else m->panels = nr ? om_nbits_panels_make(&m->layout, (size_t)m->N, nr, B, scales, zp) : NULL;
+  if (!m->panels && !m->w8)
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
   for (size_t q = 0; q <= OM_MNB_ZP; q++) {
     free(m->constant[q]);
     m->constant[q] = NULL;
