@@ -34,6 +34,7 @@ typedef struct om_matmul_nbits {
                                      (constant B, scales and zero points), or NULL: dequantized per run */
   int int8;                       /* accuracy_level 4, integer zero points: the int8 contract */
   om_nbits_int8* w8;              /* its weights when constant, else NULL: packed per run */
+  om_nbits_int8_fn int8_fn;       /* its product on the node's path, picked once (CPU features are queried) */
 } om_matmul_nbits;
 
 /* An attribute MatMulNBits requires, in [lo, hi]. */
@@ -84,6 +85,7 @@ static int om_mnb_create(om_node* node, const om_attrs* a, char* err, size_t err
   /* accuracy_level 4 (ORT's int8 compute) with an integer or absent zero point: the int8 contract; any other
    * level, or f32 zero points, the f32 contract (docs/quantized.md) */
   m->int8 = a->has_nbits_accuracy_level && a->nbits_accuracy_level == 4 && zp_kind != OM_NBITS_ZP_FLOAT;
+  m->int8_fn = m->int8 ? om_nbits_int8_of(node->path) : NULL;
   m->layout = om_nbits_layout_of((size_t)m->K, (size_t)a->nbits_bits, (size_t)a->block_size, zp_kind);
   node->out_types[0] = OM_T_FLOAT;
   return 0;
@@ -282,7 +284,7 @@ static int om_mnb_run_int8(const om_node* node, const om_node_io* io, size_t M, 
   const size_t K = (size_t)m->K, rows = K >= 8192 ? 1 : 8192 / K;
   /* panels per task: about 256 KiB of weights, whatever M is (the bits do not depend on it) */
   const size_t bytes = w->kpad * OM_NBI8_NC * w->l.bits / 8, group = bytes >= ((size_t)1 << 18) ? 1 : ((size_t)1 << 18) / bytes;
-  om_mnb_int8 g = {w, om_nbits_int8_of(node->path), &q, io->data[OM_MNB_A], bias, io->outs[0], group, rows,
+  om_mnb_int8 g = {w, m->int8_fn, &q, io->data[OM_MNB_A], bias, io->outs[0], group, rows,
                    node->mode == OM_MODE_EXACT};
   om_parallel_ieee(io->parallel_for, io->host_ctx, (M + rows - 1) / rows, om_mnb_quantize_task, &g);
   om_parallel_ieee(io->parallel_for, io->host_ctx, (w->panels + group - 1) / group, om_mnb_int8_task, &g);
