@@ -85,7 +85,7 @@ static int om_mnb_create(om_node* node, const om_attrs* a, char* err, size_t err
   /* accuracy_level 4 (ORT's int8 compute) with an integer or absent zero point: the int8 contract; any other
    * level, or f32 zero points, the f32 contract (docs/quantized.md) */
   m->int8 = a->has_nbits_accuracy_level && a->nbits_accuracy_level == 4 && zp_kind != OM_NBITS_ZP_FLOAT;
-  m->int8_fn = m->int8 ? om_nbits_int8_of(node->path) : NULL;
+  m->int8_fn = m->int8 ? om_nbits_int8_of(node->path, 1) : NULL;
   m->layout = om_nbits_layout_of((size_t)m->K, (size_t)a->nbits_bits, (size_t)a->block_size, zp_kind);
   node->out_types[0] = OM_T_FLOAT;
   return 0;

@@ -139,10 +139,10 @@ OM_NBI8_DECL(256)
 OM_NBI8_DECL(128)
 #endif
 
-om_nbits_int8_fn om_nbits_int8_of(int path) {
+om_nbits_int8_fn om_nbits_int8_of(int path, int ext) {
   switch (path) {
 #if OM_ISA_X86
-    case OM_PATH_512: return om_cpu_has_avx512vnni() ? om_nbits_int8_512vnni : om_nbits_int8_512;
+    case OM_PATH_512: return ext && om_cpu_has_avx512vnni() ? om_nbits_int8_512vnni : om_nbits_int8_512;
     case OM_PATH_256: return om_nbits_int8_256;
 #endif
 #if OM_ISA_X86 || OM_ISA_NEON

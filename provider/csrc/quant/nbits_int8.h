@@ -48,9 +48,10 @@ int om_nbits_qa_alloc(om_nbits_qa* q, const om_nbits_layout* l, size_t M);
 void om_nbits_qa_free(om_nbits_qa* q);
 
 /* Rows [0, M) of C = the contract's product (+ bias) for the columns of panel pn (C row-major, ldc), a NaN made
- * the canonical quiet NaN in exact mode. One per kernel path; the same bits on every one. */
+ * the canonical quiet NaN in exact mode. One per kernel path (ext: on the 512 path the AVX-512 VNNI kernel where
+ * the CPU has it; 0 only for tests); the same bits on every one. Queries the CPU: pick it once, not per run. */
 typedef void (*om_nbits_int8_fn)(const om_nbits_int8* w, size_t pn, const om_nbits_qa* q, const float* bias,
                                  int exact, float* C, size_t ldc);
-om_nbits_int8_fn om_nbits_int8_of(int path);
+om_nbits_int8_fn om_nbits_int8_of(int path, int ext);
 
 #endif
