@@ -33,7 +33,7 @@ from onemodel_ep.node import Node, NodeError
 
 # The version of the output bits: bumped, with regenerated golden digests and a CHANGELOG.md line, whenever a
 # change of the library changes an exact-mode output bit.
-BITS_VERSION = 4
+BITS_VERSION = 5
 
 SEED = 20261130
 N = 1000 + 37  # vector bodies and a tail on every width
@@ -164,14 +164,19 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                 ([t, i8], {}, [(1, 5, 4, 6, 5), (3, 5, 2, 3, 2)], 10)]
     if op.split(".")[-1] in QDQ_OPS:
         return [] if t in QDQ_NARROW else _qdq_cases(op, t)
-    if op == "com.microsoft.MatMulNBits":  # 4 bits, packed zero points; 8 bits, 128, K past 256; f32 ones
+    if op == "com.microsoft.MatMulNBits":  # 4 bits, packed zero points; 8 bits, 128, K past 256; f32 ones;
         u8 = TensorProto.UINT8
         return [([t, u8, t, u8], {"K": 100, "N": 41, "bits": 4, "block_size": 32},
                  [(37, 100), (41, 4, 16), (164,), (82,)], 1),
                 ([t, u8, t], {"K": 1300, "N": 3, "bits": 8, "block_size": 64},
                  [(5, 1300), (3, 21, 64), (63,)], 1),
                 ([t, u8, t, t], {"K": 70, "N": 17, "bits": 4, "block_size": 16},
-                 [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1)]
+                 [(2, 3, 70), (17, 5, 8), (85,), (85,)], 1),
+                # accuracy_level 4 (the int8 contract): 4 bits, packed zero points, K tail; 8 bits, 128
+                ([t, u8, t, u8], {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": 4},
+                 [(5, 300), (37, 10, 16), (370,), (185,)], 1),
+                ([t, u8, t], {"K": 200, "N": 19, "bits": 8, "block_size": 64, "accuracy_level": 4},
+                 [(3, 200), (19, 4, 64), (76,)], 1)]
     if op in ("LSTM", "GRU", "RNN"):  # docs/recurrent.md: two directions, two K blocks; both GRU forms;
         # activation lists (every activation once), LSTM's input_forget
         lstm_acts = {"hidden_size": 5, "direction": "bidirectional", "input_forget": 1,

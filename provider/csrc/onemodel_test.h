@@ -39,4 +39,11 @@ int om_test_qgemm(int path, int ext, int a_signed, int b_signed, size_t M, size_
 /* The name of the kernel om_qgemm runs on that path ("512-vnni", "512", ...), NULL for a path this CPU lacks. */
 const char* om_test_qgemm_kernel(int path, int ext);
 
+/* Test entry (tests/kernels/test_nbits_int8_kernel.py): MatMulNBits' accuracy_level 4 product (quant/nbits_int8.h)
+ * of A [M, K] and B, scales, zp (NULL: absent) as the op's inputs, + bias (NULL: none), into C [M, N], exact mode,
+ * on kernel path `path`, ext 0: without the path's extension kernel (AVX-512 VNNI). 0, or -1 out of memory. */
+int om_test_nbits_int8(int path, int ext, size_t bits, size_t block_size, size_t M, size_t K, size_t N,
+                       const float* A, const uint8_t* B, const float* scales, const uint8_t* zp, const float* bias,
+                       float* C);
+
 #endif

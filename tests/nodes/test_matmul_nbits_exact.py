@@ -8,8 +8,9 @@ run through onemodel_ep.InferenceSession via the EP and the rewrite on every ker
 the node must run on OneModel's kernels and Y must have the reference's bits (a NaN only as 0x7FC00000).
 Cases: bits 4 and 8, every block_size from 16 to 256, K with tails and past one, two and four product blocks
 of 256, N with tails, A of rank 1, 2 and 3 and with no rows, zero points absent / packed uint8 (flat and 2-D)
-/ f32, scales flat and 2-D, bias or not, accuracy_level 0 and 4; NaN, inf, -0 and subnormal A, scales 0, -0,
-negative, inf, NaN, and f32 zero points whose q - z rounds. Skipped, with the reason, while MatMulNBits is not
+/ f32, scales flat and 2-D, bias or not, accuracy_level 0 to 3 and 4 with f32 zero points (the f32 contract;
+level 4's int8 one is test_matmul_nbits_level4.py); NaN, inf, -0 and subnormal A, scales 0, -0, negative, inf,
+NaN, and f32 zero points whose q - z rounds. Skipped, with the reason, while MatMulNBits is not
 in op_table().
 
 The packer is checked against ONNX Runtime's own quantizer (quantize_matmul_4bits / _8bits) and the reference
@@ -75,7 +76,8 @@ CASES = [
     Case("b4_rank1", 4, 32, 70, 11, ()),
     Case("b4_rank3", 4, 16, 48, 7, (2, 2, 3), zp="u8_2d"),
     Case("b4_no_rows", 4, 32, 64, 5, (0,)),
-    Case("b4_level4", 4, 32, 96, 13, (4,), level=4),
+    Case("b4_level3", 4, 32, 96, 13, (4,), level=3),  # levels 0-3: the f32 contract
+    Case("f32zp_level4", 4, 32, 96, 13, (4,), level=4, zp="f32"),  # level 4 with f32 zero points: the same
     Case("b4_n1", 4, 64, 130, 1, (9,)),
     Case("b4_n_wide", 4, 32, 40, 70, (2,), zp="none"),
     Case("b8_bs16_k16", 8, 16, 16, 8, (3,)),
@@ -87,7 +89,7 @@ CASES = [
     Case("b8_bs32_k1029_five_kb", 8, 32, 1029, 3, (2,), zp="u8"),
     Case("b8_rank1", 8, 16, 33, 7, ()),
     Case("b8_no_rows", 8, 64, 64, 3, (2, 0)),
-    Case("b8_level4", 8, 64, 128, 10, (3,), level=4, zp="none"),
+    Case("b8_level1", 8, 64, 128, 10, (3,), level=1, zp="none"),
 ]
 
 

@@ -7,6 +7,8 @@
  * When B, scales and zero_points are constants, they are repacked once, still quantized, into the GEMM's panel
  * order (quant/nbits_panels.h), and each run dequantizes them inside the product: the few-row product for
  * M <= OM_NBITS_GEMV_ROWS, om_gemm's caller-made panels beyond; otherwise each run dequantizes W into scratch.
+ * accuracy_level 4 with an integer (or absent) zero point is the int8 contract instead (quant/nbits_int8.h): A
+ * quantized per row and block, exact int32 block sums, one float step per block.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "quant/nbits.h"
+#include "quant/nbits_int8.h"
 #include "quant/nbits_panels.h"
 
 enum { OM_MNB_A, OM_MNB_B, OM_MNB_SCALES, OM_MNB_ZP, OM_MNB_GIDX, OM_MNB_BIAS, OM_MNB_INPUTS };
@@ -29,6 +32,9 @@ typedef struct om_matmul_nbits {
   void* constant[OM_MNB_ZP + 1]; /* copies of the constant B, scales, zero_points until W is packed */
   om_nbits_panels* panels;        /* W kept quantized in the GEMM's panel order, dequantized inside the product
                                      (constant B, scales and zero points), or NULL: dequantized per run */
+  int int8;                       /* accuracy_level 4, integer zero points: the int8 contract */
+  om_nbits_int8* w8;              /* its weights when constant, else NULL: packed per run */
+  om_nbits_int8_fn int8_fn;       /* its product on the node's path, picked once (CPU features are queried) */
 } om_matmul_nbits;
 
 /* An attribute MatMulNBits requires, in [lo, hi]. */
@@ -59,7 +65,6 @@ static int om_mnb_create(om_node* node, const om_attrs* a, char* err, size_t err
   if ((uint64_t)a->nbits_k * (uint64_t)a->nbits_n > ((uint64_t)1 << 40))
     OM_FAIL_MSG("node '%s' (op MatMulNBits): K x N = %lld x %lld weights is more than served (2^40)", node->name,
                 (long long)a->nbits_k, (long long)a->nbits_n);
-  /* accuracy_level is ignored: the result is the f32 contract at every level (docs/quantized.md) */
   for (size_t k = 0; k < OM_MNB_INPUTS; k++) m->present[k] = k < node->n_inputs && types[k] != 0;
   int want[OM_MNB_INPUTS] = {OM_T_FLOAT, OM_T_UINT8, OM_T_FLOAT, 0, 0, OM_T_FLOAT};
   for (size_t k = 1; k < OM_MNB_INPUTS; k++)
@@ -77,6 +82,10 @@ static int om_mnb_create(om_node* node, const om_attrs* a, char* err, size_t err
     OM_FAIL_MSG("node '%s' (op MatMulNBits): input g_idx (act-order) is not served", node->name);
   m->K = a->nbits_k;
   m->N = a->nbits_n;
+  /* accuracy_level 4 (ORT's int8 compute) with an integer or absent zero point: the int8 contract; any other
+   * level, or f32 zero points, the f32 contract (docs/quantized.md) */
+  m->int8 = a->has_nbits_accuracy_level && a->nbits_accuracy_level == 4 && zp_kind != OM_NBITS_ZP_FLOAT;
+  m->int8_fn = m->int8 ? om_nbits_int8_of(node->path, 1) : NULL;
   m->layout = om_nbits_layout_of((size_t)m->K, (size_t)a->nbits_bits, (size_t)a->block_size, zp_kind);
   node->out_types[0] = OM_T_FLOAT;
   return 0;
@@ -87,6 +96,7 @@ static void om_mnb_destroy(om_node* node) {
   if (m) {
     for (size_t k = 0; k <= OM_MNB_ZP; k++) free(m->constant[k]);
     om_nbits_panels_free(m->panels);
+    om_nbits_int8_free(m->w8);
   }
   free(m);
 }
@@ -191,7 +201,7 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
                                char* err, size_t errlen) {
   om_matmul_nbits* m = node->impl;
   if (k == OM_MNB_BIAS || k == OM_MNB_A) return om_mnb_check_input(node, k, shape, rank, err, errlen);
-  if (k > OM_MNB_ZP || m->panels) return 0;
+  if (k > OM_MNB_ZP || m->panels || m->w8) return 0;
   if (om_mnb_check_input(node, k, shape, rank, err, errlen) != 0) return -1;
   int one_byte = k == OM_MNB_B || (k == OM_MNB_ZP && m->layout.zp_kind == OM_NBITS_ZP_UINT8);
   size_t bytes = om_shape_count(shape, rank) * (one_byte ? 1 : sizeof(float));
@@ -201,12 +211,14 @@ static int om_mnb_set_constant(om_node* node, size_t k, const void* data, const 
   memcpy(m->constant[k], data, bytes);
   if (!m->constant[OM_MNB_B] || !m->constant[OM_MNB_SCALES] || (m->present[OM_MNB_ZP] && !m->constant[OM_MNB_ZP]))
     return 0;
-  /* every input of W is constant: into the GEMM's panel order once, still quantized, and drop the copies */
+  /* every input of W is constant: into the GEMM's panel order (at level 4 the int8 panels) once, still
+   * quantized, and drop the copies */
+  const void *B = m->constant[OM_MNB_B], *scales = m->constant[OM_MNB_SCALES], *zp = m->constant[OM_MNB_ZP];
   size_t nr = om_gemm_panel_cols(node->path, OM_T_FLOAT);
-  m->panels = nr ? om_nbits_panels_make(&m->layout, (size_t)m->N, nr, m->constant[OM_MNB_B], m->constant[OM_MNB_SCALES],
-                                        m->constant[OM_MNB_ZP])
-                 : NULL;
-  if (!m->panels) OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
+  if (m->int8) m->w8 = om_nbits_int8_make(&m->layout, (size_t)m->N, B, scales, zp);
+  else m->panels = nr ? om_nbits_panels_make(&m->layout, (size_t)m->N, nr, B, scales, zp) : NULL;
+  if (!m->panels && !m->w8)
+    OM_FAIL_MSG("node '%s' (op MatMulNBits): out of memory packing the quantized weights", node->name);
   for (size_t q = 0; q <= OM_MNB_ZP; q++) {
     free(m->constant[q]);
     m->constant[q] = NULL;
@@ -231,6 +243,56 @@ static void om_mnb_gemv_task(void* ctx, size_t t) {
     g->fn(g->p, pn, g->A, g->p->l.K, g->M, g->bias, g->exact, g->C, g->p->N);
 }
 
+/* ---- accuracy_level 4: A quantized per row (row chunks), then panels of columns in fixed groups per task ------ */
+
+typedef struct om_mnb_int8 {
+  const om_nbits_int8* w;
+  om_nbits_int8_fn fn;
+  om_nbits_qa* q;
+  const float *A, *bias;
+  float* C;
+  size_t group, rows;
+  int exact;
+} om_mnb_int8;
+
+static void om_mnb_quantize_task(void* ctx, size_t t) {
+  const om_mnb_int8* g = ctx;
+  size_t end, begin = om_chunk_begin(t, g->rows, g->q->M, &end);
+  om_nbits_quantize_rows(&g->w->l, g->A, begin, end, g->q);
+}
+
+static void om_mnb_int8_task(void* ctx, size_t t) {
+  const om_mnb_int8* g = ctx;
+  for (size_t pn = t * g->group; pn < (t + 1) * g->group && pn < g->w->panels; pn++)
+    g->fn(g->w, pn, g->q, g->bias, g->exact, g->C, g->w->N);
+}
+
+static int om_mnb_run_int8(const om_node* node, const om_node_io* io, size_t M, const float* bias) {
+  const om_matmul_nbits* m = node->impl;
+  om_nbits_int8* own = NULL;
+  const om_nbits_int8* w = m->w8;
+  if (!w) { /* weights given at run time: packed for this run */
+    const void* zp = m->present[OM_MNB_ZP] ? io->data[OM_MNB_ZP] : NULL;
+    w = own = om_nbits_int8_make(&m->layout, (size_t)m->N, io->data[OM_MNB_B], io->data[OM_MNB_SCALES], zp);
+  }
+  om_nbits_qa q;
+  if (!w || om_nbits_qa_alloc(&q, &m->layout, M) != 0) {
+    om_nbits_int8_free(own);
+    snprintf(io->err, io->errlen, "node '%s' (op MatMulNBits): out of memory quantizing A", node->name);
+    return -1;
+  }
+  const size_t K = (size_t)m->K, rows = K >= 8192 ? 1 : 8192 / K;
+  /* panels per task: about 256 KiB of weights, whatever M is (the bits do not depend on it) */
+  const size_t bytes = w->kpad * OM_NBI8_NC * w->l.bits / 8, group = bytes >= ((size_t)1 << 18) ? 1 : ((size_t)1 << 18) / bytes;
+  om_mnb_int8 g = {w, m->int8_fn, &q, io->data[OM_MNB_A], bias, io->outs[0], group, rows,
+                   node->mode == OM_MODE_EXACT};
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (M + rows - 1) / rows, om_mnb_quantize_task, &g);
+  om_parallel_ieee(io->parallel_for, io->host_ctx, (w->panels + group - 1) / group, om_mnb_int8_task, &g);
+  om_nbits_qa_free(&q);
+  om_nbits_int8_free(own);
+  return 0;
+}
+
 static int om_mnb_run(const om_node* node, const om_node_io* io) {
   const om_matmul_nbits* m = node->impl;
   if (om_mnb_check_all(node, io) != 0) return -1;
@@ -238,6 +300,7 @@ static int om_mnb_run(const om_node* node, const om_node_io* io) {
   if (M == 0) return 0;
   const float* bias =
       m->present[OM_MNB_BIAS] && io->n_inputs > OM_MNB_BIAS && io->data[OM_MNB_BIAS] ? io->data[OM_MNB_BIAS] : NULL;
+  if (m->int8) return om_mnb_run_int8(node, io, M, bias);
   if (m->panels && M <= OM_NBITS_GEMV_ROWS) { /* the GEMM's bits, without its panel buffers: W never leaves L1 */
     size_t K = (size_t)m->K, group = K >= ((size_t)1 << 20) / m->panels->nr ? 1 : ((size_t)1 << 20) / m->panels->nr / K;
     om_mnb_gemv gv = {m->panels, om_nbits_panels_gemv_of(node->path), io->data[OM_MNB_A], bias, io->outs[0], M, group,
