@@ -139,6 +139,20 @@ def _foldable(node: onnx.NodeProto, consts: _Constants, graph_outputs: set[str],
     )
 
 
+# The float ops a QDQ group forms around (docs/quantized.md, "QDQ groups"): a DequantizeLinear that feeds only
+# one of them stays, so the execution provider (and the rewrite) sees the group whether its input is constant
+# or not, as ORT's own constant folding keeps DequantizeLinear for its QDQ fusions.
+_QDQ_GROUP_OPS = frozenset({"Conv", "MatMul", "Gemm", "Add", "Mul"})
+
+
+def _feeds_qdq_group(node: onnx.NodeProto, readers: dict[str, list[onnx.NodeProto]]) -> bool:
+    """Whether `node` is a DequantizeLinear whose output only one node reads, a QDQ group's float op."""
+    if node.op_type != "DequantizeLinear" or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+        return False
+    who = readers.get(node.output[0], [])
+    return len(who) == 1 and who[0].op_type in _QDQ_GROUP_OPS and who[0].domain in ("", "ai.onnx")
+
+
 def _read_names(graph: onnx.GraphProto, skip: set[int]) -> Iterator[str]:
     """Every value name a node of `graph` (but the nodes at the indices `skip`) or of a subgraph reads, and
     the graph's outputs."""
@@ -185,6 +199,10 @@ class _Planner:
         graph_outputs = {o.name for o in graph.output}
         opsets = {d: domain_opset(self.model, d) for d in served_domains()}
         plan = _Plan()
+        readers: dict[str, list[onnx.NodeProto]] = {}
+        for node in graph.node:
+            for n in node.input:
+                readers.setdefault(n, []).append(node)
         for k, node in enumerate(graph.node):
             if _is_constant_node(node):
                 t = _constant_tensor(node)
@@ -196,7 +214,7 @@ class _Planner:
                 for j, sub in enumerate(subgraphs(a)):
                     suffix = f"[{j}]" if a.type == onnx.AttributeProto.GRAPHS else ""
                     self.graph(sub, consts, (*where, k, a.name, j), f"{label}/{node_label}.{a.name}{suffix}")
-            if not _foldable(node, consts, graph_outputs, set(opsets)):
+            if not _foldable(node, consts, graph_outputs, set(opsets)) or _feeds_qdq_group(node, readers):
                 continue
             domain = "" if node.domain == "ai.onnx" else node.domain
             outs = _computed(node, consts, opsets[domain], self.mode, self.kernel_path, self.max_bytes)

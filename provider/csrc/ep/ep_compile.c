@@ -1,4 +1,5 @@
-/* ep_compile.c - OrtEp::Compile: a fused chain of element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c;
+/* ep_compile.c - OrtEp::Compile: a QDQ group (ep_qdq.c) becomes its QLinear op's kernel; a fused chain of
+ * element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c;
  * a node of its own is the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
  * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
  * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
@@ -13,6 +14,7 @@
 #include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset, om_ep_strict_refusal */
 #include "ep_compile.h"
 #include "ep_compile_chain.h"
+#include "ep_qdq.h"
 #include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {
@@ -177,8 +179,10 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     }
     size_t members = 0;
     st = ep->api->Graph_GetNumNodes(graphs[i], &members);
-    if (!st) st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
-                              : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    if (!st && members > 1) st = om_ep_qdq_compile(ep, graphs[i], fused_nodes[i], &c->kernel); /* a QDQ group */
+    if (!st && !c->kernel)
+      st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
+                       : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
     if (st) {
       free(c);
       break;
