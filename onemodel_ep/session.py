@@ -97,9 +97,11 @@ class InferenceSession(ort.InferenceSession):
         proto, data_folder = _read(model)
         owned = not isinstance(model, onnx.ModelProto)  # loaded here: changed in place, no copy
         folded = RewriteReport(mode, kernel_path)
+        n_nodes = len(proto.graph.node)
         before = proto
         # QDQ groups see a DequantizeLinear per reader, either way in (onemodel_ep.qdq_unique)
         proto = unique_dq(proto, in_place=owned)
+        copied = proto is not before or len(proto.graph.node) != n_nodes
         owned = owned or proto is not before
         if fold:
             before = proto
@@ -113,7 +115,7 @@ class InferenceSession(ort.InferenceSession):
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path,
                                     custom_ops=custom_op_types(proto))
             source: str | bytes
-            if folded.nodes:  # ORT gets the folded model; its external data stays in the model's folder
+            if folded.nodes or copied:  # ORT gets the model changed here; its external data stays put
                 source = proto.SerializeToString()
                 if data_folder is not None:
                     so.add_session_config_entry(_EXTERNAL_FOLDER_KEY, data_folder)

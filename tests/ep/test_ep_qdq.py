@@ -319,3 +319,18 @@ def test_qdq_resnet_is_the_qoperator_resnet() -> None:
         assert_exact_bits(f"level {level}", _level_session(qdq, level).run(None, f)[0], want)
     n_groups = sum(n.op_type in ("Conv", "Add", "Gemm") for n in qdq.graph.node)
     assert len(fused_names(nodes_run(qdq, f))) >= n_groups
+
+
+def test_fold_keeps_a_groups_dequantize_only() -> None:
+    """onemodel_ep.fold keeps the weight's DequantizeLinear of a group (the group needs it) and folds a
+    weight-only one (a float op without a QuantizeLinear after it: no group)."""
+    from onemodel_ep.fold import fold
+
+    c = CASES["matmul_u8_tensor"]
+    assert [n.name for n in fold(c.qdq).graph.node] == ["dq_x", "dq_w", "p", "q_y"]
+    weight_only = onnx.ModelProto()
+    weight_only.CopyFrom(c.qdq)
+    del weight_only.graph.node[-1]
+    weight_only.graph.node[-1].output[0] = "y"
+    weight_only.graph.output[0].type.tensor_type.elem_type = T.FLOAT
+    assert [n.name for n in fold(weight_only).graph.node] == ["dq_x", "p"]
