@@ -334,3 +334,43 @@ def test_fold_keeps_a_groups_dequantize_only() -> None:
     weight_only.graph.node[-1].output[0] = "y"
     weight_only.graph.output[0].type.tensor_type.elem_type = T.FLOAT
     assert [n.name for n in fold(weight_only).graph.node] == ["dq_x", "p"]
+
+
+@pytest.mark.parametrize("name", ["add_u8", "matmul_s8_column", "conv_u8_channel_bias"])
+def test_zero_size_dimension(name: str) -> None:
+    """A group over an input with a zero-size dimension: an empty output of the QOperator model's shape."""
+    c = CASES[name]
+    m = onnx.ModelProto()
+    m.CopyFrom(c.qdq)
+    q = onnx.ModelProto()
+    q.CopyFrom(c.qop)
+    for model in (m, q):
+        for v in (model.graph.input[0], *model.graph.output):
+            v.type.tensor_type.shape.dim[0].dim_param = "n"
+    f = dict(c.feeds, x=c.feeds["x"][:0])
+    assert len(fused_names(nodes_run(m, f))) == 1
+    got = ep_session(m).run(None, f)[0]
+    assert got.size == 0
+    assert_exact_bits(f"{name} zero-size", got, ep_session(q).run(None, f)[0])
+
+
+def test_gemm_attributes_qgemm_cannot_take_stay_unfused() -> None:
+    """Gemm with C and alpha != 1 (QGemm scales C with the product), or with transA = 1: no group; within one
+    code of stock's unfused graph."""
+    base = CASES["gemm_u8_column_bias"]
+    alpha = onnx.ModelProto()
+    alpha.CopyFrom(base.qdq)
+    alpha.graph.node[3].attribute.append(h.make_attribute("alpha", 0.5))
+    ran = _ran(alpha, base.feeds, True)
+    assert "Gemm" in ran and "QuantizeLinear" in ran, ran
+    got = ep_session(alpha).run(None, base.feeds)[0]
+    _off_by_at_most_one("alpha with C", got, _stock(alpha, base.feeds, LEVELS[0]), 0.02)
+    no_c = CASES["gemm_s8_tensor_transb"]
+    ta = onnx.ModelProto()
+    ta.CopyFrom(no_c.qdq)
+    ta.graph.node[2].attribute.append(h.make_attribute("transA", 1))
+    f = {"x": np.ascontiguousarray(no_c.feeds["x"].T)}
+    ta.graph.input[0].type.tensor_type.shape.dim[0].dim_value = f["x"].shape[0]
+    ta.graph.input[0].type.tensor_type.shape.dim[1].dim_value = f["x"].shape[1]
+    assert "Gemm" in _ran(ta, f, True)
+    _off_by_at_most_one("transA", ep_session(ta).run(None, f)[0], _stock(ta, f, LEVELS[0]), 0.02)
