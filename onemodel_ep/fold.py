@@ -139,6 +139,34 @@ def _foldable(node: onnx.NodeProto, consts: _Constants, graph_outputs: set[str],
     )
 
 
+# The float ops a QDQ group forms around (docs/quantized.md, "QDQ groups"): a DequantizeLinear that may be
+# part of one stays, so the execution provider (and the rewrite) sees the group whether its input is constant
+# or not, as ORT's own constant folding keeps DequantizeLinear for its QDQ fusions.
+_QDQ_GROUP_OPS = frozenset({"Conv", "MatMul", "Gemm", "Add", "Mul"})
+_DEFAULT_DOMAIN = ("", "ai.onnx")
+
+
+def _is(node: onnx.NodeProto, op: str) -> bool:
+    return node.op_type == op and node.domain in _DEFAULT_DOMAIN
+
+
+def _feeds_qdq_group(
+    node: onnx.NodeProto, readers: dict[str, list[onnx.NodeProto]], producers: dict[str, onnx.NodeProto]
+) -> bool:
+    """Whether `node` is a DequantizeLinear whose output only one node reads, a QDQ group's float op shape:
+    every present input of it a DequantizeLinear's output, its output read by one QuantizeLinear only."""
+    if not _is(node, "DequantizeLinear") or len(node.output) != 1:
+        return False
+    who = readers.get(node.output[0], [])
+    if len(who) != 1 or who[0].op_type not in _QDQ_GROUP_OPS or who[0].domain not in _DEFAULT_DOMAIN:
+        return False
+    p = who[0]
+    if any(n and (n not in producers or not _is(producers[n], "DequantizeLinear")) for n in p.input):
+        return False
+    after = readers.get(p.output[0], []) if len(p.output) == 1 else []
+    return len(after) == 1 and _is(after[0], "QuantizeLinear")
+
+
 def _read_names(graph: onnx.GraphProto, skip: set[int]) -> Iterator[str]:
     """Every value name a node of `graph` (but the nodes at the indices `skip`) or of a subgraph reads, and
     the graph's outputs."""
@@ -185,6 +213,13 @@ class _Planner:
         graph_outputs = {o.name for o in graph.output}
         opsets = {d: domain_opset(self.model, d) for d in served_domains()}
         plan = _Plan()
+        readers: dict[str, list[onnx.NodeProto]] = {}
+        producers: dict[str, onnx.NodeProto] = {}
+        for node in graph.node:
+            for n in node.input:
+                readers.setdefault(n, []).append(node)
+            for n in node.output:
+                producers[n] = node
         for k, node in enumerate(graph.node):
             if _is_constant_node(node):
                 t = _constant_tensor(node)
@@ -197,6 +232,8 @@ class _Planner:
                     suffix = f"[{j}]" if a.type == onnx.AttributeProto.GRAPHS else ""
                     self.graph(sub, consts, (*where, k, a.name, j), f"{label}/{node_label}.{a.name}{suffix}")
             if not _foldable(node, consts, graph_outputs, set(opsets)):
+                continue
+            if _feeds_qdq_group(node, readers, producers):
                 continue
             domain = "" if node.domain == "ai.onnx" else node.domain
             outs = _computed(node, consts, opsets[domain], self.mode, self.kernel_path, self.max_bytes)

@@ -85,11 +85,15 @@ LEVEL1: tuple[Transformer, ...] = (
     Transformer("LayerNormFusionL1", False, True,
                 "replaces ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add by one "
                 "LayerNormalization, whose arithmetic differs from the sequence's"),
-    Transformer("QDQPropagationTransformer", False, False,
-                "moves Q/DQ pairs across Transpose, Reshape and the like: copies"),
+    Transformer("QDQPropagationTransformer", False, True,
+                "moves Q/DQ pairs across Transpose, Reshape and the like, above DISABLE_ALL only: the EP's "
+                "QDQ groups (docs/quantized.md) would differ between optimisation levels"),
     Transformer("WeightBiasQuantization", False, True,
                 "quantizes a float weight and bias with stock code and its own scale"),
-    Transformer("EnsureUniqueDQForNodeUnit", False, False, "duplicates a shared DequantizeLinear: a copy"),
+    Transformer("EnsureUniqueDQForNodeUnit", False, False,
+                "duplicates a shared DequantizeLinear: a copy. ORT also runs it once before partitioning "
+                "at every level (unless session.disable_quant_qdq), so the EP's QDQ groups see the same "
+                "graph at every level; onemodel_ep.qdq_unique does the same copying for both ways in"),
     Transformer("WhereDummyDq", False, False,
                 "gives Where's constant branch a DequantizeLinear whose value is that constant"),
     Transformer("RocmBlasAltImpl", False, False, "ROCm EP only"),

@@ -15,6 +15,7 @@ from onemodel_ep import strict as strict_mode
 from onemodel_ep.custom_ops import custom_op_types, session_options
 from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported
 from onemodel_ep.fold import fold as fold_constants
+from onemodel_ep.qdq_unique import unique_dq
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
 
@@ -96,6 +97,12 @@ class InferenceSession(ort.InferenceSession):
         proto, data_folder = _read(model)
         owned = not isinstance(model, onnx.ModelProto)  # loaded here: changed in place, no copy
         folded = RewriteReport(mode, kernel_path)
+        n_nodes = len(proto.graph.node)
+        before = proto
+        # QDQ groups see a DequantizeLinear per reader, either way in (onemodel_ep.qdq_unique)
+        proto = unique_dq(proto, in_place=owned)
+        copied = proto is not before or len(proto.graph.node) != n_nodes
+        owned = owned or proto is not before
         if fold:
             before = proto
             proto = fold_constants(proto, mode=mode, kernel_path=kernel_path, report=folded, in_place=owned)
@@ -108,7 +115,7 @@ class InferenceSession(ort.InferenceSession):
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path,
                                     custom_ops=custom_op_types(proto))
             source: str | bytes
-            if folded.nodes:  # ORT gets the folded model; its external data stays in the model's folder
+            if folded.nodes or copied:  # ORT gets the model changed here; its external data stays put
                 source = proto.SerializeToString()
                 if data_folder is not None:
                     so.add_session_config_entry(_EXTERNAL_FOLDER_KEY, data_folder)

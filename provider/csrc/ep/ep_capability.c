@@ -12,6 +12,7 @@
 #include "ep_capability.h"
 #include "ep_attention_fuse.h"
 #include "ep_fuse.h"
+#include "ep_qdq.h"
 #include "ort/ort_attrs.h"
 
 /* ---- attributes of an OrtNode -------------------------------------------------------------------------------- */
@@ -185,6 +186,18 @@ static int om_na_tensor1(const void* ctx, const char* name, int* type, int64_t* 
   return r;
 }
 
+int om_ep_attr_int(const OrtApi* api, const OrtNode* node, const char* name, int64_t* out) {
+  om_node_attr_ctx c = {api, node};
+  char err[160];
+  return om_na_int(&c, name, out, err, sizeof err);
+}
+
+int om_ep_attr_float(const OrtApi* api, const OrtNode* node, const char* name, float* out) {
+  om_node_attr_ctx c = {api, node};
+  char err[160];
+  return om_na_float(&c, name, out, err, sizeof err);
+}
+
 /* ---- one node ------------------------------------------------------------------------------------------------ */
 /* The tensor type of a node input or output (owned by v); NULL when absent, unknown or not a tensor. */
 static const OrtTensorTypeAndShapeInfo* om_value_tensor(const OrtApi* api, const OrtValueInfo* v) {
@@ -289,6 +302,44 @@ static int om_ep_ranks_served(const OrtApi* api, const OrtNode* node, const OrtV
   return -1;
 }
 
+/* Read `node`'s attributes as those of op-table row `row` and build its om_node over the n input types (n_outputs:
+ * attrs.n_outputs, 0 when unknown): 1 with *out set, 0 when an attribute cannot be read (err says which), -1
+ * when om_node_create refuses (err says why). */
+static int om_ep_read_create(const om_ep* ep, const OrtNode* node, int row, int opset, size_t n, const int* types,
+                             size_t n_outputs, om_node** out, char* err, size_t errlen) {
+  const OrtApi* api = ep->api;
+  const char* name = NULL;
+  OrtStatus* st = api->Node_GetName(node, &name);
+  if (st) api->ReleaseStatus(st);
+  if (st || !name) name = "";
+  om_attrs attrs;
+  om_attrs_defaults(&attrs);
+  attrs.mode = ep->mode;
+  attrs.path = ep->path;
+  attrs.onnx_opset = opset;
+  attrs.n_outputs = n_outputs;
+  om_node_attr_ctx actx = {api, node};
+  om_attr_source src = {&actx,         om_na_int,    om_na_float,    om_na_string,
+                        om_na_ints,    om_na_floats, om_na_strings,  om_na_tensor1};
+  char why[512];
+  if (om_attrs_read(&src, om_op_row(row), 0, &attrs, why, sizeof why) != 0) {
+    snprintf(err, errlen, "node '%s' (op %s): %s", name, om_op_row(row)->name, why);
+    return 0;
+  }
+  *out = om_node_create(name, om_op_row(row)->key, n, types, &attrs, err, errlen);
+  return *out ? 1 : -1;
+}
+
+om_node* om_ep_node_create_as(const om_ep* ep, const OrtNode* node, int row, int opset, size_t n, const int* types,
+                              char* err, size_t errlen) {
+  om_node* out = NULL;
+  err[0] = '\0';
+  if (om_op_row(row)->domain[0]) opset = 1; /* a com.microsoft row: version 1 of its domain */
+  if (om_ep_read_create(ep, node, row, opset, n, types, 1, &out, err, errlen) <= 0 && !err[0])
+    snprintf(err, errlen, "node not served");
+  return out;
+}
+
 /* Build the om_node of `node`: 1 with *out set (the EP claims it); 0 when its attributes cannot be read (wrong
  * type, bad value), err naming node, op and attribute (claimed too: creating its kernel then fails with that
  * message instead of the node silently running on stock ORT); -1 when the EP leaves it to the next provider
@@ -345,18 +396,12 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
       goto done;
     }
   if (om_ep_ranks_served(api, node, vs, n, name ? name : "", op, err, errlen) != 0) goto done;
-  om_attrs attrs;
-  om_attrs_defaults(&attrs);
-  attrs.mode = ep->mode;
-  attrs.path = ep->path;
-  attrs.onnx_opset = opset;
-  om_node_attr_ctx actx = {api, node};
-  om_attr_source src = {&actx,         om_na_int,    om_na_float,    om_na_string,
-                        om_na_ints,    om_na_floats, om_na_strings,  om_na_tensor1};
   size_t n_outputs = 0; /* the outputs the node has (Split's count), trailing absent ones (NULL) not counted */
   st = api->Node_GetNumOutputs(node, &n_outputs);
-  if (st) api->ReleaseStatus(st);
-  else {
+  if (st) {
+    api->ReleaseStatus(st);
+    n_outputs = 0;
+  } else {
     const OrtValueInfo* outs_small[8];
     const OrtValueInfo** outs = n_outputs <= 8 ? outs_small : malloc(n_outputs * sizeof *outs);
     st = outs && n_outputs ? api->Node_GetOutputs(node, outs, n_outputs) : NULL;
@@ -364,16 +409,8 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
     else if (outs)
       while (n_outputs > 0 && !outs[n_outputs - 1]) n_outputs--;
     if (outs != outs_small) free(outs);
-    attrs.n_outputs = n_outputs;
   }
-  char why[512];
-  if (om_attrs_read(&src, om_op_row(row), 0, &attrs, why, sizeof why) != 0) {
-    snprintf(err, errlen, "node '%s' (op %s): %s", name ? name : "", op, why);
-    result = 0;
-  } else {
-    *out = om_node_create(name ? name : "", om_op_row(row)->key, n, types, &attrs, err, errlen);
-    result = *out ? 1 : -1;
-  }
+  result = om_ep_read_create(ep, node, row, opset, n, types, n_outputs, out, err, errlen);
 done:
   if (vs != vs_small) free((void*)vs);
   if (types != types_small) free(types);
@@ -553,8 +590,11 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   if (!st && ep->strict_lines && om_ep_main_graph(api, graph)) {
     st = om_ep_strict_claim(ep, nodes, claim, n, info);
   } else {
-    /* attention patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest,
-     * each one fused node; their members are claimed there */
+    /* QDQ groups, each one fused node run as our QLinear op (ep_qdq.c): whatever `fuse` says, since a group's
+     * bits are the QLinear op's; their members are claimed there and join no other fusion. Then attention
+     * patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest, each one
+     * fused node; their members are claimed there */
+    if (!st) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
     if (!st && ep->fuse) st = om_ep_fuse_attention(ep, nodes, n, claim, opset, next, info);
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {

@@ -1,5 +1,6 @@
-/* ep_compile.c - OrtEp::Compile: a fused chain of element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c, a
- * fused attention pattern (ep_attention_fuse.c) to ep_compile_attention.c;
+/* ep_compile.c - OrtEp::Compile: a QDQ group (ep_qdq.c) becomes its QLinear op's kernel; a fused chain of
+ * element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c, a fused attention pattern (ep_attention_fuse.c) to
+ * ep_compile_attention.c;
  * a node of its own is the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
  * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
  * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
@@ -15,6 +16,7 @@
 #include "ep_compile.h"
 #include "ep_compile_attention.h"
 #include "ep_compile_chain.h"
+#include "ep_qdq.h"
 #include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {
@@ -184,9 +186,12 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     st = ep->api->Graph_GetNumNodes(graphs[i], &members);
     if (!st && members > 1 && om_ep_is_attention(ep->api, graphs[i]))
       st = om_ep_attention_compile(ep, graphs[i], fused_nodes[i], &c->attn);
-    else if (!st)
-      st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
-                       : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    else if (!st) {
+      if (members > 1) st = om_ep_qdq_compile(ep, graphs[i], fused_nodes[i], &c->kernel); /* a QDQ group */
+      if (!st && !c->kernel)
+        st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
+                         : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    }
     if (st) {
       free(c);
       break;
