@@ -22,6 +22,7 @@ from onnx import numpy_helper
 from onemodel_ep._lib import MODES, check_kernel_path, op_key, served_domains
 from onemodel_ep.inference import domain_opset, subgraphs
 from onemodel_ep.node import Node, NodeError
+from onemodel_ep.qdq_groups import member_outputs
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, node_attributes, output_count, verdict
 
@@ -179,6 +180,7 @@ class _Planner:
     max_bytes: int
     reports: list[NodeReport] = field(default_factory=list)
     plans: dict[_Where, _Plan] = field(default_factory=dict)
+    grouped: set[str] = field(default_factory=set)  # the outputs of the main graph's QDQ groups: never folded
 
     def graph(self, graph: onnx.GraphProto, outer: _Constants | None, where: _Where, label: str) -> None:
         consts = _graph_constants(graph, outer)
@@ -197,6 +199,8 @@ class _Planner:
                     suffix = f"[{j}]" if a.type == onnx.AttributeProto.GRAPHS else ""
                     self.graph(sub, consts, (*where, k, a.name, j), f"{label}/{node_label}.{a.name}{suffix}")
             if not _foldable(node, consts, graph_outputs, set(opsets)):
+                continue
+            if not where and any(o in self.grouped for o in node.output):
                 continue
             domain = "" if node.domain == "ai.onnx" else node.domain
             outs = _computed(node, consts, opsets[domain], self.mode, self.kernel_path, self.max_bytes)
@@ -254,8 +258,9 @@ def fold(
 ) -> onnx.ModelProto:
     """`model` with every constant node OneModel serves computed once by OneModel's kernels (a copy, made
     only when something folds; with in_place=True, `model` itself). Pass a RewriteReport to have each
-    folded node appended to it (category "folded"). A model of IR version 3 or older (whose initializers
-    are all graph inputs) is returned unchanged."""
+    folded node appended to it (category "folded"). The nodes of a QDQ group (qdq_groups.py) are left to
+    the group, which the rewrite and the execution provider run as one QLinear node. A model of IR version
+    3 or older (whose initializers are all graph inputs) is returned unchanged."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     check_kernel_path(kernel_path)
@@ -263,7 +268,7 @@ def fold(
         raise TypeError(f"fold() takes an onnx.ModelProto, got {type(model).__name__}")
     if model.ir_version < 4:
         return model
-    planner = _Planner(model, mode, kernel_path, max_bytes)
+    planner = _Planner(model, mode, kernel_path, max_bytes, grouped=member_outputs(model, mode, kernel_path))
     planner.graph(model.graph, None, (), "main")
     if report is not None:
         report.nodes.extend(planner.reports)
