@@ -117,6 +117,9 @@ class _Graph:
         for k, node in enumerate(g.node):
             for o in node.output:
                 self.producer[o] = k
+            t = _constant_node_tensor(node)  # ORT makes these initializers: the EP sees them so
+            if t is not None:
+                self.consts[node.output[0]] = t
             read = [n for n in node.input if n]
             for a in node.attribute:  # a subgraph reading an outer value: this node reads it
                 for sub in subgraphs(a):
@@ -154,6 +157,18 @@ class _Graph:
             return None
         return numpy_helper.to_array(t)
 
+
+
+def _constant_node_tensor(node: onnx.NodeProto) -> onnx.TensorProto | None:
+    """The tensor of a default-domain Constant node given as `value`, `value_float` or `value_floats`."""
+    if not _default(node, "Constant") or len(node.attribute) != 1 or len(node.output) != 1:
+        return None
+    a = node.attribute[0]
+    if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+        return a.t
+    if a.name in ("value_float", "value_floats"):
+        return numpy_helper.from_array(np.array(helper.get_attribute_value(a), dtype=np.float32))
+    return None
 
 
 def _outer_reads(graph: onnx.GraphProto) -> list[str]:
@@ -335,15 +350,16 @@ def group(
     kernel_path: str | None = None,
     report: RewriteReport | None = None,
 ) -> list[QdqGroup]:
-    """Replace, in place, each QDQ group of `model`'s main graph by its QLinear node (at P's place: its inputs
-    come before P, its output after), and report each member node (category "grouped"). The groups."""
+    """Replace, in place, each QDQ group of `model`'s main graph by its QLinear node (at the QuantizeLinear's
+    place: every input of the group comes before it, every reader of its output after), and report each
+    member node (category "grouped"). The groups."""
     if not _has_qdq(model):
         return []
     groups = find_groups(model, mode, kernel_path)
     if not groups:
         return groups
     nodes = list(model.graph.node)
-    at_op = {grp.op: grp for grp in groups}
+    at_q = {grp.q: grp for grp in groups}
     gone = _removable(model, groups)
     if report is not None:
         reported: set[int] = set()
@@ -352,8 +368,8 @@ def group(
             reported.update(grp.members)
     kept: list[onnx.NodeProto] = []
     for k, node in enumerate(nodes):
-        if k in at_op:
-            kept.append(at_op[k].fused)
+        if k in at_q:
+            kept.append(at_q[k].fused)
         elif k not in gone:
             kept.append(node)
     del model.graph.node[:]

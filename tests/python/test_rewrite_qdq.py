@@ -270,6 +270,21 @@ def test_shared_dequantize_joins_each_group_and_stays_for_others() -> None:
     assert_exact_bits("shared DQ relu", r, want_r.astype(np.float32))
 
 
+def test_constant_node_scale_after_p() -> None:
+    """The QuantizeLinear's scale a Constant node between P and it: still a group (ORT makes Constant nodes
+    initializers, so the EP sees a constant too), and the fused node stands where the QuantizeLinear did."""
+    case = Case("MatMul")
+    model = case.qdq()
+    (ys,) = [t for t in model.graph.initializer if t.name == "y_scale"]
+    model.graph.initializer.remove(ys)
+    q_at = [n.name for n in model.graph.node].index("q")
+    model.graph.node.insert(q_at, helper.make_node("Constant", [], ["y_scale"], value=ys))
+    sess = _ours(model)
+    assert _fused_ops(sess) == ["QLinearMatMul"]
+    assert_exact_bits("constant node scale", sess.run(None, case.feeds)[0],
+                      _ours(case.qop()).run(None, case.feeds)[0])
+
+
 def test_fold_leaves_the_groups() -> None:
     """Constant folding would turn each weight's DequantizeLinear into a float initializer and lose its
     group: it leaves the groups' nodes (and folds nothing else of this model)."""
