@@ -22,6 +22,7 @@ from onnx import numpy_helper
 from onemodel_ep._lib import MODES, check_kernel_path, op_key, served_domains
 from onemodel_ep.inference import domain_opset, subgraphs
 from onemodel_ep.node import Node, NodeError
+from onemodel_ep.qdq_groups import member_outputs
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, node_attributes, output_count, verdict
 
@@ -139,34 +140,6 @@ def _foldable(node: onnx.NodeProto, consts: _Constants, graph_outputs: set[str],
     )
 
 
-# The float ops a QDQ group forms around (docs/quantized.md, "QDQ groups"): a DequantizeLinear that may be
-# part of one stays, so the execution provider (and the rewrite) sees the group whether its input is constant
-# or not, as ORT's own constant folding keeps DequantizeLinear for its QDQ fusions.
-_QDQ_GROUP_OPS = frozenset({"Conv", "MatMul", "Gemm", "Add", "Mul"})
-_DEFAULT_DOMAIN = ("", "ai.onnx")
-
-
-def _is(node: onnx.NodeProto, op: str) -> bool:
-    return node.op_type == op and node.domain in _DEFAULT_DOMAIN
-
-
-def _feeds_qdq_group(
-    node: onnx.NodeProto, readers: dict[str, list[onnx.NodeProto]], producers: dict[str, onnx.NodeProto]
-) -> bool:
-    """Whether `node` is a DequantizeLinear whose output only one node reads, a QDQ group's float op shape:
-    every present input of it a DequantizeLinear's output, its output read by one QuantizeLinear only."""
-    if not _is(node, "DequantizeLinear") or len(node.output) != 1:
-        return False
-    who = readers.get(node.output[0], [])
-    if len(who) != 1 or who[0].op_type not in _QDQ_GROUP_OPS or who[0].domain not in _DEFAULT_DOMAIN:
-        return False
-    p = who[0]
-    if any(n and (n not in producers or not _is(producers[n], "DequantizeLinear")) for n in p.input):
-        return False
-    after = readers.get(p.output[0], []) if len(p.output) == 1 else []
-    return len(after) == 1 and _is(after[0], "QuantizeLinear")
-
-
 def _read_names(graph: onnx.GraphProto, skip: set[int]) -> Iterator[str]:
     """Every value name a node of `graph` (but the nodes at the indices `skip`) or of a subgraph reads, and
     the graph's outputs."""
@@ -207,19 +180,13 @@ class _Planner:
     max_bytes: int
     reports: list[NodeReport] = field(default_factory=list)
     plans: dict[_Where, _Plan] = field(default_factory=dict)
+    grouped: set[str] = field(default_factory=set)  # the outputs of the main graph's QDQ groups: never folded
 
     def graph(self, graph: onnx.GraphProto, outer: _Constants | None, where: _Where, label: str) -> None:
         consts = _graph_constants(graph, outer)
         graph_outputs = {o.name for o in graph.output}
         opsets = {d: domain_opset(self.model, d) for d in served_domains()}
         plan = _Plan()
-        readers: dict[str, list[onnx.NodeProto]] = {}
-        producers: dict[str, onnx.NodeProto] = {}
-        for node in graph.node:
-            for n in node.input:
-                readers.setdefault(n, []).append(node)
-            for n in node.output:
-                producers[n] = node
         for k, node in enumerate(graph.node):
             if _is_constant_node(node):
                 t = _constant_tensor(node)
@@ -233,7 +200,7 @@ class _Planner:
                     self.graph(sub, consts, (*where, k, a.name, j), f"{label}/{node_label}.{a.name}{suffix}")
             if not _foldable(node, consts, graph_outputs, set(opsets)):
                 continue
-            if _feeds_qdq_group(node, readers, producers):
+            if not where and any(o in self.grouped for o in node.output):
                 continue
             domain = "" if node.domain == "ai.onnx" else node.domain
             outs = _computed(node, consts, opsets[domain], self.mode, self.kernel_path, self.max_bytes)
@@ -291,8 +258,9 @@ def fold(
 ) -> onnx.ModelProto:
     """`model` with every constant node OneModel serves computed once by OneModel's kernels (a copy, made
     only when something folds; with in_place=True, `model` itself). Pass a RewriteReport to have each
-    folded node appended to it (category "folded"). A model of IR version 3 or older (whose initializers
-    are all graph inputs) is returned unchanged."""
+    folded node appended to it (category "folded"). The nodes of a QDQ group (qdq_groups.py) are left to
+    the group, which the rewrite and the execution provider run as one QLinear node. A model of IR version
+    3 or older (whose initializers are all graph inputs) is returned unchanged."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     check_kernel_path(kernel_path)
@@ -300,7 +268,7 @@ def fold(
         raise TypeError(f"fold() takes an onnx.ModelProto, got {type(model).__name__}")
     if model.ir_version < 4:
         return model
-    planner = _Planner(model, mode, kernel_path, max_bytes)
+    planner = _Planner(model, mode, kernel_path, max_bytes, grouped=member_outputs(model, mode, kernel_path))
     planner.graph(model.graph, None, (), "main")
     if report is not None:
         report.nodes.extend(planner.reports)

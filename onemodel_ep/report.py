@@ -19,7 +19,8 @@ class NodeReport:
     input_types: tuple[str, ...]
     moved: bool
     # "moved", "fused" (into a node of ORT's), "op", "opset", "type", "unknown type", "attribute", "rank",
-    # "placed" (served, yet ORT placed it elsewhere), "optimised" (removed by ORT's optimiser)
+    # "placed" (served, yet ORT placed it elsewhere), "optimised" (removed by ORT's optimiser), "grouped"
+    # (part of a QDQ group the rewrite made one QLinear node: qdq_groups.py)
     category: str
     reason: str
     domain: str = ""  # the node's domain ("": the default ONNX domain)

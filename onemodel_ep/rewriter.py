@@ -12,7 +12,7 @@ import os
 import onnx
 from onnx import helper
 
-from onemodel_ep import external_data
+from onemodel_ep import external_data, qdq_groups
 from onemodel_ep._lib import (
     DOMAIN,
     DOMAIN_VERSION,
@@ -160,7 +160,9 @@ def rewrite(
     Every node of a domain of the op table (ONNX's default one, com.microsoft) that the library serves (op,
     opset, element types, attributes) moves to the `ai.onemodel` domain, in the main graph and every
     subgraph, as the op type of its op-table key (`op_key`: "Add", "com.microsoft.SkipLayerNormalization"),
-    carrying `mode`, the opset of its domain it came from and, if given, the forced `kernel_path`. Nothing
+    carrying `mode`, the opset of its domain it came from and, if given, the forced `kernel_path`. First,
+    each QDQ group of the main graph (DequantizeLinear -> Conv, MatMul, Gemm, Add or Mul -> QuantizeLinear)
+    becomes the QLinear node of its QOperator form (`qdq_groups`, docs/qdq-groups-rewrite.md). Nothing
     else changes. Pass a RewriteReport to learn what moved and, for each node left to stock ORT, why.
     """
     if mode not in MODES:
@@ -176,6 +178,8 @@ def rewrite(
         out.CopyFrom(model)
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
+    # DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul -> QuantizeLinear: one QLinear node (qdq_groups.py)
+    qdq_groups.group(out, mode, kernel_path, rep)
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)

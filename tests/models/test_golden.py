@@ -39,18 +39,10 @@ def test_op_digests_match_golden(path):
         f"(first: {missing[:3]}), {len(new)} new (first: {new[:3]}); {HOW}")
 
 
-# Issue 37: the EP runs QDQ groups as QLinear ops (docs/quantized.md, "QDQ groups"); the rewrite path's same
-# grouping lands on its own branch (qdqrw). Until both are merged the rewrite gives the ungrouped bits: remove
-# this entry in the merge that brings the rewrite's grouping.
-PENDING_REWRITE = {"resnet18_small_qdq"}
-
-
 @pytest.mark.parametrize("model", MODELS, ids=model_key)
 @pytest.mark.parametrize("via", ["ep", "rewrite"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_model_digests_match_golden(model, via, threads):
-    if via == "rewrite" and model_key(model) in PENDING_REWRITE:
-        pytest.xfail("QDQ groups on the rewrite path: branch qdqrw")
     for path in onemodel_ep.kernel_paths():
         got = model_digest(model, kernel_path=path, via=via, threads=threads)
         key = model_key(model)

@@ -590,11 +590,12 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   if (!st && ep->strict_lines && om_ep_main_graph(api, graph)) {
     st = om_ep_strict_claim(ep, nodes, claim, n, info);
   } else {
-    /* QDQ groups, each one fused node run as our QLinear op (ep_qdq.c): whatever `fuse` says, since a group's
-     * bits are the QLinear op's; their members are claimed there and join no other fusion. Then attention
+    /* QDQ groups of the main graph (as the rewrite forms them: docs/quantized.md), each one fused node run as
+     * our QLinear op (ep_qdq.c): whatever `fuse` says, since a group's bits are the QLinear op's; their
+     * members are claimed there and join no other fusion. Then attention
      * patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest, each one
      * fused node; their members are claimed there */
-    if (!st) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
+    if (!st && om_ep_main_graph(api, graph)) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
     if (!st && ep->fuse) st = om_ep_fuse_attention(ep, nodes, n, claim, opset, next, info);
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {

@@ -1,0 +1,80 @@
+"""The QDQ ResNet through the rewrite: QDQ groups fused (onemodel_ep/qdq_groups.py), node by node (grouping
+off), and the QOperator ResNet through the rewrite, against stock ORT (its default optimisation level, which
+fuses the groups into its QLinear kernels), in thread CPU time at one thread.
+
+    PYTHONPATH=$PWD python tools/bench/qdq_groups_bench.py [--rounds 5] [--seconds 0.4]
+
+Per round each session runs for `--seconds` of this thread's CPU time, in turn; a session's time is the
+minimum over rounds of the mean per run. Prints the times (ms) and their ratios to stock's. For docs, never
+for tests (docs/qdq-groups-rewrite.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+import onemodel_ep
+from onemodel_ep import fold, qdq_groups
+from onemodel_ep.digests import model_feeds
+
+ROOT = Path(__file__).resolve().parents[2]
+QDQ = ROOT / "testdata" / "models" / "resnet18_small_qdq.onnx"
+QOP = ROOT / "testdata" / "quant" / "resnet18_small_qop.onnx"
+
+
+def _options() -> ort.SessionOptions:
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    return so
+
+
+def _node_by_node() -> onemodel_ep.InferenceSession:
+    """The QDQ ResNet rewritten as before the groups: grouping and fold's regard for it switched off."""
+    group, members = qdq_groups.group, fold.member_outputs
+    qdq_groups.group = lambda *a, **k: []  # type: ignore[assignment]
+    fold.member_outputs = lambda *a, **k: set()  # type: ignore[assignment]
+    try:
+        return onemodel_ep.InferenceSession(str(QDQ), _options(), via="rewrite")
+    finally:
+        qdq_groups.group, fold.member_outputs = group, members
+
+
+def _per_run_ms(sess: Any, feeds: dict[str, np.ndarray], seconds: float) -> float:
+    sess.run(None, feeds)
+    t0, n = time.thread_time(), 0
+    while time.thread_time() - t0 < seconds:
+        sess.run(None, feeds)
+        n += 1
+    return (time.thread_time() - t0) / n * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.4)
+    args = ap.parse_args()
+    feeds = model_feeds(QDQ)
+    sessions: dict[str, Any] = {
+        "stock": ort.InferenceSession(str(QDQ), _options(), providers=["CPUExecutionProvider"]),
+        "grouped": onemodel_ep.InferenceSession(str(QDQ), _options(), via="rewrite"),
+        "node_by_node": _node_by_node(),
+        "qop_rewrite": onemodel_ep.InferenceSession(str(QOP), _options(), via="rewrite"),
+    }
+    best = dict.fromkeys(sessions, float("inf"))
+    for _ in range(args.rounds):
+        for name, sess in sessions.items():
+            best[name] = min(best[name], _per_run_ms(sess, feeds, args.seconds))
+    print(json.dumps({"ms": {k: round(v, 3) for k, v in best.items()},
+                      "over_stock": {k: round(v / best["stock"], 3) for k, v in best.items()}}))
+
+
+if __name__ == "__main__":
+    main()
