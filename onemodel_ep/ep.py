@@ -135,6 +135,7 @@ def ep_session_options(
     strict: bool = False,
     custom_ops: bool | Sequence[str] = True,
     fuse: bool = True,
+    qdq_groups: bool = True,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -160,6 +161,9 @@ def ep_session_options(
     fuse=False (EP option `fuse` "0") claims every node alone; by default a chain of element-wise nodes whose
     intermediate values nothing else reads runs as one fused node, tile by tile, with the same bits
     (docs/architecture.md, "Fused element-wise chains").
+    qdq_groups=False (EP option `qdq_groups` "0") leaves each DequantizeLinear -> op -> QuantizeLinear group's
+    nodes apart instead of running it as one QLinear node (docs/quantized.md, "QDQ groups"): other bits, the
+    float ops' own; `onemodel diff --per-node` uses it only for the session whose graph ORT saves.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -176,6 +180,8 @@ def ep_session_options(
         options["kernel_path"] = kernel_path
     if not fuse:
         options["fuse"] = "0"
+    if not qdq_groups:
+        options["qdq_groups"] = "0"
     if strict:
         options["strict"] = "1"  # the EP refuses the session itself (ep/ep_capability.c)
     so.add_provider_for_devices(ep_devices(), options)

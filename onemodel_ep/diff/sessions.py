@@ -81,16 +81,24 @@ def ep_session(
     model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str, optimized: str | None = None
 ) -> Any:
     """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest). Where ORT is
-    to save the graph it runs (`optimized`), the EP fuses no chains: ORT cannot write compiled nodes out,
-    and a fused chain gives the same bits as its nodes one by one (docs/architecture.md): the same diff."""
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    _save_optimized(so, optimized)
-    try:
+    to save the graph it runs (`optimized`), a second session, with no fused chains and no QDQ groups, saves
+    it (ORT cannot write compiled nodes out); the session returned is the plain one, whose bits the user gets
+    (QDQ groups change them; fused chains do not: docs/architecture.md)."""
+
+    def make(save: str | None) -> Any:
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        _save_optimized(so, save)
         so = ep_session_options(
-            so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model), fuse=optimized is None
+            so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model), fuse=save is None,
+            qdq_groups=save is None,
         )
         return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
+
+    try:
+        if optimized is not None:
+            make(optimized)
+        return make(None)
     except Exception as e:
         raise DiffError(f"{what} cannot load the model: {one_line(e, 400)}") from None
 

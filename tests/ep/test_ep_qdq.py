@@ -374,3 +374,38 @@ def test_gemm_attributes_qgemm_cannot_take_stay_unfused() -> None:
     ta.graph.input[0].type.tensor_type.shape.dim[1].dim_value = f["x"].shape[1]
     assert "Gemm" in _ran(ta, f, True)
     _off_by_at_most_one("transA", ep_session(ta).run(None, f)[0], _stock(ta, f, LEVELS[0]), 0.02)
+
+
+def test_qdq_groups_option_leaves_the_nodes_apart() -> None:
+    """EP option `qdq_groups` "0" (onemodel diff --per-node's graph-saving session): no group forms, the nodes
+    run one by one (none of them a fused node); a bad value is refused by name."""
+    from onemodel_ep.ep import ep_devices
+
+    c = CASES["conv_u8_channel_bias"]
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.enable_profiling = True
+    so = onemodel_ep.ep_session_options(so, custom_ops=False, qdq_groups=False)
+    sess = ort.InferenceSession(c.qdq.SerializeToString(), so, enable_fallback=0)
+    sess.run(None, c.feeds)
+    path = sess.end_profiling()
+    try:
+        with open(path) as fh:
+            ran = sorted({e["args"]["op_name"] for e in json.load(fh) if e.get("cat") == "Node"})
+    finally:
+        os.remove(path)
+    assert len(ran) >= 3 and not fused_names(ran), ran
+    so = ort.SessionOptions()
+    so.add_provider_for_devices(ep_devices(), {"qdq_groups": "2"})
+    with pytest.raises(Exception, match="qdq_groups"):
+        ort.InferenceSession(c.qdq.SerializeToString(), so, enable_fallback=0)
+
+
+def test_diff_per_node_on_a_qdq_model() -> None:
+    """onemodel diff --per-node on the QDQ ResNet: ORT saves the graph of a session without groups; the
+    outputs compared are the grouped session's (the user's bits)."""
+    r = onemodel_ep.diff_models(
+        "testdata/models/resnet18_small_qdq.onnx", shapes={"pixel_values": [1, 3, 64, 64]}, per_node=True,
+        via="ep",
+    )
+    assert r.per_node and r.via == "ep"

@@ -595,7 +595,7 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
      * members are claimed there and join no other fusion. Then attention
      * patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest, each one
      * fused node; their members are claimed there */
-    if (!st && om_ep_main_graph(api, graph)) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
+    if (!st && ep->qdq_groups && om_ep_main_graph(api, graph)) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
     if (!st && ep->fuse) st = om_ep_fuse_attention(ep, nodes, n, claim, opset, next, info);
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {

@@ -75,14 +75,16 @@ static OrtStatus* om_ep_choice(const OrtApi* api, const OrtSessionOptions* so, c
 }
 
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
-                                     int* compile, int* fuse, int* strict) {
+                                     int* compile, int* fuse, int* strict, int* qdq_groups) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
   *compile = 0;
   *fuse = 1;
   *strict = 0;
+  *qdq_groups = 1;
   OrtStatus* st = om_ep_choice(api, so, "fuse", "0", "1", fuse);
+  if (!st) st = om_ep_choice(api, so, "qdq_groups", "0", "1", qdq_groups);
   if (!st) st = om_ep_choice(api, so, "strict", "0", "1", strict);
   if (!st) st = om_ep_choice(api, so, "dispatch", "registry", "compile", compile);
   if (st) return st;
@@ -161,8 +163,8 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path, compile, fuse, strict;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse, &strict);
+  int mode, path, compile, fuse, strict, qdq_groups;
+  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse, &strict, &qdq_groups);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
@@ -180,6 +182,7 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   ep->path = path;
   ep->compile = compile;
   ep->fuse = fuse;
+  ep->qdq_groups = qdq_groups;
   ep->strict = strict;
   st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
