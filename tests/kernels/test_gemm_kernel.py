@@ -241,6 +241,29 @@ def test_alpha_beta_cin(dt, cshape, ab):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("m", [1, 3])
+def test_full_panels_cin_one_row(dt, m):
+    """Wide enough for several full panels on every path (the vector epilogue with C, C's columns contiguous
+    or not; one row against prepacked B takes two panels at a time) and a partial one; K in one block and in
+    two."""
+    n = 200
+    rng = np.random.default_rng(m * 31 + n)
+    for k in (19, 300):  # one K block (256), two
+        a, b = rand(rng, (m, k), dt), rand(rng, (k, n), dt)
+        for cshape in ("mn", "n", "m1", "none"):
+            shape = {"mn": (m, n), "n": (n,), "m1": (m, 1), "none": None}[cshape]
+            cin = None if shape is None else rand(rng, shape, dt)
+            if cin is not None and dt != np.float16:
+                cin.flat[-1] = np.nan
+            for alpha, beta in ((1.0, 1.0), (0.25, -3.0)):
+                want = gemm_ref(a, b, alpha, beta, cin)
+                for path in PATHS:
+                    for prepack in (False, True):
+                        got = run(a, b, path=path, alpha=alpha, beta=beta, cin=cin, prepack=prepack)
+                        assert_bits(got, want, f"path {path} k {k} {cshape} {alpha},{beta} prepack {prepack}")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
 def test_batch_offsets_threads(dt):
     batch, m, n, k = 5, 33, 40, 31
     rng = np.random.default_rng(11)

@@ -259,6 +259,7 @@ static int om_gemm_run(const om_gemm_args* g, const om_gemm_kern* kern, om_paral
   ep->c = g->C;
   ep->ldc = g->ldc;
   ep->direct = g->type != OM_T_FLOAT16 && g->Cin == NULL;
+  ep->cin_vec = g->type != OM_T_FLOAT16 && g->Cin != NULL && g->csc_in == 1;
   size_t tasks = (pl.tasks + pl.group - 1) / pl.group;
   if (pf && tasks > 1) pf(host_ctx, om_gemm_run_task, tasks, &pl);
   else

@@ -18,6 +18,8 @@ typedef struct om_gemm_ep {
   int scale;     /* alpha != 1 (1*x is x bit for bit, NaN aside, so the multiply is skipped) */
   int beta_one;  /* beta == 1: beta*c is c */
   int direct;    /* output in the accumulation type and no Cin: the kernel stores whole vectors itself */
+  int cin_vec;   /* output and Cin in the accumulation type, Cin's columns unit stride: the kernel adds whole
+                    vectors of Cin itself (the same operations as the element epilogue) */
   float alpha_f, beta_f;
   double alpha_d, beta_d;
   const void* cin;

@@ -12,7 +12,6 @@
 #include "node_family.h"
 #include "parallel.h"
 #include "core/om_ops.h"
-#include "isa/isa.h" /* OM_PATH_SCALAR */
 #include "pool/batchnorm.h"
 
 /* Elements per parallel chunk (whole planes, at least one): a few operations per element. */
@@ -84,7 +83,7 @@ static int om_bn_planes(const void* args, size_t begin, size_t end) {
   const om_bn_task* t = args;
   const om_batchnorm_node* b = t->node->impl;
   const void* const* d = t->io->data;
-  om_batchnorm_planes(t->node->type, d[0], t->io->outs[0], t->plane, t->channels, begin, end, d[1], d[2], d[3], d[4],
+  om_batchnorm_planes(t->node->path, t->node->type, d[0], t->io->outs[0], t->plane, t->channels, begin, end, d[1], d[2], d[3], d[4],
                       b->epsilon);
   return 0;
 }
@@ -122,7 +121,7 @@ void om_batchnorm_node_span(const om_node* node, const double* ch, size_t channe
     size_t n = (plane + 1) * inner - (pos + at);
     if (n > len - at) n = len - at;
     const double* v = ch + 3 * c;
-    om_batchnorm_plane(OM_PATH_SCALAR, t, (const char*)x + at * esz, (char*)y + at * esz, n, v[0], v[1], v[2]);
+    om_batchnorm_plane(node->path, t, (const char*)x + at * esz, (char*)y + at * esz, n, v[0], v[1], v[2]);
     at += n;
   }
 }

@@ -2,8 +2,8 @@
  * element ((x - mean) * s) + bias (three roundings), in the accumulation type; docs/pooling-norm.md.
  *
  * Each step is one IEEE operation of the accumulation type, so any vector width gives the same bits: the loops
- * are plain C that the compiler vectorises (-O3, -ffp-contract=off keeps the multiply and the add apart), and
- * one build serves every kernel path. sqrt is the correctly rounded IEEE square root (one instruction with
+ * are plain C that the compiler vectorises (-O3, -ffp-contract=off keeps the multiply and the add apart), built
+ * per kernel path (batchnorm_body.inc; the node runs its own path's copy, f16 through the f32 one). sqrt is the correctly rounded IEEE square root (one instruction with
  * -fno-math-errno). A NaN result is rewritten to the canonical quiet NaN (docs/exact-mode.md).
  */
 #include "batchnorm.h"
@@ -55,12 +55,12 @@ static void om_bn_f64(int path, const double* x, double* y, size_t n, double m, 
   om_bn_f64_base(x, y, n, m, s, b);
 }
 
-static void om_bn_f16(const uint16_t* x, uint16_t* y, size_t n, float m, float s, float b) {
+static void om_bn_f16(int path, const uint16_t* x, uint16_t* y, size_t n, float m, float s, float b) {
   float buf[OM_BN_BLOCK];
   for (size_t i = 0; i < n; i += OM_BN_BLOCK) {
     size_t k = n - i < OM_BN_BLOCK ? n - i : OM_BN_BLOCK;
     for (size_t j = 0; j < k; j++) buf[j] = om_f16_to_f32(x[i + j]);
-    om_bn_f32_base(buf, buf, k, m, s, b);
+    om_bn_f32(path, buf, buf, k, m, s, b);
     for (size_t j = 0; j < k; j++) y[i + j] = om_f32_to_f16(buf[j]); /* a NaN is already canonical: 0x7E00 */
   }
 }
@@ -73,7 +73,7 @@ double om_batchnorm_factor(int t, double scale, double var, float eps) {
 void om_batchnorm_plane(int path, int t, const void* x, void* y, size_t n, double mean, double s, double bias) {
   if (t == OM_T_DOUBLE) om_bn_f64(path, x, y, n, mean, s, bias);
   else if (t == OM_T_FLOAT) om_bn_f32(path, x, y, n, (float)mean, (float)s, (float)bias);
-  else om_bn_f16(x, y, n, (float)mean, (float)s, (float)bias);
+  else om_bn_f16(path, x, y, n, (float)mean, (float)s, (float)bias);
 }
 
 double om_batchnorm_value(int t, const void* a, size_t c) {
@@ -82,14 +82,14 @@ double om_batchnorm_value(int t, const void* a, size_t c) {
   return om_f16_to_f32(((const uint16_t*)a)[c]);
 }
 
-void om_batchnorm_planes(int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
+void om_batchnorm_planes(int path, int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
                          size_t p_end, const void* scale, const void* bias, const void* mean, const void* var,
                          float eps) {
   size_t esz = t == OM_T_DOUBLE ? 8 : t == OM_T_FLOAT ? 4 : 2;
   for (size_t p = p_begin; p < p_end; p++) {
     size_t c = p % channels, off = p * plane_size * esz;
     double s = om_batchnorm_factor(t, om_batchnorm_value(t, scale, c), om_batchnorm_value(t, var, c), eps);
-    om_batchnorm_plane(OM_PATH_SCALAR, t, (const char*)x + off, (char*)y + off, plane_size, om_batchnorm_value(t, mean, c), s,
+    om_batchnorm_plane(path, t, (const char*)x + off, (char*)y + off, plane_size, om_batchnorm_value(t, mean, c), s,
                        om_batchnorm_value(t, bias, c));
   }
 }

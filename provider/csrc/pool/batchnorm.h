@@ -11,8 +11,9 @@ int om_batchnorm_supported(int t);
 /* Planes [p_begin, p_end) of x ([planes, plane_size], plane p in channel p mod channels) into y:
  * s = scale[c] / sqrt(var[c] + eps), then y_i = ((x_i - mean[c]) * s) + bias[c], every step one rounding in the
  * accumulation type (f32 for f16 and f32, f64 for f64; eps widened exactly), a NaN result the canonical NaN.
- * scale, bias, mean, var: `channels` elements of x's type. */
-void om_batchnorm_planes(int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
+ * scale, bias, mean, var: `channels` elements of x's type. path: the kernel path (OM_PATH_*) whose copy of the
+ * per-element step runs (each gives the same bits). */
+void om_batchnorm_planes(int path, int t, const void* x, void* y, size_t plane_size, size_t channels, size_t p_begin,
                          size_t p_end, const void* scale, const void* bias, const void* mean, const void* var,
                          float eps);
 
