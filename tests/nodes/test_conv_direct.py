@@ -1,13 +1,15 @@
 """Conv's direct f32 path (conv/convdirect.h, docs/conv.md "The direct f32 kernel"), bit for bit against the
 independent reference (tests/reference/conv_reference.py, written from the Conv contract alone).
 
-node_conv.c sends every f32 Conv with all strides 1, at least two input channels per group and more than four
-output positions to the direct kernel, so these shapes run it: T > 256 with the block boundary inside a
-channel's taps (40 channels x 9 taps), T > 512 and T > 1024 (the binary-counter tree over 3 and 5 blocks),
-pads, dilations and asymmetric pads, 1-D and 3-D, groups, 1x1 with a pad, output channel counts that fill
-no tile (7, 13, 17, 21), planes whose flattened padded rows end inside a tile, infinities, NaNs and -0.0 in
-the weights of padded taps, W as a graph input (packed per run), and a zero-size batch. Every kernel path,
-1 and 2 threads, both ways in (node_sessions.runs) for two cases; the rest on every path at 1 and 2 threads.
+node_conv.c sends every f32 Conv with at least two input channels per group to the direct kernel unless it
+is a pointwise one (1x1, stride 1, no pad: the GEMM reads X in place), so these shapes run it: T > 256 with
+the block boundary inside a channel's taps (40 channels x 9 taps), T > 512 and T > 1024 (the binary-counter
+tree over 3 and 5 blocks), pads, dilations and asymmetric pads, 1-D and 3-D, groups, 1x1 with a pad, output
+channel counts that fill no tile (7, 13, 17, 21), planes whose flattened padded rows end inside a tile,
+infinities, NaNs and -0.0 in the weights of padded taps, strides 2 and 3 (the phase-split copy), 1-D and 3-D
+strided, a 7x7 stride-2 stem, a 2x2 output plane, W as a graph input (packed per run), and a zero-size batch.
+Every kernel path, 1 and 2 threads, both ways in (node_sessions.runs) for two cases; the rest on every path at
+1 and 2 threads.
 """
 
 from __future__ import annotations
@@ -40,6 +42,15 @@ CASES = [
     Case("1x1", (2, 24, 4, 5), (30, 24, 1, 1), True),
     Case("1x1_pad", (1, 16, 6, 3), (16, 16, 1, 1), False, {"pads": [1, 0, 0, 2]}),
     Case("wide_rows", (1, 3, 3, 150), (5, 3, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("stride2_T576", (1, 64, 9, 10), (19, 64, 3, 3), True, {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("stride_2x3_dil2", (1, 4, 13, 17), (9, 4, 3, 3), True,
+         {"strides": [2, 3], "dilations": [2, 2], "pads": [0, 2, 1, 1]}),
+    Case("stride3_1d", (2, 7, 50), (5, 7, 4), False, {"strides": [3], "pads": [2, 2]}),
+    Case("1x1_stride2", (1, 24, 9, 8), (20, 24, 1, 1), True, {"strides": [2, 2]}),
+    Case("3d_stride2", (1, 3, 5, 6, 7), (6, 3, 3, 2, 3), True,
+         {"strides": [2, 1, 2], "pads": [1, 1, 1, 1, 0, 1]}),
+    Case("tiny_plane_O4", (1, 12, 2, 2), (40, 12, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("7x7_stem_s2", (1, 3, 20, 22), (8, 3, 7, 7), True, {"strides": [2, 2], "pads": [3, 3, 3, 3]}),
 ]
 
 

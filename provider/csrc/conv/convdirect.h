@@ -1,12 +1,14 @@
-/* convdirect.h - the direct f32 convolution for stride 1 (any pad, dilation, kernel, 1-D to 3-D) in Conv's order
- * (docs/conv.md "Reference: the order of operations"): no column matrix. The group's input is copied once,
- * zero-padded, into planes of P_i = out_i + (K_i - 1)*d_i elements per axis; output position o (row-major over
- * the padded extents, p = (o0*P1 + o1)*P2 + o2) then reads tap t = (c, k) at p + off[t], off[t] = c*plane +
- * (k0*d0*P1 + k1*d1)*P2 + k2*d2, so a run of consecutive p is a run of consecutive elements for every tap: the
- * path's kernel keeps an MR x NR tile of chains (MR output channels in the lanes of NV vectors, NR positions)
- * in registers, each lane of each accumulator one output element, acc = fma(Xp[p + off[t]], W[m, t], acc) in increasing t from +0 per block of
- * 256 taps; the block sums go through the GEMM's binary-counter tree here. Positions p whose o2 >= out2 or
- * o1 >= out1 (the padded extents' extra columns) are computed and dropped. Knows nothing of nodes. */
+/* convdirect.h - the direct f32 convolution (any stride, pad, dilation, kernel, 1-D to 3-D; at least two input
+ * channels per group) in Conv's order (docs/conv.md "Reference: the order of operations"): no column matrix.
+ * The group's input is copied once, zero-padded, each axis's padded extent P_i = (out_i - 1)*s_i +
+ * (K_i - 1)*d_i + 1 stored split into s_i phases of Q_i = ceil(P_i / s_i) elements (padded index j at phase
+ * j mod s_i, index j div s_i). Output position o, flattened as p = (o0*Q1 + o1)*Q2 + o2, then reads tap
+ * t = (c, k) at p + off[t], off[t] = the place of padded index k*d in channel c's copy, so consecutive p read
+ * consecutive elements for every tap, strided or not: the path's kernel keeps an MR x NR tile of chains (MR
+ * output channels in the lanes of NV vectors, NR positions) in registers, each lane of each accumulator one
+ * output element, acc = fma(Xp[p + off[t]], W[m, t], acc) in increasing t from +0 per block of 256 taps; the
+ * block sums go through the GEMM's binary-counter tree here. Positions p whose o2 >= out2 or o1 >= out1 (the
+ * extents' extra columns) are computed and dropped. Knows nothing of nodes. */
 #ifndef OM_CONV_CONVDIRECT_H
 #define OM_CONV_CONVDIRECT_H
 
@@ -31,15 +33,15 @@ typedef struct om_convd_kern {
   extern const om_convd_kern om_convd_kern_##P;                                                       \
   const om_convd_kern om_convd_kern_##P = {OM_CONVD_MR, OM_CONVD_NR, om_convd_block_##P};
 
-/* 1 when the direct kernel serves the geometry: every stride 1 and at least two channels per group (one channel:
- * conv/dwconv.h). By the shapes alone. */
+/* 1 when the direct kernel serves the geometry: at least two channels per group (one channel: conv/dwconv.h).
+ * By the shapes alone. */
 int om_convd_serves(const om_conv_geom* g);
 /* Elements of one group's padded copy (its channels' planes and the kernel's slack). */
 size_t om_convd_copy_elems(const om_conv_geom* g, const om_convd_kern* k);
 /* The padded copy of one group's channels x (channel c at x + c*in[0]*in[1]*in[2]) into xp
  * (om_convd_copy_elems floats; padding and slack +0.0). */
 void om_convd_copy(const om_conv_geom* g, const om_convd_kern* k, const float* x, float* xp);
-/* Output positions of the flattened padded plane a group's output covers: ((out0-1)*P1 + out1-1)*P2 + out2. */
+/* Output positions of the flattened plane a group's output covers: ((out0-1)*Q1 + out1-1)*Q2 + out2. */
 size_t om_convd_positions(const om_conv_geom* g);
 /* Floats of the packed filters of m output channels: ceil(m / mr) blocks of T x mr. */
 size_t om_convd_weights_elems(const om_conv_geom* g, const om_convd_kern* k, size_t m);

@@ -424,7 +424,7 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     }
     size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
     om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
-  } else if (node->type == OM_T_FLOAT && om_convd_serves(&d.geom) && !transposed &&
+  } else if (node->type == OM_T_FLOAT && om_convd_serves(&d.geom) && !j.pointwise &&
              om_path_available_cached(node->path)) {
     j.cd = om_isa_path_get(node->path)->convd;
     if (om_conv_direct(node, io, &j) != 0) __atomic_store_n(&j.failed, -1, __ATOMIC_RELAXED);
