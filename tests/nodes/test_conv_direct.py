@@ -1,15 +1,17 @@
 """Conv's direct f32 path (conv/convdirect.h, docs/conv.md "The direct f32 kernel"), bit for bit against the
 independent reference (tests/reference/conv_reference.py, written from the Conv contract alone).
 
-node_conv.c sends every f32 Conv with at least two input channels per group to the direct kernel unless it
-is a pointwise one (1x1, stride 1, no pad: the GEMM reads X in place), so these shapes run it: T > 256 with
-the block boundary inside a channel's taps (40 channels x 9 taps), T > 512 and T > 1024 (the binary-counter
-tree over 3 and 5 blocks), pads, dilations and asymmetric pads, 1-D and 3-D, groups, 1x1 with a pad, output
-channel counts that fill no tile (7, 13, 17, 21), planes whose flattened padded rows end inside a tile,
-infinities, NaNs and -0.0 in the weights of padded taps, strides 2 and 3 (the phase-split copy), 1-D and 3-D
-strided, a 7x7 stride-2 stem, a 2x2 output plane, W as a graph input (packed per run), and a zero-size batch.
-Every kernel path, 1 and 2 threads, both ways in (node_sessions.runs) for two cases; the rest on every path at
-1 and 2 threads.
+node_conv.c sends every f32 Conv with at least two input channels per group and at least one tile of output
+channels per group (32 on the 512 path, 16 on the 256, 8 on the 128, 4 on the scalar) to the direct kernel
+unless it is a pointwise one (1x1, stride 1, no pad: the GEMM reads X in place), so these shapes run it (those
+with fewer output channels on the narrower paths): T > 256 with the block boundary inside a channel's taps
+(40 channels x 9 taps), T > 512 and T > 1024 (the binary-counter tree over 3 and 5 blocks), pads, dilations
+and asymmetric pads, 1-D and 3-D, groups, 1x1 with a pad, output channel counts that fill no tile (33, 37,
+45; 7 to 21 on the narrow paths), planes whose flattened padded rows end inside a tile, infinities, NaNs and
+-0.0 in the weights of padded taps, strides 2 and 3 (the phase-split copy), 1-D and 3-D strided, a 7x7
+stride-2 stem, a 2x2 output plane, W as a graph input (packed per run), and a zero-size batch. Every kernel
+path, 1 and 2 threads, both ways in (node_sessions.runs) for two cases; the rest on every path at 1 and 2
+threads.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ pytestmark = pytest.mark.skipif(
 SEED = 20261205
 
 CASES = [
-    Case("T360_split_channel", (1, 40, 7, 7), (21, 40, 3, 3), True, {"pads": [1, 1, 1, 1]}),
-    Case("T576_tree3", (2, 64, 9, 11), (13, 64, 3, 3), True, {"pads": [1, 1, 1, 1]}),
-    Case("T1170_tree5", (1, 130, 5, 6), (7, 130, 3, 3), False, {"pads": [1, 1, 1, 1]}),
+    Case("T360_split_channel", (1, 40, 7, 7), (37, 40, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("T576_tree3", (2, 64, 9, 11), (45, 64, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("T1170_tree5", (1, 130, 5, 6), (33, 130, 3, 3), False, {"pads": [1, 1, 1, 1]}),
     Case("dil_asym_pads", (1, 5, 12, 13), (17, 5, 3, 2), True, {"pads": [2, 0, 1, 3], "dilations": [2, 3]}),
     Case("same_lower_even_kernel", (1, 6, 8, 10), (9, 6, 4, 2), True, {"auto_pad": "SAME_LOWER"}),
     Case("1d_dil", (2, 9, 40), (11, 9, 5), True, {"pads": [3, 1], "dilations": [2]}),
@@ -42,7 +44,7 @@ CASES = [
     Case("1x1", (2, 24, 4, 5), (30, 24, 1, 1), True),
     Case("1x1_pad", (1, 16, 6, 3), (16, 16, 1, 1), False, {"pads": [1, 0, 0, 2]}),
     Case("wide_rows", (1, 3, 3, 150), (5, 3, 3, 3), True, {"pads": [1, 1, 1, 1]}),
-    Case("stride2_T576", (1, 64, 9, 10), (19, 64, 3, 3), True, {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("stride2_T576", (1, 64, 9, 10), (35, 64, 3, 3), True, {"strides": [2, 2], "pads": [1, 1, 1, 1]}),
     Case("stride_2x3_dil2", (1, 4, 13, 17), (9, 4, 3, 3), True,
          {"strides": [2, 3], "dilations": [2, 2], "pads": [0, 2, 1, 1]}),
     Case("stride3_1d", (2, 7, 50), (5, 7, 4), False, {"strides": [3], "pads": [2, 2]}),
@@ -116,7 +118,7 @@ def test_direct_zero_batch() -> None:
     model = cc.conv_model(x.shape, w, b, case.attrs)
     for path in PATHS:
         got = session(model, "rewrite", path, 1).run(None, {"x": x})[0]
-        assert got.shape == (0, 21, 7, 7)
+        assert got.shape == (0, 37, 7, 7)
 
 
 def test_direct_close_to_stock() -> None:
