@@ -26,12 +26,18 @@ typedef struct om_convd_kern {
   size_t mr, nr; /* tile: output channels x positions */
   om_convd_block_fn block;
 } om_convd_kern;
+/* A path's tile kernels: wide, and narrow for groups of fewer output channels than a wide tile. */
+typedef struct om_convd_kerns {
+  om_convd_kern wide, narrow;
+} om_convd_kerns;
 
-/* The kernel object of path file P (convdirect_P.c). */
-#define OM_CONVD_KERN(P)                                                                              \
-  void om_convd_block_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);               \
-  extern const om_convd_kern om_convd_kern_##P;                                                       \
-  const om_convd_kern om_convd_kern_##P = {OM_CONVD_MR, OM_CONVD_NR, om_convd_block_##P};
+/* The kernel objects of path file P (convdirect_P.c), from its two tiles' sizes and functions. */
+#define OM_CONVD_KERN(P)                                                                                   \
+  void om_convd_block_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);                    \
+  void om_convd_narrow_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);                   \
+  extern const om_convd_kerns om_convd_kern_##P;                                                           \
+  const om_convd_kerns om_convd_kern_##P = {{OM_CONVD_NV * GVL, OM_CONVD_NP, om_convd_block_##P},           \
+                                            {OM_CONVD_NV1 * GVL, OM_CONVD_NP1, om_convd_narrow_##P}};
 
 /* 1 when the direct kernel serves the geometry: at least two channels per group (one channel: conv/dwconv.h).
  * By the shapes alone. */

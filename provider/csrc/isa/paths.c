@@ -12,7 +12,7 @@
   extern const struct om_red_path om_red_path_##P;                                                              \
   extern const struct om_qgemm_kern om_qgemm_kern_##P;                                                          \
   extern const struct om_dwconv_kern om_dwconv_kern_##P;                                                        \
-  extern const struct om_convd_kern om_convd_kern_##P;
+  extern const struct om_convd_kerns om_convd_kern_##P;
 OM_ISA_FAMILIES(scalar)
 #if OM_ISA_X86
 OM_ISA_FAMILIES(512)

@@ -49,10 +49,10 @@
  * 1 -> 258 channels, 256 taps, 4 positions: 141 us against stock's 25, docs/conv.md). Same terms, same order. */
 #define OM_CONV_T_MIN_MG 16
 
-/* Direct f32 path (conv/convdirect.h), taken for f32 with at least two input channels and at least one tile of
- * output channels (32 on the 512 path, 16 on the 256, 8 on the 128, 4 on the scalar: fewer leave lanes idle,
- * the GEMM's rows do not), unless pointwise (1x1, stride 1, no pad: the GEMM reads X in place). Measured
- * 2026-12-05 (docs/conv.md). Output channels per task at most (rounded up to whole tiles), and about
+/* Direct f32 path (conv/convdirect.h), taken for f32 with at least two input channels and at least one narrow
+ * tile of output channels per group (16 on the 512 path, 8 on the 256, 4 on the 128, 2 on the scalar; the wide
+ * tile from 32, 16, 8, 4: fewer leave lanes idle, the GEMM's rows do not), unless pointwise (1x1, stride 1, no
+ * pad: the GEMM reads X in place). Measured 2026-12-05 (docs/conv.md). Output channels per task at most (rounded up to whole tiles), and about
  * this many fmas per task. */
 #define OM_CONV_DIRECT_M 64
 #define OM_CONV_DIRECT_FMAS ((size_t)1 << 20)
@@ -83,7 +83,7 @@ typedef struct om_conv_job {
   size_t dw_groups, dw_scratch;    /* groups per task, scratch bytes per task */
   int dw_chan;                     /* the channels in lanes (om_dwconv_channels) */
   const void* dw_wi;               /* their interleaved filters (constant W), or NULL */
-  const struct om_convd_kern* cd; /* the direct f32 path's kernel (conv/convdirect.h), NULL: not taken */
+  const om_convd_kern* cd;         /* the direct f32 path's tile kernel (conv/convdirect.h), NULL: not taken */
   float* cd_x;                     /* the padded copies, one per (n, g), cd_copy floats each */
   const float* cd_w;               /* the packed filters, group after group (cd_wg floats each) */
   const ptrdiff_t* cd_off;         /* the taps' offsets */
@@ -428,8 +428,9 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
     om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
   } else if (node->type == OM_T_FLOAT && om_convd_serves(&d.geom) && !j.pointwise &&
-             om_path_available_cached(node->path) && j.Mg >= om_isa_path_get(node->path)->convd->mr) {
-    j.cd = om_isa_path_get(node->path)->convd;
+             om_path_available_cached(node->path) && j.Mg >= om_isa_path_get(node->path)->convd->narrow.mr) {
+    const om_convd_kerns* ks = om_isa_path_get(node->path)->convd;
+    j.cd = j.Mg >= ks->wide.mr ? &ks->wide : &ks->narrow; /* by W's shape: a constant W's packing stays valid */
     if (om_conv_direct(node, io, &j) != 0) __atomic_store_n(&j.failed, -1, __ATOMIC_RELAXED);
   } else if (transposed) {
     j.wt = om_conv_packed_wt(node, &d, j.w, j.T);
