@@ -1,17 +1,17 @@
 """Conv's direct f32 path (conv/convdirect.h, docs/conv.md "The direct f32 kernel"), bit for bit against the
 independent reference (tests/reference/conv_reference.py, written from the Conv contract alone).
 
-node_conv.c sends every f32 Conv with at least two input channels per group and at least one tile of output
-channels per group (32 on the 512 path, 16 on the 256, 8 on the 128, 4 on the scalar) to the direct kernel
-unless it is a pointwise one (1x1, stride 1, no pad: the GEMM reads X in place), so these shapes run it (those
-with fewer output channels on the narrower paths): T > 256 with the block boundary inside a channel's taps
-(40 channels x 9 taps), T > 512 and T > 1024 (the binary-counter tree over 3 and 5 blocks), pads, dilations
-and asymmetric pads, 1-D and 3-D, groups, 1x1 with a pad, output channel counts that fill no tile (33, 37,
-45; 7 to 21 on the narrow paths), planes whose flattened padded rows end inside a tile, infinities, NaNs and
--0.0 in the weights of padded taps, strides 2 and 3 (the phase-split copy), 1-D and 3-D strided, a 7x7
-stride-2 stem, a 2x2 output plane, W as a graph input (packed per run), and a zero-size batch. Every kernel
-path, 1 and 2 threads, both ways in (node_sessions.runs) for two cases; the rest on every path at 1 and 2
-threads.
+node_conv.c sends every f32 Conv with at least two input channels per group and at least one narrow tile of
+output channels per group (16 on the 512 path, 8 on the 256, 4 on the 128, 2 on the scalar; the wide tile
+from 32, 16, 8, 4) to the direct kernel unless it is a pointwise one (1x1, stride 1, no pad: the GEMM reads X
+in place), so these shapes run it, on the wide tile (33 to 45 output channels) or the narrow one (16, 17):
+T > 256 with the block boundary inside a channel's taps (40 channels x 9 taps), T > 512 and T > 1024 (the
+binary-counter tree over 3 and 5 blocks), pads, dilations and asymmetric pads, 1-D and 3-D, groups, 1x1 with
+a pad, output channel counts that fill no tile (33, 37, 45, 17; 7 to 21 on the narrower paths), planes whose
+flattened padded rows end inside a tile, infinities, NaNs and -0.0 in the weights of padded taps, strides 2
+and 3 (the phase-split copy), 1-D and 3-D strided, a 7x7 stride-2 stem, a 2x2 output plane, W as a graph input
+(packed per run), and a zero-size batch. Every kernel path, 1 and 2 threads, both ways in
+(node_sessions.runs) for two cases; the rest on every path at 1 and 2 threads.
 """
 
 from __future__ import annotations

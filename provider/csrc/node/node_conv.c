@@ -19,6 +19,9 @@
  * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
  * direct path instead (conv/dwconv.h), tasks of whole groups of one image: by rows of output positions in the
  * vector lanes, or for narrow output rows by channels in the lanes (a constant W's filters interleaved once).
+ * f32 with two or more channels per group and at least a narrow tile of output channels per group, unless
+ * pointwise, takes the direct kernel (conv/convdirect.h): a padded copy per (image, group) first, then tasks of
+ * (n, g, output channels, flattened positions), the filters packed once for a constant W; the same order.
  */
 #include <stdio.h>
 #include <stdint.h>
