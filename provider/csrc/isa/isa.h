@@ -15,6 +15,7 @@ struct om_gemm_kern;    /* gemm/gemm_internal.h: the matrix-product micro-kernel
 struct om_red_path;     /* reduce/reduce.h: the reduction, Softmax and LayerNorm kernels */
 struct om_qgemm_kern;   /* quant/qgemm_internal.h: the exact integer matrix-product kernels */
 struct om_dwconv_kern;  /* conv/dwconv.h: the depthwise convolution row kernels */
+struct om_convd_kerns;  /* conv/convdirect.h: the direct convolution's tile kernels */
 #define OM_QGEMM_EXTS 2 /* extension kernels a path may have */
 
 typedef struct om_isa_path {
@@ -32,6 +33,7 @@ typedef struct om_isa_path {
   const struct om_qgemm_kern* qgemm_ext[OM_QGEMM_EXTS];
   int (*ext_available[OM_QGEMM_EXTS])(void);
   const struct om_dwconv_kern* dwconv;
+  const struct om_convd_kerns* convd;
 } om_isa_path;
 
 /* The row of a path, NULL when path is out of range. A path this build lacks (512 on AArch64) has a row that is

@@ -11,7 +11,8 @@
   extern const struct om_gemm_kern om_gemm_kern_f32_##P, om_gemm_kern_f64_##P;                                  \
   extern const struct om_red_path om_red_path_##P;                                                              \
   extern const struct om_qgemm_kern om_qgemm_kern_##P;                                                          \
-  extern const struct om_dwconv_kern om_dwconv_kern_##P;
+  extern const struct om_dwconv_kern om_dwconv_kern_##P;                                                        \
+  extern const struct om_convd_kerns om_convd_kern_##P;
 OM_ISA_FAMILIES(scalar)
 #if OM_ISA_X86
 OM_ISA_FAMILIES(512)
@@ -30,13 +31,13 @@ static int om_never(void) { return 0; }
 /* ...: the extension kernels and their tests, {kernels}, {tests} */
 #define OM_ISA_ROW_EXT(NAME, ISA, AVAIL, P, ...)                                                      \
   {NAME, ISA, AVAIL, &om_table_##P, &om_gemm_kern_f32_##P, &om_gemm_kern_f64_##P, &om_red_path_##P, \
-   &om_qgemm_kern_##P, __VA_ARGS__, &om_dwconv_kern_##P}
+   &om_qgemm_kern_##P, __VA_ARGS__, &om_dwconv_kern_##P, &om_convd_kern_##P}
 #define OM_ISA_ROW(NAME, ISA, AVAIL, P) OM_ISA_ROW_EXT(NAME, ISA, AVAIL, P, {NULL}, {NULL})
 /* A path this build lacks: never available; scalar element-wise, reduction and integer kernels, no GEMM
  * kernels. */
 #define OM_ISA_ABSENT(NAME, ISA) \
   {NAME, ISA, om_never, &om_table_scalar, NULL, NULL, &om_red_path_scalar, &om_qgemm_kern_scalar, {NULL}, {NULL}, \
-   &om_dwconv_kern_scalar}
+   &om_dwconv_kern_scalar, &om_convd_kern_scalar}
 
 #if OM_ISA_X86
 #define OM_EXTS_512 {&om_qgemm_kern_512amx, &om_qgemm_kern_512vnni}, {om_cpu_has_amx_int8, om_cpu_has_avx512vnni}

@@ -19,11 +19,15 @@
  * Depthwise (one input channel per group, at most 256 kernel positions: the order is one fma chain) takes the
  * direct path instead (conv/dwconv.h), tasks of whole groups of one image: by rows of output positions in the
  * vector lanes, or for narrow output rows by channels in the lanes (a constant W's filters interleaved once).
+ * f32 with two or more channels per group and at least a narrow tile of output channels per group, unless
+ * pointwise, takes the direct kernel (conv/convdirect.h): a padded copy per (image, group) first, then tasks of
+ * (n, g, output channels, flattened positions), the filters packed once for a constant W; the same order.
  */
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "conv/convdirect.h"
 #include "conv/dwconv.h"
 #include "core/om_ops.h"
 #include "gemm/gemm.h"
@@ -47,6 +51,14 @@
  * group: the depthwise row kernel filled 1 to 4 of its lanes, one output channel at a time (silero-vad's STFT,
  * 1 -> 258 channels, 256 taps, 4 positions: 141 us against stock's 25, docs/conv.md). Same terms, same order. */
 #define OM_CONV_T_MIN_MG 16
+
+/* Direct f32 path (conv/convdirect.h), taken for f32 with at least two input channels and at least one narrow
+ * tile of output channels per group (16 on the 512 path, 8 on the 256, 4 on the 128, 2 on the scalar; the wide
+ * tile from 32, 16, 8, 4: fewer leave lanes idle, the GEMM's rows do not), unless pointwise (1x1, stride 1, no
+ * pad: the GEMM reads X in place). Measured 2026-12-05 (docs/conv.md). Output channels per task at most (rounded up to whole tiles), and about
+ * this many fmas per task. */
+#define OM_CONV_DIRECT_M 64
+#define OM_CONV_DIRECT_FMAS ((size_t)1 << 20)
 
 /* Direct depthwise path (conv/dwconv.h): about this many fmas per task, whole channels, at least one. Scratch
  * up to this size lives on the task's stack. */
@@ -74,6 +86,11 @@ typedef struct om_conv_job {
   size_t dw_groups, dw_scratch;    /* groups per task, scratch bytes per task */
   int dw_chan;                     /* the channels in lanes (om_dwconv_channels) */
   const void* dw_wi;               /* their interleaved filters (constant W), or NULL */
+  const om_convd_kern* cd;         /* the direct f32 path's tile kernel (conv/convdirect.h), NULL: not taken */
+  float* cd_x;                     /* the padded copies, one per (n, g), cd_copy floats each */
+  const float* cd_w;               /* the packed filters, group after group (cd_wg floats each) */
+  const ptrdiff_t* cd_off;         /* the taps' offsets */
+  size_t cd_copy, cd_wg, cd_mtile, cd_mtiles, cd_ptile, cd_ptiles, cd_pos;
   int failed; /* set atomically: -1 out of memory, -2 the GEMM refused its arguments */
 } om_conv_job;
 
@@ -291,6 +308,90 @@ static void om_conv_dw_task(void* ctx, size_t t) {
   if (scratch != stack) free(scratch);
 }
 
+/* The direct path's filters packed once for a constant W (the first run packs them, a run that loses the race
+ * frees its copy); NULL otherwise or without the memory: each run then packs them (the same values). */
+static const float* om_conv_direct_weights(const om_node* node, const om_conv_job* j, const float* w) {
+  om_conv* c = node->impl;
+  if (!c->w_const) return NULL;
+  float* p = __atomic_load_n(&c->direct_w, __ATOMIC_ACQUIRE);
+  if (p) return p;
+  if (!(p = malloc(j->cd_wg * (size_t)j->d->G * sizeof(float) + 1))) return NULL;
+  for (size_t g = 0; g < (size_t)j->d->G; g++)
+    om_convd_pack_weights(&j->d->geom, j->cd, w + g * j->Mg * j->T, j->Mg, p + g * j->cd_wg);
+  float* seen = NULL;
+  if (__atomic_compare_exchange_n(&c->direct_w, &seen, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return p;
+  free(p);
+  return seen;
+}
+
+/* Task t of the direct path's copy: the padded copy of image n, group g (t = n*G + g). */
+static void om_conv_direct_copy_task(void* ctx, size_t t) {
+  om_conv_job* j = ctx;
+  const om_conv_dims* d = j->d;
+  size_t in_plane = (size_t)(d->geom.in[0] * d->geom.in[1] * d->geom.in[2]);
+  size_t n = t / (size_t)d->G, g = t % (size_t)d->G;
+  om_convd_copy(&d->geom, j->cd, (const float*)(const void*)j->x + (n * (size_t)d->C + g * d->geom.channels) * in_plane,
+                j->cd_x + t * j->cd_copy);
+}
+
+/* Task t of the direct path: (n, g, a block of cd_mtile output channels, a block of cd_ptile flattened
+ * positions), by the shapes alone. */
+static void om_conv_direct_task(void* ctx, size_t t) {
+  om_conv_job* j = ctx;
+  const om_conv_dims* d = j->d;
+  size_t pt = t % j->cd_ptiles, mt = t / j->cd_ptiles % j->cd_mtiles, ng = t / j->cd_ptiles / j->cd_mtiles;
+  size_t g = ng % (size_t)d->G, n = ng / (size_t)d->G;
+  size_t m0 = mt * j->cd_mtile, nm = j->Mg - m0 < j->cd_mtile ? j->Mg - m0 : j->cd_mtile;
+  size_t p0 = pt * j->cd_ptile, p1 = j->cd_pos - p0 < j->cd_ptile ? j->cd_pos : p0 + j->cd_ptile;
+  size_t nlev = om_convd_levels_elems(&d->geom, j->cd);
+  float* levels = NULL;
+  if (nlev && !(levels = malloc(nlev * sizeof(float)))) {
+    __atomic_store_n(&j->failed, -1, __ATOMIC_RELAXED);
+    return;
+  }
+  const float* b = j->b ? (const float*)(const void*)j->b + g * j->Mg : NULL;
+  float* y = (float*)(void*)j->y + (n * (size_t)d->M + g * j->Mg) * j->O;
+  om_convd_run(&d->geom, j->cd, j->cd_x + ng * j->cd_copy, j->cd_off, j->cd_w + g * j->cd_wg, b, m0, nm, p0, p1,
+               j->node->mode == OM_MODE_EXACT, y, levels);
+  free(levels);
+}
+
+/* The direct path (conv/convdirect.h): the padded copies, then the tiles; -1 without memory. */
+static int om_conv_direct(const om_node* node, const om_node_io* io, om_conv_job* j) {
+  const om_conv_dims* d = j->d;
+  const om_convd_kern* k = j->cd;
+  const size_t G = (size_t)d->G, copies = (size_t)d->N * G;
+  j->cd_copy = (om_convd_copy_elems(&d->geom, k) + 15) / 16 * 16;
+  j->cd_wg = om_convd_weights_elems(&d->geom, k, j->Mg);
+  j->cd_pos = om_convd_positions(&d->geom);
+  const float* wc = om_conv_direct_weights(node, j, (const float*)(const void*)j->w);
+  size_t bytes = (copies * j->cd_copy + (wc ? 0 : G * j->cd_wg)) * sizeof(float) + j->T * sizeof(ptrdiff_t);
+  unsigned char* mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!mem) return -1;
+  j->cd_x = (float*)(void*)mem;
+  ptrdiff_t* off = (ptrdiff_t*)(void*)(j->cd_x + copies * j->cd_copy);
+  om_convd_offsets(&d->geom, off);
+  j->cd_off = off;
+  if (wc) {
+    j->cd_w = wc;
+  } else {
+    float* wp = (float*)(void*)(off + j->T);
+    for (size_t g = 0; g < G; g++)
+      om_convd_pack_weights(&d->geom, k, (const float*)(const void*)j->w + g * j->Mg * j->T, j->Mg, wp + g * j->cd_wg);
+    j->cd_w = wp;
+  }
+  /* Channels per task: up to OM_CONV_DIRECT_M, whole tiles; positions: about OM_CONV_DIRECT_FMAS fmas a task. */
+  j->cd_mtile = ((j->Mg < OM_CONV_DIRECT_M ? j->Mg : OM_CONV_DIRECT_M) + k->mr - 1) / k->mr * k->mr;
+  j->cd_mtiles = (j->Mg + j->cd_mtile - 1) / j->cd_mtile;
+  size_t per_tile = j->cd_mtile * k->nr * (j->T ? j->T : 1);
+  j->cd_ptile = (OM_CONV_DIRECT_FMAS / per_tile ? OM_CONV_DIRECT_FMAS / per_tile : 1) * k->nr;
+  j->cd_ptiles = (j->cd_pos + j->cd_ptile - 1) / j->cd_ptile;
+  om_parallel_ieee(io->parallel_for, io->host_ctx, copies, om_conv_direct_copy_task, j);
+  om_parallel_ieee(io->parallel_for, io->host_ctx, copies * j->cd_mtiles * j->cd_ptiles, om_conv_direct_task, j);
+  free(mem);
+  return 0;
+}
+
 /* Output positions per task, from T and O only. */
 static size_t om_conv_tile(size_t T, size_t O) {
   size_t t = OM_CONV_TILE_ELEMS / (T ? T : 1) / OM_CONV_TILE_MIN * OM_CONV_TILE_MIN;
@@ -329,6 +430,11 @@ static int om_conv_run(const om_node* node, const om_node_io* io) {
     }
     size_t tasks = (size_t)d.N * (((size_t)d.G + j.dw_groups - 1) / j.dw_groups);
     om_parallel_ieee(io->parallel_for, io->host_ctx, tasks, om_conv_dw_task, &j);
+  } else if (node->type == OM_T_FLOAT && om_convd_serves(&d.geom) && !j.pointwise &&
+             om_path_available_cached(node->path) && j.Mg >= om_isa_path_get(node->path)->convd->narrow.mr) {
+    const om_convd_kerns* ks = om_isa_path_get(node->path)->convd;
+    j.cd = j.Mg >= ks->wide.mr ? &ks->wide : &ks->narrow; /* by W's shape: a constant W's packing stays valid */
+    if (om_conv_direct(node, io, &j) != 0) __atomic_store_n(&j.failed, -1, __ATOMIC_RELAXED);
   } else if (transposed) {
     j.wt = om_conv_packed_wt(node, &d, j.w, j.T);
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d.N * (size_t)d.G, om_conv_t_task, &j);

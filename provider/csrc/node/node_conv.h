@@ -27,6 +27,9 @@ typedef struct om_conv {
   /* Conv, constant W, depthwise by channels (conv/dwconv.h): the filters interleaved for the node's path by
    * the first run, published the same way; freed by om_conv_destroy. */
   void* dw_weights;
+  /* Conv f32, constant W, the direct path (conv/convdirect.h): the filters packed for the node's path by the
+   * first run, published the same way; freed by om_conv_destroy. */
+  float* direct_w;
 } om_conv;
 
 /* One call's problem. */

@@ -124,6 +124,7 @@ void om_conv_destroy(om_node* node) {
   if (c) {
     om_gemm_packed_free(c->packed_wt);
     free(c->dw_weights);
+    free(c->direct_w);
   }
   free(c);
 }
