@@ -135,6 +135,7 @@ def ep_session_options(
     strict: bool = False,
     custom_ops: bool | Sequence[str] = True,
     fuse: bool = True,
+    fold: bool = True,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -160,6 +161,9 @@ def ep_session_options(
     fuse=False (EP option `fuse` "0") claims every node alone; by default a chain of element-wise nodes whose
     intermediate values nothing else reads runs as one fused node, tile by tile, with the same bits
     (docs/architecture.md, "Fused element-wise chains").
+    fold=False (EP option `fold` "0") computes every node at each run; by default each group of nodes OneModel
+    serves whose inputs are all constant is computed once, at session creation, by OneModel's kernels, and its
+    outputs kept (docs/constant-folding.md, "In the EP").
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -176,6 +180,8 @@ def ep_session_options(
         options["kernel_path"] = kernel_path
     if not fuse:
         options["fuse"] = "0"
+    if not fold:
+        options["fold"] = "0"
     if strict:
         options["strict"] = "1"  # the EP refuses the session itself (ep/ep_capability.c)
     so.add_provider_for_devices(ep_devices(), options)

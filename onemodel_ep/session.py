@@ -106,7 +106,7 @@ class InferenceSession(ort.InferenceSession):
             if providers is not None:
                 raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path,
-                                    custom_ops=custom_op_types(proto))
+                                    custom_ops=custom_op_types(proto), fold=fold)
             source: str | bytes
             if folded.nodes:  # ORT gets the folded model; its external data stays in the model's folder
                 source = proto.SerializeToString()

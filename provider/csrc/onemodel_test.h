@@ -39,4 +39,9 @@ int om_test_qgemm(int path, int ext, int a_signed, int b_signed, size_t M, size_
 /* The name of the kernel om_qgemm runs on that path ("512-vnni", "512", ...), NULL for a path this CPU lacks. */
 const char* om_test_qgemm_kernel(int path, int ext);
 
+/* Test entry (tests/ep/test_ep_const_fold.py): how many groups of constant nodes (nodes: 0), or member nodes of
+ * them (nodes: 1), the EP has computed at Compile since the library was loaded (ep/ep_compile_fold.c): each once a
+ * session, never at a run. */
+long long om_test_ep_fold_runs(int nodes);
+
 #endif

@@ -36,6 +36,8 @@ typedef struct om_ep {
   int path; /* kernel path index, or -1 for the widest, from `kernel_path` */
   int compile; /* session option `dispatch`: 0 "registry" (kernels), 1 "compile" (each node a compiled node) */
   int fuse;    /* session option `fuse`: 1 (default) chains of element-wise nodes become one fused node each */
+  int fold;    /* session option `fold`: 1 (default) nodes whose inputs are all constant are computed once, at
+                * session creation (ep_const_fold.c, ep_compile_fold.c) */
   int strict; /* session option `strict`: 1 "1", GetCapability refuses a graph whose computing nodes it leaves */
   char* strict_lines; /* strict mode: the nodes refused so far, one "\n  node ..." line each (subgraphs first) */
   int strict_due;     /* strict mode: the main graph is done and strict_lines is the refusal Compile returns */

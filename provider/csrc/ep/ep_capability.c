@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ep_capability.h"
+#include "ep_const_fold.h"
 #include "ep_fuse.h"
 #include "ort/ort_attrs.h"
 
@@ -237,6 +238,29 @@ long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
   for (size_t d = 0; d < rank; d++) {
     int64_t n = dims[d] < 0 ? 1 : dims[d] > (int64_t)1 << 40 ? (int64_t)1 << 40 : dims[d];
     count = n && count > ((long long)1 << 40) / n ? (long long)1 << 40 : count * n;
+  }
+  return count;
+}
+
+long long om_ep_value_static_count(const OrtApi* api, const OrtValueInfo* v) {
+  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  size_t rank = 0;
+  int64_t dims[OM_NODE_MAX_RANK];
+  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
+  if (!tsi || st || rank > OM_NODE_MAX_RANK) {
+    if (st) api->ReleaseStatus(st);
+    return -1;
+  }
+  st = api->GetDimensions(tsi, dims, rank);
+  if (st) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  long long count = 1;
+  for (size_t d = 0; d < rank; d++) {
+    if (dims[d] < 0) return -1;
+    if (dims[d] > ((long long)1 << 40) || (dims[d] && count > ((long long)1 << 40) / dims[d])) return -1;
+    count *= dims[d];
   }
   return count;
 }
@@ -552,10 +576,12 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   if (!st && ep->strict_lines && om_ep_main_graph(api, graph)) {
     st = om_ep_strict_claim(ep, nodes, claim, n, info);
   } else {
+    /* groups of constant nodes, each one fused node computed once (ep_const_fold.c), first: chains skip them */
+    if (!st && ep->fold) st = om_ep_fold_groups(ep, nodes, n, claim, info);
     /* chains of element-wise nodes, each one fused node (ep_fuse.c); their members are claimed there */
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {
-      if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;
+      if (claim[i] < 0 || claim[i] == OM_EP_FOLDED || next[i] == OM_EP_FUSED) continue;
       if (ep->compile) /* one compiled node per claimed node: ORT still plans its inputs and outputs */
         st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
       else

@@ -1,4 +1,5 @@
-/* ep_compile.c - OrtEp::Compile: a fused chain of element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c;
+/* ep_compile.c - OrtEp::Compile: a group of constant nodes (ep_const_fold.c) goes to ep_compile_fold.c, a fused
+ * chain of element-wise nodes (ep_fuse.c) to ep_compile_chain.c;
  * a node of its own is the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
  * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
  * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
@@ -13,12 +14,14 @@
 #include "ep_capability.h" /* om_ep_node_create, om_ep_graph_opset, om_ep_strict_refusal */
 #include "ep_compile.h"
 #include "ep_compile_chain.h"
+#include "ep_compile_fold.h"
 #include "ort/ort_kernel.h"
 
 typedef struct om_ep_compiled {
   OrtNodeComputeInfo base; /* first member */
   om_kernel* kernel;       /* one node; or */
-  om_ep_chain* chain;      /* a fused chain (ep_compile_chain.c) */
+  om_ep_chain* chain;      /* a fused chain (ep_compile_chain.c); or */
+  om_ep_folded* folded;    /* a group of constant nodes, computed at Compile (ep_compile_fold.c) */
 } om_ep_compiled;
 
 static OrtStatus* OM_ORT_CALL om_compiled_create_state(OrtNodeComputeInfo* this_ptr, OrtNodeComputeContext* cc,
@@ -31,6 +34,7 @@ static OrtStatus* OM_ORT_CALL om_compiled_create_state(OrtNodeComputeInfo* this_
 static OrtStatus* OM_ORT_CALL om_compiled_compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelContext* ctx) {
   (void)this_ptr;
   const om_ep_compiled* c = state;
+  if (c->folded) return om_ep_fold_compute(c->folded, ctx);
   return c->chain ? om_ep_chain_compute(c->chain, ctx) : om_kernel_compute(c->kernel, ctx);
 }
 
@@ -158,6 +162,7 @@ void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo
     if (!c) continue;
     om_kernel_destroy(c->kernel);
     om_ep_chain_destroy(c->chain);
+    om_ep_fold_destroy(c->folded);
     free(c);
   }
 }
@@ -177,8 +182,11 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     }
     size_t members = 0;
     st = ep->api->Graph_GetNumNodes(graphs[i], &members);
-    if (!st) st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
-                              : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+    if (!st && om_ep_fold_is_group(ep->api, fused_nodes[i]))
+      st = om_ep_fold_compile(ep, graphs[i], fused_nodes[i], &c->folded);
+    else if (!st)
+      st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
+                       : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
     if (st) {
       free(c);
       break;
