@@ -233,7 +233,8 @@ def test_subgraph_reads_outer_scope_constants() -> None:
                  helper.make_node("Add", ["x", "sl" + name], ["o" + name], name="add_" + name)]
         out = helper.make_tensor_value_info("o" + name, TensorProto.FLOAT, [4, 3])
         return helper.make_graph(nodes, name, [], [out], [])
-    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=branch("t"), else_branch=branch("e"), name="if")]
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=branch("t"), else_branch=branch("e"),
+                              name="if")]
     inits = [numpy_helper.from_array(W, "w"), _i64("s", [1]), _i64("e", [4]), _i64("ax", [1])]
     m = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3]),
                        helper.make_tensor_value_info("c", TensorProto.BOOL, [])], ["y"], inits)
