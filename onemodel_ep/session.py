@@ -73,7 +73,8 @@ class InferenceSession(ort.InferenceSession):
     would run outside OneModel EP is refused with one StrictModeError naming each (onemodel_ep.strict).
     fold=True (the default): every node of the main graph OneModel serves whose inputs are all constant is
     computed once, here, by OneModel's kernels (onemodel_ep.fold, docs/constant-folding.md) and reported
-    with category "folded"; either path, the same bits as unfolded.
+    with category "folded"; either path, the same bits as unfolded. fold=False turns the EP's own folding off
+    too (EP option fold="0", docs/constant-folding.md, "In the EP"): nothing is folded.
     """
 
     def __init__(
