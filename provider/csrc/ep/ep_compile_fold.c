@@ -141,7 +141,7 @@ static int om_fold_run(const om_ep* ep, om_ep_folded* f, const OrtNode* node, in
     shapes[i] = ins[i].shape;
     ranks[i] = ins[i].rank;
   }
-  while (m > 0 && !vs[n + m - 1]) m--; /* trailing absent outputs: not asked for, as GetCapability built it */
+  while (vs && m > 0 && !vs[n + m - 1]) m--; /* trailing absent outputs: not asked for, as GetCapability built it */
   if (!st && !err[0] && done) {
     on = om_ep_node_create(ep, node, opset, err, sizeof err);
     if (on && om_node_output_shapes(on, n, data, shapes, ranks, m, out_shapes, out_ranks, err, sizeof err) != 0)
