@@ -70,12 +70,13 @@ def feeds() -> dict[str, np.ndarray]:
 
 
 def plain(model: onnx.ModelProto, fold: bool = True, path: str | None = None, threads: int = 1,
-          profile: bool = False, strict: bool = False) -> ort.InferenceSession:
+          profile: bool = False, strict: bool = False, dispatch: str = "registry") -> ort.InferenceSession:
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.log_severity_level = 3
     so.enable_profiling = profile
-    so = ep_session_options(so, kernel_path=path, custom_ops=False, fold=fold, strict=strict)
+    so = ep_session_options(so, kernel_path=path, custom_ops=False, fold=fold, strict=strict,
+                            dispatch=dispatch)
     return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
 
 
@@ -120,6 +121,14 @@ def test_group_is_computed_once_at_session_creation() -> None:
     assert folded_nodes() - before == 3
     ran = {str(e["args"]["op_name"]) for e in nodes_run(unfolded, f, 1)}  # type: ignore[index]
     assert {"Slice", "Concat", "Unsqueeze", "Add"} <= ran, ran
+
+
+def test_compile_dispatch_folds_too() -> None:
+    m, f = chain(), feeds()
+    before = folded_nodes()
+    y = plain(m, dispatch="compile").run(None, f)[0]
+    assert folded_nodes() - before == 3
+    assert_exact_bits("dispatch=compile", y, chain_reference(f["x"]))
 
 
 def test_report_counts_folded_nodes_as_ours() -> None:
