@@ -255,6 +255,36 @@ def test_subgraph_reads_outer_scope_constants() -> None:
         assert_exact_bits(f"branch {c}", sess.run(None, {"x": x, "c": np.array(c)})[0], x + W[:, 1:4])
 
 
+def test_structured_reader_takes_the_folded_value_of_its_own_graph_only() -> None:
+    """MatMul reading a folded value takes it as a constant input (packed once). The branches name their
+    MatMul's B alike ("b"): in one it is folded, in the other computed from the input; each gets its own."""
+    def branch(name: str, folded: bool) -> onnx.GraphProto:
+        src = ["w", "s", "e", "ax"] if folded else ["xw", "s", "e", "ax"]
+        nodes = [helper.make_node("Slice", src, ["b"], name="slice_" + name),
+                 helper.make_node("MatMul", ["x", "b"], ["o" + name], name="matmul_" + name)]
+        out = helper.make_tensor_value_info("o" + name, TensorProto.FLOAT, [3, 3])
+        return helper.make_graph(nodes, name, [], [out], [])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=branch("t", True),
+                              else_branch=branch("e", False), name="if")]
+    w = W[:3, :]  # [3, 6], sliced to its columns 1..3: [3, 3]
+    inits = [numpy_helper.from_array(w, "w"), _i64("s", [1]), _i64("e", [4]), _i64("ax", [1])]
+    m = _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3]),
+                       helper.make_tensor_value_info("xw", TensorProto.FLOAT, [3, 6]),
+                       helper.make_tensor_value_info("c", TensorProto.BOOL, [])], ["y"], inits)
+    rng = np.random.default_rng(4)
+    f = {"x": rng.standard_normal((3, 3)).astype(np.float32),
+         "xw": rng.standard_normal((3, 6)).astype(np.float32)}
+    before = folded_nodes()
+    sess = plain(m)
+    assert folded_nodes() - before == 1  # the then branch's Slice
+    for c in (True, False):
+        f["c"] = np.array(c)
+        got = sess.run(None, f)[0]
+        assert_exact_bits(f"branch {c}", got, plain(m, fold=False).run(None, f)[0])
+        b = (w if c else f["xw"])[:, 1:4]
+        np.testing.assert_allclose(got, f["x"].astype(np.float64) @ b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.skipif(not (SILERO.exists() and SILERO_IN.exists()), reason="silero-vad not unpacked here")
 def test_silero_vad_plain_session_same_bits_as_fold_py() -> None:
     data = dict(np.load(SILERO_IN))

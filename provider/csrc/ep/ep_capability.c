@@ -582,7 +582,9 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {
       if (claim[i] < 0 || claim[i] == OM_EP_FOLDED || next[i] == OM_EP_FUSED) continue;
-      if (ep->compile) /* one compiled node per claimed node: ORT still plans its inputs and outputs */
+      /* one compiled node per claimed node: ORT still plans its inputs and outputs; a reader of a constant group
+       * is one too, taking the group's values as constant inputs (ep_compile_fold.c) */
+      if (ep->compile || claim[i] == OM_EP_FOLD_READER)
         st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
       else
         st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep_capability.h"  /* om_ep_node_create, om_ep_graph_opset */
+#include "ep_capability.h"  /* om_ep_node_create, om_ep_graph_opset, om_ep_value_type */
 #include "ep_const_fold.h"  /* OM_EP_FOLD_MAX_BYTES, om_ep_fold_type */
 #include "onemodel_test.h" /* om_test_ep_fold_runs */
 
@@ -250,6 +250,46 @@ OrtStatus* om_ep_fold_compile(const om_ep* ep, const OrtGraph* graph, const OrtN
   __atomic_fetch_add(&om_fold_nodes, (long long)n, __ATOMIC_RELAXED);
   *out = f;
   return NULL;
+}
+
+/* The value `name` that exactly one of the n groups kept, NULL when none or several did (or that one failed). */
+static const om_fold_value* om_fold_lookup(const om_ep_folded* const* folded, size_t n, const char* name) {
+  const om_fold_value* hit = NULL;
+  for (size_t g = 0; name && g < n; g++) {
+    long at = folded[g] ? om_fold_find(folded[g], name) : -1;
+    if (at < 0) continue;
+    if (hit || folded[g]->error) return NULL;
+    hit = &folded[g]->values[at];
+  }
+  return hit;
+}
+
+OrtStatus* om_ep_fold_constant_inputs(const OrtApi* api, const om_ep_folded* const* folded, size_t n_folded,
+                                      const OrtNode* node, om_node* on) {
+  size_t n = 0;
+  OrtStatus* st = n_folded ? api->Node_GetNumInputs(node, &n) : NULL;
+  if (st || n == 0) return st;
+  const OrtValueInfo** vs = calloc(n, sizeof *vs);
+  if (!vs) return om_ep_error(api, ORT_FAIL, "out of memory");
+  st = api->Node_GetInputs(node, vs, n);
+  for (size_t i = 0; !st && i < n; i++) {
+    const char* name = NULL;
+    bool is_const = false;
+    if (!vs[i]) continue;
+    st = api->GetValueInfoName(vs[i], &name);
+    if (!st) st = api->ValueInfo_IsConstantInitializer(vs[i], &is_const);
+    const om_fold_value* x = st || is_const ? NULL : om_fold_lookup(folded, n_folded, name);
+    size_t count = 1;
+    for (size_t d = 0; x && d < x->rank; d++) count *= (size_t)x->shape[d];
+    /* not a kept value, or (its type or declared size differ) not this one: read at each run as before */
+    if (!x || om_ep_value_type(api, vs[i]) != x->type || om_ep_value_static_count(api, vs[i]) != (long long)count)
+      continue;
+    char err[512];
+    if (om_node_set_constant_input(on, i, x->data, x->shape, x->rank, err, sizeof err) != 0)
+      st = om_ep_error(api, ORT_INVALID_ARGUMENT, err);
+  }
+  free((void*)vs);
+  return st;
 }
 
 OrtStatus* om_ep_fold_compute(const om_ep_folded* f, OrtKernelContext* ctx) {

@@ -17,6 +17,7 @@
 
 #include "core/om_types.h"   /* om_type_size */
 #include "ep_capability.h" /* om_ep_value_type, om_ep_value_static_count */
+#include "ep_compile.h"    /* om_ep_node_structured */
 
 typedef struct om_node_at {
   const OrtNode* node;
@@ -118,6 +119,7 @@ typedef struct om_fold_work {
   long* pending;  /* per node: om_fold_pending, counted down; -1 not foldable */
   char* folded;   /* per node: constant */
   char* external; /* per node: a value of it is read outside its group (or by a node not yet constant) */
+  char* reader;   /* per node: a structured claimed node, not constant, that reads a constant node's value */
   size_t* parent; /* union-find of the groups */
   size_t* queue;
   size_t n, head, tail;
@@ -148,7 +150,8 @@ static OrtStatus* om_fold_spread(const OrtApi* api, const OrtNode* const* nodes,
 
 /* After the constant nodes are known: join each to the constant nodes reading it, and note a node one of whose
  * values a non-constant node, a subgraph or another graph reads. */
-static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, om_fold_work* w, size_t i) {
+static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, const int* claim, om_fold_work* w,
+                               size_t i) {
   const OrtValueInfo** outs = NULL;
   size_t m = 0;
   OrtStatus* st = om_values(api, nodes[i], 1, &outs, &m);
@@ -161,7 +164,9 @@ static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, o
     for (size_t e = 0; !st && e < c; e++) {
       long j = om_index_of(who[e], w->sorted, w->n);
       if (j < 0 || idx[e] < 0 || !w->folded[j]) w->external[i] = 1;
-      else w->parent[om_root(w->parent, (size_t)j)] = om_root(w->parent, i);
+      if (j >= 0 && idx[e] >= 0 && !w->folded[j] && claim[j] == 1 && om_ep_node_structured(api, nodes[j]))
+        w->reader[j] = 1;
+      if (j >= 0 && idx[e] >= 0 && w->folded[j]) w->parent[om_root(w->parent, (size_t)j)] = om_root(w->parent, i);
     }
     free((void*)who);
     free(idx);
@@ -174,10 +179,10 @@ OrtStatus* om_ep_fold_groups(const om_ep* ep, const OrtNode* const* nodes, size_
                              OrtEpGraphSupportInfo* info) {
   const OrtApi* api = ep->api;
   om_node_at* sorted = malloc(n * sizeof *sorted);
-  om_fold_work w = {sorted, calloc(n, sizeof(long)), calloc(n, 1), calloc(n, 1), calloc(n, sizeof(size_t)),
-                    calloc(n, sizeof(size_t)), n, 0, 0};
+  om_fold_work w = {sorted, calloc(n, sizeof(long)), calloc(n, 1), calloc(n, 1), calloc(n, 1),
+                    calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)), n, 0, 0};
   const OrtNode** group = calloc(n, sizeof *group);
-  OrtStatus* st = sorted && w.pending && w.folded && w.external && w.parent && w.queue && group
+  OrtStatus* st = sorted && w.pending && w.folded && w.external && w.reader && w.parent && w.queue && group
                       ? NULL
                       : om_ep_error(api, ORT_FAIL, "out of memory");
   for (size_t i = 0; !st && i < n; i++) {
@@ -193,7 +198,7 @@ OrtStatus* om_ep_fold_groups(const om_ep* ep, const OrtNode* const* nodes, size_
     st = om_fold_spread(api, nodes, &w, i);
   }
   for (size_t i = 0; !st && i < n; i++)
-    if (w.folded[i]) st = om_fold_join(api, nodes, &w, i);
+    if (w.folded[i]) st = om_fold_join(api, nodes, claim, &w, i);
   /* one fused node per group (members in graph order) one of whose values is read outside it */
   for (size_t r = 0; !st && r < n; r++) {
     if (!w.folded[r] || om_root(w.parent, r) != r) continue;
@@ -213,7 +218,10 @@ OrtStatus* om_ep_fold_groups(const om_ep* ep, const OrtNode* const* nodes, size_
     for (size_t i = 0; !st && i < n; i++)
       if (w.folded[i] && om_root(w.parent, i) == r) claim[i] = OM_EP_FOLDED;
   }
+  for (size_t j = 0; !st && j < n; j++) /* every group with a reader outside it was handed over above */
+    if (w.reader[j] && claim[j] == 1) claim[j] = OM_EP_FOLD_READER;
   free(sorted);
+  free(w.reader);
   free(w.pending);
   free(w.folded);
   free(w.external);
