@@ -9,8 +9,9 @@
  * declared shape (ORT's shape inference), an element type of one or more bytes an element (om_ep_fold_type) and
  * at most OM_EP_FOLD_MAX_BYTES bytes. The constant nodes connected by their values form a group; each group one
  * of whose values something outside it reads becomes one fused node with no inputs (constant initializers
- * dropped: the group reads them at Compile). Run before the element-wise chains, which then skip its members.
- * Knows nothing of math. */
+ * dropped: the group reads them at Compile). A structured node (OM_F_STRUCT) the EP claims that reads a group's
+ * value is marked OM_EP_FOLD_READER: claimed as a compiled node of its own, it gets the value as a constant input
+ * at Compile. Run before the element-wise chains, which then skip both. Knows nothing of math. */
 #include "ep_const_fold.h"
 
 #include <stdlib.h>
