@@ -10,15 +10,16 @@
  * at most OM_EP_FOLD_MAX_BYTES bytes. The constant nodes connected by their values form a group; each group one
  * of whose values something outside it reads becomes one fused node with no inputs (constant initializers
  * dropped: the group reads them at Compile). A structured node (OM_F_STRUCT) the EP claims that reads a group's
- * value is marked OM_EP_FOLD_READER: claimed as a compiled node of its own, it gets the value as a constant input
- * at Compile. Run before the element-wise chains, which then skip both. Knows nothing of math. */
+ * value (Reshape's family excepted: its kernel aliases its input) is marked OM_EP_FOLD_READER: claimed as a
+ * compiled node of its own, it gets the value as a constant input at Compile. Run before the element-wise chains,
+ * which then skip both. Knows nothing of math. */
 #include "ep_const_fold.h"
 
 #include <stdlib.h>
 
 #include "core/om_types.h"   /* om_type_size */
 #include "ep_capability.h" /* om_ep_value_type, om_ep_value_static_count */
-#include "ep_compile.h"    /* om_ep_node_structured */
+#include "node/node_family.h" /* om_family_of, om_family_reshape */
 
 typedef struct om_node_at {
   const OrtNode* node;
@@ -149,6 +150,18 @@ static OrtStatus* om_fold_spread(const OrtApi* api, const OrtNode* const* nodes,
   return st;
 }
 
+/* Whether a claimed node reading a constant node's value should take it as a constant input: a structured row,
+ * but not Reshape's family, whose registered kernel hands ORT input 0's buffer as its output (no copy), which a
+ * compiled node cannot. */
+static int om_fold_reader_kind(const OrtApi* api, const OrtNode* node) {
+  const char *op = NULL, *domain = NULL;
+  OrtStatus* st = api->Node_GetOperatorType(node, &op);
+  if (!st) st = api->Node_GetDomain(node, &domain);
+  if (st) api->ReleaseStatus(st);
+  int row = st || !domain || !op ? -1 : om_op_find_in(domain, op);
+  return row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT) && om_family_of(row) != &om_family_reshape;
+}
+
 /* After the constant nodes are known: join each to the constant nodes reading it, and note a node one of whose
  * values a non-constant node, a subgraph or another graph reads. */
 static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, const int* claim, om_fold_work* w,
@@ -165,7 +178,7 @@ static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, c
     for (size_t e = 0; !st && e < c; e++) {
       long j = om_index_of(who[e], w->sorted, w->n);
       if (j < 0 || idx[e] < 0 || !w->folded[j]) w->external[i] = 1;
-      if (j >= 0 && idx[e] >= 0 && !w->folded[j] && claim[j] == 1 && om_ep_node_structured(api, nodes[j]))
+      if (j >= 0 && idx[e] >= 0 && !w->folded[j] && claim[j] == 1 && om_fold_reader_kind(api, nodes[j]))
         w->reader[j] = 1;
       if (j >= 0 && idx[e] >= 0 && w->folded[j]) w->parent[om_root(w->parent, (size_t)j)] = om_root(w->parent, i);
     }
