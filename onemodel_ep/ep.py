@@ -136,6 +136,7 @@ def ep_session_options(
     custom_ops: bool | Sequence[str] = True,
     fuse: bool = True,
     qdq_groups: bool = True,
+    fold: bool = True,
 ) -> ort.SessionOptions:
     """SessionOptions that run every node OneModel serves on OneModel's EP, the rest on ORT's CPU EP.
 
@@ -164,6 +165,9 @@ def ep_session_options(
     qdq_groups=False (EP option `qdq_groups` "0") leaves each DequantizeLinear -> op -> QuantizeLinear group's
     nodes apart instead of running it as one QLinear node (docs/quantized.md, "QDQ groups"): other bits, the
     float ops' own; `onemodel diff --per-node` uses it only for the session whose graph ORT saves.
+    fold=False (EP option `fold` "0") computes every node at each run; by default each group of nodes OneModel
+    serves whose inputs are all constant is computed once, at session creation, by OneModel's kernels, and its
+    outputs kept (docs/constant-folding.md, "In the EP").
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -182,6 +186,8 @@ def ep_session_options(
         options["fuse"] = "0"
     if not qdq_groups:
         options["qdq_groups"] = "0"
+    if not fold:
+        options["fold"] = "0"
     if strict:
         options["strict"] = "1"  # the EP refuses the session itself (ep/ep_capability.c)
     so.add_provider_for_devices(ep_devices(), options)

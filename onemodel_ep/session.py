@@ -74,7 +74,8 @@ class InferenceSession(ort.InferenceSession):
     would run outside OneModel EP is refused with one StrictModeError naming each (onemodel_ep.strict).
     fold=True (the default): every node of the main graph OneModel serves whose inputs are all constant is
     computed once, here, by OneModel's kernels (onemodel_ep.fold, docs/constant-folding.md) and reported
-    with category "folded"; either path, the same bits as unfolded.
+    with category "folded"; either path, the same bits as unfolded. fold=False turns the EP's own folding off
+    too (EP option fold="0", docs/constant-folding.md, "In the EP"): nothing is folded.
     """
 
     def __init__(
@@ -113,7 +114,7 @@ class InferenceSession(ort.InferenceSession):
             if providers is not None:
                 raise ValueError("via='ep' takes no providers: OneModel's EP and the CPU EP run the model")
             so = ep_session_options(sess_options, mode=mode, kernel_path=kernel_path,
-                                    custom_ops=custom_op_types(proto))
+                                    custom_ops=custom_op_types(proto), fold=fold)
             source: str | bytes
             if folded.nodes or copied:  # ORT gets the model changed here; its external data stays put
                 source = proto.SerializeToString()

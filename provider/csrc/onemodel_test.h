@@ -46,4 +46,9 @@ int om_test_nbits_int8(int path, int ext, size_t bits, size_t block_size, size_t
                        const float* A, const uint8_t* B, const float* scales, const uint8_t* zp, const float* bias,
                        float* C);
 
+/* Test entry (tests/ep/test_ep_const_fold.py): how many groups of constant nodes (nodes: 0), or member nodes of
+ * them (nodes: 1), the EP has computed at Compile since the library was loaded (ep/ep_compile_fold.c): each once a
+ * session, never at a run. */
+long long om_test_ep_fold_runs(int nodes);
+
 #endif

@@ -5,7 +5,9 @@
 Each model's inputs are the .npz beside it (same stem). One intra-op thread each; per round, stock runs for
 `--seconds` of this thread's CPU time (`time.thread_time`), then ours, alternating; a model's time is the
 minimum over rounds of the mean per run (`--seconds`, default 0.3). Ours is the model with its constant
-nodes folded by OneModel's kernels first (as `onemodel_ep.InferenceSession` does; `--no-fold`: as it is).
+nodes folded by OneModel's kernels first (as `onemodel_ep.InferenceSession` does; `--ep-fold`: the model as it
+is, in a plain session over `ep_session_options`, whose EP folds the constant groups itself; `--no-fold`: the
+model as it is, with the EP's folding off too, EP option fold="0").
 Time the process spends descheduled by other jobs is not counted, so the ratio reflects the kernels, not the
 load (cache sharing with other jobs still moves it). `--unfused` adds a third session, ours with fuse="0"
 (every node on its own), to the same interleaving, and its time and fused_over_unfused to the line. Prints
@@ -47,20 +49,22 @@ def main() -> None:
     ap.add_argument("models", nargs="+", type=Path)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.3)
-    ap.add_argument("--no-fold", action="store_true", help="ours without OneModel's constant folding")
+    ap.add_argument("--no-fold", action="store_true", help='ours unfolded (and EP option fold="0")')
+    ap.add_argument("--ep-fold", action="store_true", help="ours on the model as it is: the EP folds it")
     ap.add_argument("--unfused", action="store_true", help='also time ours with fuse="0"')
     args = ap.parse_args()
     for path in args.models:
         feeds = dict(np.load(path.with_suffix(".npz")))
         stock = ort.InferenceSession(str(path), _options(), providers=["CPUExecutionProvider"])
         model = onnx.load(str(path))
-        if not args.no_fold:  # as onemodel_ep.InferenceSession and `onemodel bench --model` do
+        if not (args.no_fold or args.ep_fold):  # as onemodel_ep.InferenceSession, `onemodel bench --model`
             model = fold(model, mode="exact")
         blob = model.SerializeToString()
-        ours = ort.InferenceSession(blob, onemodel_ep.ep_session_options(base=_options()))
+        so = onemodel_ep.ep_session_options(base=_options(), fold=not args.no_fold)
+        ours = ort.InferenceSession(blob, so)
         sessions = [stock, ours]
         if args.unfused:
-            so = onemodel_ep.ep_session_options(base=_options(), fuse=False)
+            so = onemodel_ep.ep_session_options(base=_options(), fuse=False, fold=not args.no_fold)
             sessions.append(ort.InferenceSession(blob, so))
         times: list[list[float]] = [[] for _ in sessions]
         for _ in range(args.rounds):

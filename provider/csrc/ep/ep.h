@@ -38,6 +38,8 @@ typedef struct om_ep {
   int fuse;    /* session option `fuse`: 1 (default) chains of element-wise nodes become one fused node each */
   int qdq_groups; /* session option `qdq_groups`: 1 (default) QDQ groups run as one QLinear node each (ep_qdq.c);
                    * "0" (onemodel diff --per-node, to save the graph ORT runs) leaves their nodes apart */
+  int fold;    /* session option `fold`: 1 (default) nodes whose inputs are all constant are computed once, at
+                * session creation (ep_const_fold.c, ep_compile_fold.c) */
   int strict; /* session option `strict`: 1 "1", GetCapability refuses a graph whose computing nodes it leaves */
   char* strict_lines; /* strict mode: the nodes refused so far, one "\n  node ..." line each (subgraphs first) */
   int strict_due;     /* strict mode: the main graph is done and strict_lines is the refusal Compile returns */

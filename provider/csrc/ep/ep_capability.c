@@ -11,6 +11,7 @@
 
 #include "ep_capability.h"
 #include "ep_attention_fuse.h"
+#include "ep_const_fold.h"
 #include "ep_fuse.h"
 #include "ep_qdq.h"
 #include "ort/ort_attrs.h"
@@ -251,6 +252,29 @@ long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
   for (size_t d = 0; d < rank; d++) {
     int64_t n = dims[d] < 0 ? 1 : dims[d] > (int64_t)1 << 40 ? (int64_t)1 << 40 : dims[d];
     count = n && count > ((long long)1 << 40) / n ? (long long)1 << 40 : count * n;
+  }
+  return count;
+}
+
+long long om_ep_value_static_count(const OrtApi* api, const OrtValueInfo* v) {
+  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  size_t rank = 0;
+  int64_t dims[OM_NODE_MAX_RANK];
+  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
+  if (!tsi || st || rank > OM_NODE_MAX_RANK) {
+    if (st) api->ReleaseStatus(st);
+    return -1;
+  }
+  st = api->GetDimensions(tsi, dims, rank);
+  if (st) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  long long count = 1;
+  for (size_t d = 0; d < rank; d++) {
+    if (dims[d] < 0) return -1;
+    if (dims[d] > ((long long)1 << 40) || (dims[d] && count > ((long long)1 << 40) / dims[d])) return -1;
+    count *= dims[d];
   }
   return count;
 }
@@ -592,15 +616,18 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
   } else {
     /* QDQ groups of the main graph (as the rewrite forms them: docs/quantized.md), each one fused node run as
      * our QLinear op (ep_qdq.c): whatever `fuse` says, since a group's bits are the QLinear op's; their
-     * members are claimed there and join no other fusion. Then attention
-     * patterns (ep_attention_fuse.c), then chains of element-wise nodes (ep_fuse.c) among the rest, each one
-     * fused node; their members are claimed there */
+     * members are claimed there and join no other fusion. Then groups of constant nodes, each one fused node
+     * computed once (ep_const_fold.c); then attention patterns (ep_attention_fuse.c), then chains of
+     * element-wise nodes (ep_fuse.c) among the rest, each one fused node; their members are claimed there */
     if (!st && ep->qdq_groups && om_ep_main_graph(api, graph)) st = om_ep_qdq_groups(ep, nodes, n, opset, claim, info);
+    if (!st && ep->fold) st = om_ep_fold_groups(ep, nodes, n, claim, info);
     if (!st && ep->fuse) st = om_ep_fuse_attention(ep, nodes, n, claim, opset, next, info);
     if (!st && ep->fuse) st = om_ep_fuse_chains(ep, nodes, n, claim, next, info);
     for (size_t i = 0; !st && i < n; i++) {
-      if (claim[i] < 0 || next[i] == OM_EP_FUSED) continue;
-      if (ep->compile) /* one compiled node per claimed node: ORT still plans its inputs and outputs */
+      if (claim[i] < 0 || claim[i] == OM_EP_FOLDED || next[i] == OM_EP_FUSED) continue;
+      /* one compiled node per claimed node: ORT still plans its inputs and outputs; a reader of a constant group
+       * is one too, taking the group's values as constant inputs (ep_compile_fold.c) */
+      if (ep->compile || claim[i] == OM_EP_FOLD_READER)
         st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, NULL);
       else
         st = ep->ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);

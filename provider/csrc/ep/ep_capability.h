@@ -26,4 +26,8 @@ int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v);
  * (capped at 2^40); -1 when the shape is undeclared or the value absent (a rank-0 value: 1). */
 long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v);
 
+/* Elements of a node input or output when the graph declares its whole shape (no symbolic or unknown dimension,
+ * rank at most OM_NODE_MAX_RANK, at most 2^40 elements); -1 otherwise. */
+long long om_ep_value_static_count(const OrtApi* api, const OrtValueInfo* v);
+
 #endif

@@ -1,6 +1,6 @@
-/* ep_compile.c - OrtEp::Compile: a QDQ group (ep_qdq.c) becomes its QLinear op's kernel; a fused chain of
- * element-wise nodes (ep_fuse.c) goes to ep_compile_chain.c, a fused attention pattern (ep_attention_fuse.c) to
- * ep_compile_attention.c;
+/* ep_compile.c - OrtEp::Compile: a QDQ group (ep_qdq.c) becomes its QLinear op's kernel; a group of constant
+ * nodes (ep_const_fold.c) goes to ep_compile_fold.c, a fused chain of element-wise nodes (ep_fuse.c) to
+ * ep_compile_chain.c, a fused attention pattern (ep_attention_fuse.c) to ep_compile_attention.c;
  * a node of its own is the execution provider's `dispatch=compile` alternative to its kernel registry: GetCapability
  * hands each claimed node to ORT as a fused node of its own (EpGraphSupportInfo_AddNodesToFuse), and Compile
  * turns each into an OrtNodeComputeInfo whose Compute runs the same om_kernel as a registered kernel. The
@@ -16,6 +16,7 @@
 #include "ep_compile.h"
 #include "ep_compile_attention.h"
 #include "ep_compile_chain.h"
+#include "ep_compile_fold.h"
 #include "ep_qdq.h"
 #include "ort/ort_kernel.h"
 
@@ -23,7 +24,8 @@ typedef struct om_ep_compiled {
   OrtNodeComputeInfo base; /* first member */
   om_kernel* kernel;       /* one node; or */
   om_ep_chain* chain;      /* a fused chain (ep_compile_chain.c); or */
-  om_ep_attention* attn;   /* a fused attention pattern (ep_compile_attention.c) */
+  om_ep_attention* attn;   /* a fused attention pattern (ep_compile_attention.c); or */
+  om_ep_folded* folded;    /* a group of constant nodes, computed at Compile (ep_compile_fold.c) */
 } om_ep_compiled;
 
 static OrtStatus* OM_ORT_CALL om_compiled_create_state(OrtNodeComputeInfo* this_ptr, OrtNodeComputeContext* cc,
@@ -37,6 +39,7 @@ static OrtStatus* OM_ORT_CALL om_compiled_compute(OrtNodeComputeInfo* this_ptr, 
   (void)this_ptr;
   const om_ep_compiled* c = state;
   if (c->attn) return om_ep_attention_compute(c->attn, ctx);
+  if (c->folded) return om_ep_fold_compute(c->folded, ctx);
   return c->chain ? om_ep_chain_compute(c->chain, ctx) : om_kernel_compute(c->kernel, ctx);
 }
 
@@ -124,16 +127,23 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtNode* node, om_
   return st;
 }
 
-OrtStatus* om_ep_constant_inputs(const OrtApi* api, const OrtNode* node, om_node* on) {
+int om_ep_node_structured(const OrtApi* api, const OrtNode* node) {
   const char *op = NULL, *domain = NULL;
   OrtStatus* st = api->Node_GetOperatorType(node, &op);
   if (!st) st = api->Node_GetDomain(node, &domain);
-  int row = st || !domain ? -1 : om_op_find_in(domain, op);
-  if (!st && row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT)) st = om_constant_inputs(api, node, on);
-  return st;
+  if (st) api->ReleaseStatus(st);
+  int row = st || !domain || !op ? -1 : om_op_find_in(domain, op);
+  return row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT);
 }
 
-static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const OrtNode* fused, om_kernel** out) {
+OrtStatus* om_ep_constant_inputs(const OrtApi* api, const OrtNode* node, om_node* on) {
+  return om_ep_node_structured(api, node) ? om_constant_inputs(api, node, on) : NULL;
+}
+
+/* folded[0..n_folded): the constant groups of the same Compile call, whose kept values a structured node may take
+ * as constant inputs (ep_compile_fold.c). */
+static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const OrtNode* fused,
+                                 const om_ep_folded* const* folded, size_t n_folded, om_kernel** out) {
   const OrtApi* api = ep->api;
   size_t n = 0;
   OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
@@ -146,6 +156,7 @@ static OrtStatus* om_compile_one(const om_ep* ep, const OrtGraph* graph, const O
   om_node* on = om_ep_node_create(ep, node, om_ep_graph_opset(api, graph), err, sizeof err);
   if (!on) return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
   st = om_ep_constant_inputs(api, node, on);
+  if (!st && om_ep_node_structured(api, node)) st = om_ep_fold_constant_inputs(api, folded, n_folded, node, on);
   int *in_map = NULL, *out_map = NULL;
   size_t n_in = 0, n_out = 0;
   if (!st) st = om_io_map(api, node, fused, 0, &in_map, &n_in);
@@ -165,6 +176,7 @@ void OM_ORT_CALL om_ep_release_compute_infos(OrtEp* this_ptr, OrtNodeComputeInfo
     om_kernel_destroy(c->kernel);
     om_ep_chain_destroy(c->chain);
     om_ep_attention_destroy(c->attn);
+    om_ep_fold_destroy(c->folded);
     free(c);
   }
 }
@@ -176,7 +188,14 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
   for (size_t i = 0; i < count; i++) infos[i] = NULL;
   OrtStatus* st = om_ep_strict_refusal((om_ep*)this_ptr); /* strict mode's refusal (ep_capability.c) */
   if (st) return st;
-  for (size_t i = 0; !st && i < count; i++) {
+  /* the constant groups first (ep_compile_fold.c): a structured node of the same call may take their values */
+  const om_ep_folded** folded = calloc(count + 1, sizeof *folded);
+  size_t n_folded = 0;
+  if (!folded) st = om_ep_error(ep->api, ORT_FAIL, "out of memory");
+  for (size_t t = 0; !st && t < 2 * count; t++) { /* the groups, then the others */
+    size_t i = t % count;
+    int group = om_ep_fold_is_group(ep->api, fused_nodes[i]);
+    if (group != (t < count)) continue;
     om_ep_compiled* c = calloc(1, sizeof *c);
     if (!c) {
       st = om_ep_error(ep->api, ORT_FAIL, "out of memory");
@@ -184,13 +203,16 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     }
     size_t members = 0;
     st = ep->api->Graph_GetNumNodes(graphs[i], &members);
-    if (!st && members > 1 && om_ep_is_attention(ep->api, graphs[i]))
+    if (!st && group) {
+      st = om_ep_fold_compile(ep, graphs[i], fused_nodes[i], &c->folded);
+      if (!st) folded[n_folded++] = c->folded;
+    } else if (!st && members > 1 && om_ep_is_attention(ep->api, graphs[i])) {
       st = om_ep_attention_compile(ep, graphs[i], fused_nodes[i], &c->attn);
-    else if (!st) {
+    } else if (!st) {
       if (members > 1) st = om_ep_qdq_compile(ep, graphs[i], fused_nodes[i], &c->kernel); /* a QDQ group */
       if (!st && !c->kernel)
         st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
-                         : om_compile_one(ep, graphs[i], fused_nodes[i], &c->kernel);
+                         : om_compile_one(ep, graphs[i], fused_nodes[i], folded, n_folded, &c->kernel);
     }
     if (st) {
       free(c);
@@ -202,6 +224,7 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     c->base.ReleaseState = om_compiled_release_state;
     infos[i] = &c->base;
   }
+  free((void*)folded);
   if (st) {
     om_ep_release_compute_infos(this_ptr, infos, count);
     for (size_t i = 0; i < count; i++) infos[i] = NULL;

@@ -1,7 +1,8 @@
 /* ep_factory.c - the library as an ONNX Runtime plugin execution-provider library: CreateEpFactories /
  * ReleaseEpFactory, one factory offering the EP `OneModelExecutionProvider` on the CPU device, and the EP itself
  * (its options `mode`, `kernel_path`, `dispatch`: its kernel registry, or compiled nodes, ep_compile.c;
- * `fuse`: chains of element-wise nodes as one fused node each, ep_fuse.c; and `strict`: "1" refuses a graph
+ * `fuse`: chains of element-wise nodes as one fused node each, ep_fuse.c; `fold`: constant groups computed once at
+ * session creation, ep_const_fold.c; and `strict`: "1" refuses a graph
  * with a computing node it does not claim, ep_capability.c).
  * ORT 1.24 or newer (kernel registries); an older runtime is told so when it loads the library. Knows nothing of math. */
 #include <ctype.h>
@@ -75,16 +76,18 @@ static OrtStatus* om_ep_choice(const OrtApi* api, const OrtSessionOptions* so, c
 }
 
 static OrtStatus* om_ep_read_options(const OrtApi* api, const OrtSessionOptions* so, int* mode, int* path,
-                                     int* compile, int* fuse, int* strict, int* qdq_groups) {
+                                     int* compile, int* fuse, int* fold, int* strict, int* qdq_groups) {
   char val[64], err[256], msg[400];
   *mode = OM_MODE_EXACT;
   *path = -1;
   *compile = 0;
   *fuse = 1;
+  *fold = 1;
   *strict = 0;
   *qdq_groups = 1;
   OrtStatus* st = om_ep_choice(api, so, "fuse", "0", "1", fuse);
   if (!st) st = om_ep_choice(api, so, "qdq_groups", "0", "1", qdq_groups);
+  if (!st) st = om_ep_choice(api, so, "fold", "0", "1", fold);
   if (!st) st = om_ep_choice(api, so, "strict", "0", "1", strict);
   if (!st) st = om_ep_choice(api, so, "dispatch", "registry", "compile", compile);
   if (st) return st;
@@ -163,8 +166,9 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   (void)logger;
   om_ep_factory* f = (om_ep_factory*)this_ptr;
   *out = NULL;
-  int mode, path, compile, fuse, strict, qdq_groups;
-  OrtStatus* st = om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse, &strict, &qdq_groups);
+  int mode, path, compile, fuse, fold, strict, qdq_groups;
+  OrtStatus* st =
+      om_ep_read_options(f->api, session_options, &mode, &path, &compile, &fuse, &fold, &strict, &qdq_groups);
   if (st) return st;
   om_ep* ep = calloc(1, sizeof *ep);
   if (!ep) return om_ep_error(f->api, ORT_FAIL, "out of memory");
@@ -183,6 +187,7 @@ static OrtStatus* OM_ORT_CALL om_factory_create_ep(OrtEpFactory* this_ptr, const
   ep->compile = compile;
   ep->fuse = fuse;
   ep->qdq_groups = qdq_groups;
+  ep->fold = fold;
   ep->strict = strict;
   st = compile ? NULL : om_ep_registry_create(ep);
   if (st) {
