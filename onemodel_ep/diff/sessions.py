@@ -81,8 +81,8 @@ def ep_session(
     model: onnx.ModelProto, mode: str, kernel_path: str | None, what: str, optimized: str | None = None
 ) -> Any:
     """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest). Where ORT is
-    to save the graph it runs (`optimized`), a second session, with no fused chains and no QDQ groups, saves
-    it (ORT cannot write compiled nodes out); the session returned is the plain one, whose bits the user gets
+    to save the graph it runs (`optimized`), a second session, with no fused chains, no QDQ groups and no
+    constant groups of the EP, saves it (ORT cannot write compiled nodes out); the session returned is the plain one, whose bits the user gets
     (QDQ groups change them; fused chains do not: docs/architecture.md)."""
 
     def make(save: str | None) -> Any:
@@ -91,7 +91,7 @@ def ep_session(
         _save_optimized(so, save)
         so = ep_session_options(
             so, mode=mode, kernel_path=kernel_path, custom_ops=custom_op_types(model), fuse=save is None,
-            qdq_groups=save is None,
+            qdq_groups=save is None, fold=save is None,
         )
         return ort.InferenceSession(model.SerializeToString(), sess_options=so, enable_fallback=0)
 

@@ -20,6 +20,7 @@ import onemodel_ep
 from onemodel_ep._lib import lib
 from onemodel_ep.ep import EP_NAME, ep_report, ep_session_options
 from onemodel_ep.fold import FOLD_MAX_BYTES
+from tests.ep.test_ep_fusion import profile_prefix
 from tests.nodes.node_sessions import PATHS, assert_exact_bits
 
 pytestmark = [
@@ -75,6 +76,7 @@ def plain(model: onnx.ModelProto, fold: bool = True, path: str | None = None, th
     so.intra_op_num_threads = threads
     so.log_severity_level = 3
     so.enable_profiling = profile
+    so.profile_file_prefix = profile_prefix()  # ORT names the file by the millisecond
     so = ep_session_options(so, kernel_path=path, custom_ops=False, fold=fold, strict=strict,
                             dispatch=dispatch)
     return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)

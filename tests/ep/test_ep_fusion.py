@@ -5,8 +5,10 @@ is never fused away; the report still counts every member as OneModel's."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -77,6 +79,14 @@ def feeds(n: int = N, dtype: type = np.float32, shape: Sequence[int] | None = No
     return {k: (rng.standard_normal(s) * 3).astype(dtype) for k in ("x", "y")}
 
 
+def profile_prefix() -> str:
+    """A profile file prefix no other test process shares (ORT names profiles by the millisecond only)."""
+    return os.path.join(tempfile.gettempdir(), f"om_profile_{os.getpid()}_{next(_PROFILES)}")
+
+
+_PROFILES = itertools.count()
+
+
 def ep_session(
     model: onnx.ModelProto,
     fuse: bool = True,
@@ -90,6 +100,7 @@ def ep_session(
     so.intra_op_num_threads = threads
     so.log_severity_level = 3
     so.enable_profiling = profile
+    so.profile_file_prefix = profile_prefix()  # ORT names the file by the millisecond
     so = ep_session_options(so, mode=mode, kernel_path=path, dispatch=dispatch, custom_ops=False, fuse=fuse)
     return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
 

@@ -21,7 +21,7 @@ from onnx import numpy_helper as nh
 
 import onemodel_ep
 from onemodel_ep.qdq_unique import unique_dq
-from tests.ep.test_ep_fusion import ep_session, fused_names, nodes_run
+from tests.ep.test_ep_fusion import ep_session, fused_names, nodes_run, profile_prefix
 from tests.nodes.node_sessions import PATHS, assert_exact_bits
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs the plugin EP (ORT 1.24+)")
@@ -231,13 +231,15 @@ def test_close_to_stock(name: str) -> None:
 
 
 def _ran(model: onnx.ModelProto, f: dict[str, np.ndarray], unique: bool) -> list[str]:
-    """The op names ORT ran, element-wise chains off (a QDQ group would still be one node)."""
+    """The op names ORT ran, element-wise chains and the EP's constant folding off (a QDQ group would still be
+    one node; a Conv reading a folded weight would be a compiled node of its own)."""
     so = ort.SessionOptions()
     so.log_severity_level = 3
     so.enable_profiling = True
+    so.profile_file_prefix = profile_prefix()  # ORT names the file by the millisecond
     if not unique:
         so.add_session_config_entry("session.disable_quant_qdq", "1")
-    so = onemodel_ep.ep_session_options(so, custom_ops=False, fuse=False)
+    so = onemodel_ep.ep_session_options(so, custom_ops=False, fuse=False, fold=False)
     sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
     sess.run(None, f)
     path = sess.end_profiling()
@@ -385,7 +387,8 @@ def test_qdq_groups_option_leaves_the_nodes_apart() -> None:
     so = ort.SessionOptions()
     so.log_severity_level = 3
     so.enable_profiling = True
-    so = onemodel_ep.ep_session_options(so, custom_ops=False, qdq_groups=False)
+    so.profile_file_prefix = profile_prefix()  # ORT names the file by the millisecond
+    so = onemodel_ep.ep_session_options(so, custom_ops=False, qdq_groups=False, fold=False)
     sess = ort.InferenceSession(c.qdq.SerializeToString(), so, enable_fallback=0)
     sess.run(None, c.feeds)
     path = sess.end_profiling()
