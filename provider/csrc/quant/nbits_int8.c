@@ -140,6 +140,7 @@ OM_NBI8_DECL(128)
 #endif
 
 om_nbits_int8_fn om_nbits_int8_of(int path, int ext) {
+  (void)ext; /* only the x86 512 path has an extension kernel */
   switch (path) {
 #if OM_ISA_X86
     case OM_PATH_512: return ext && om_cpu_has_avx512vnni() ? om_nbits_int8_512vnni : om_nbits_int8_512;
