@@ -300,15 +300,43 @@ def test_refused_at_creation(op, types, opset, attrs, match):
     assert "qn" in str(e.value) and op in str(e.value)
 
 
-def test_com_microsoft_narrow_types_refused():
-    """com.microsoft's QuantizeLinear / DequantizeLinear serve only the 8- and 16-bit types here."""
+def test_com_microsoft_float8_refused():
+    """com.microsoft's QuantizeLinear / DequantizeLinear have no float8 types (its schema): refused by name."""
     for op, types in (
-        ("com.microsoft.QuantizeLinear", [F32, F32, TensorProto.INT4]),
-        ("com.microsoft.DequantizeLinear", [TensorProto.UINT4, F32]),
+        ("com.microsoft.QuantizeLinear", [F32, F32, TensorProto.FLOAT8E4M3FN]),
+        ("com.microsoft.DequantizeLinear", [TensorProto.FLOAT8E5M2, F32]),
     ):
-        with pytest.raises(NodeError, match="unsupported element type u?int4") as e:
+        with pytest.raises(NodeError, match="float8") as e:
             Node(op, types, name="qn")
         assert "qn" in str(e.value)
+
+
+def _com_microsoft(m: onnx.ModelProto) -> onnx.ModelProto:
+    """The same Q -> DQ model with both nodes in com.microsoft's domain (opset 1)."""
+    for n in m.graph.node:
+        n.domain = "com.microsoft"
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return m
+
+
+@pytest.mark.parametrize("t", INT4_TYPES)
+@pytest.mark.parametrize("shape,axis,kind", [((61,), 0, "tensor"), ((5, 7, 7), 1, "axis")])
+def test_com_microsoft_int4(t, shape, axis, kind):
+    """com.microsoft's QuantizeLinear and DequantizeLinear of int4 / uint4 (ORT's contrib schema, opset 1): the
+    ONNX nodes' arithmetic (docs/quantized.md, "4-bit types"), the reference's bits on every path, stock's."""
+    rng = np.random.default_rng(sum(shape) + axis + t)
+    lo, hi = N.INT4_RANGES[t]
+    ps = _pshape(shape, axis, 0, kind)
+    s = _scales(rng, ps)
+    z = rng.integers(lo, hi, ps, endpoint=True)
+    x = (rng.standard_normal(shape) * 6).astype(np.float32)
+    x.reshape(-1)[:6] = [np.nan, np.inf, -np.inf, 2.5, -3.5, -0.0]
+    one = np.float32(1)
+    m = _com_microsoft(_qdq_model(21, shape, t, (s, z), (one, np.zeros((), np.int64)), _attrs(axis, 0), {}))
+    want = N.dequantize4(N.quantize4(x, s, z, t, axis, 0), one, None)
+    ok = np.isfinite(x) if kind != "tensor" else np.ones_like(x, bool)
+    _assert_stock(_stock(m, x), want, ok)
+    _every_run(m, x, want, all_paths=True)
 
 
 def test_reference_conversion_matches_ml_dtypes():

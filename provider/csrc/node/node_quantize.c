@@ -3,9 +3,10 @@
  *
  * Served: QuantizeLinear of float x and scale to uint8, int8, int16, uint16 (the zero point's type, else
  * output_dtype, else uint8); DequantizeLinear of uint8, int8, int16, uint16, int32 x with a float scale to float.
- * The 16-bit types need ONNX opset 21 (com.microsoft has them from its opset 1). ONNX's nodes also serve int4 and
- * uint4 (opset 21 on: two elements a byte, unpacked to a byte each per chunk) and the four float8 types (opset 19
- * on: math/om_f8.h, zero points that must be 0, `saturate`). The rewriter adds an input 3, an
+ * The 16-bit types need ONNX opset 21 (com.microsoft has them from its opset 1). Both domains also serve int4 and
+ * uint4 (ONNX's from opset 21, com.microsoft's from its opset 1: two elements a byte, unpacked to a byte each per
+ * chunk); ONNX's nodes the four float8 types too (opset 19 on: math/om_f8.h, zero points that must be 0,
+ * `saturate`; com.microsoft's schema has no float8). The rewriter adds an input 3, an
  * empty tensor of y's type from which ONNX Runtime infers the custom op's output type; it carries no data. The
  * work is split into fixed chunks of elements (om_parallel_ieee); an element's result depends on nothing else.
  */
@@ -47,11 +48,11 @@ static int om_qdq_type_ok(const om_node* node, int onnx, int t, const char* what
   const int narrow = om_qdq_is_f8(t) || om_qdq_is_int4(t);
   if ((om_qdq_range(t, &lo, &hi) != 0 && !om_qdq_is_f8(t) &&
        !(t == OM_T_INT32 && !((om_qdq_node*)node->impl)->quantize)) ||
-      (narrow && !onnx)) {
+      (om_qdq_is_f8(t) && !onnx)) {
     snprintf(err, errlen, "node '%s' (op %s): %s of element type %s is not served (uint8, int8, uint16, int16%s%s)",
              node->name, om_op_row(node->op)->name, what, om_type_name(t),
              ((om_qdq_node*)node->impl)->quantize ? "" : ", int32",
-             onnx ? ", int4, uint4, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz" : "");
+             onnx ? ", int4, uint4, float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz" : ", int4, uint4");
     return -1;
   }
   const int need = om_qdq_is_f8(t) ? 19 : (t == OM_T_UINT16 || t == OM_T_INT16 || narrow) ? 21 : 0;
