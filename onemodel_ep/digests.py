@@ -365,7 +365,8 @@ def _qgemm_cases(input0_types: list[int]) -> Iterator[OpCase]:
 
 
 QLINEAR_OPS = tuple(f"com.microsoft.QLinear{n}" for n in ("Add", "Mul", "Sigmoid", "LeakyRelu",
-                                                            "GlobalAveragePool", "AveragePool", "Concat"))
+                                                            "GlobalAveragePool", "AveragePool", "Concat",
+                                                            "Softmax"))
 
 
 def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
@@ -395,6 +396,11 @@ def _qlinear_cases(op: str, input0_types: list[int]) -> Iterator[OpCase]:
             attrs = {"alpha": 0.125} if name == "QLinearLeakyRelu" else {}
             yield OpCase(op, [t, f, t, f, t], attrs, opset=1,
                          given=[q(3, 1037), s(0.02, 0.1), q(), s(0.003, 0.01), q()])
+        elif name == "QLinearSoftmax":  # one axis at 1 (strided rows), and the 2-D coercion before opset 13
+            yield OpCase(op, [t, f, t, f, t], {"opset": 13, "axis": 1}, opset=1, tag="/13",
+                         given=[q(3, 37, 29), s(0.02, 0.15), q(), s(0.003, 0.005), q()])
+            yield OpCase(op, [t, f, t, f, t], {"opset": 12, "axis": 1}, opset=1, tag="/12",
+                         given=[q(5, 3, 67), s(0.02, 0.15), q(), s(0.003, 0.005), q()])
         elif name == "QLinearGlobalAveragePool":
             for last in (0, 1):
                 yield OpCase(op, [t, f, t, f, t], {"channels_last": last}, opset=1, tag=f"/{last}",

@@ -252,6 +252,7 @@ _INT_ATTRS = {
     "gather_axis": "gather_axis",
     "quantize_axis": "quantize_axis",
     "is_inner_broadcast": "is_inner_broadcast",
+    "opset": "softmax_opset",  # com.microsoft QLinearSoftmax
     "keepdims": "keepdims",
     "noop_with_empty_axes": "noop_with_empty_axes",
     "training_mode": "training_mode",

@@ -112,6 +112,7 @@ OWN_TESTS = {
     "com.microsoft.QLinearGlobalAveragePool": "tests/nodes/test_qlinear_pool_concat.py",
     "com.microsoft.QLinearConcat": "tests/nodes/test_qlinear_pool_concat.py",
     "com.microsoft.QLinearAveragePool": "tests/nodes/test_qlinear_avg_pool.py",
+    "com.microsoft.QLinearSoftmax": "tests/nodes/test_qlinear_softmax.py",
     "ConvInteger": "tests/nodes/test_qconv.py",
     "QLinearConv": "tests/nodes/test_qconv.py",
 }

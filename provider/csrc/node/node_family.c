@@ -113,6 +113,7 @@ const om_family* om_family_of(int op) {
     case OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL: return &om_family_qlinear_global_pool;
     case OM_OP_QLINEAR_AVERAGE_POOL: return &om_family_qlinear_avg_pool;
     case OM_OP_QLINEAR_CONCAT: return &om_family_qlinear_concat;
+    case OM_OP_QLINEAR_SOFTMAX: return &om_family_qlinear_softmax;
     default: return NULL;
   }
 }

@@ -178,6 +178,7 @@ extern const om_family om_family_bias_softmax; /* node_bias_softmax.c: com.micro
 /* the QOperator nodes (docs/quantized-elementwise.md) */
 extern const om_family om_family_qlinear_binary; /* node_qlinear_binary.c: com.microsoft QLinearAdd, QLinearMul */
 extern const om_family om_family_qlinear_lut; /* node_qlinear_lut.c: com.microsoft QLinearSigmoid, QLinearLeakyRelu */
+extern const om_family om_family_qlinear_softmax; /* node_qlinear_softmax.c: com.microsoft QLinearSoftmax */
 extern const om_family om_family_qlinear_global_pool; /* node_qlinear_pool.c: com.microsoft QLinearGlobalAveragePool */
 extern const om_family om_family_qlinear_avg_pool; /* node_qlinear_avg_pool.c: com.microsoft QLinearAveragePool */
 extern const om_family om_family_qlinear_concat; /* node_qlinear_concat.c: com.microsoft QLinearConcat */
