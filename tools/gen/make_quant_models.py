@@ -9,11 +9,16 @@ models:
   it keeps), uint8 activations, int8 weights per channel.
 - testdata/quant/resnet18_small_qop.onnx: the same in QOperator format (QLinearConv, com.microsoft QLinearAdd
   and QGemm).
+- testdata/models/bert_tiny_qdq.onnx, testdata/quant/bert_tiny_qop.onnx: `quantize_static(bert_tiny)` in both
+  formats, same settings (the QOperator one with QLinearMatMul, com.microsoft QLinearAdd, QLinearMul,
+  QLinearSoftmax and QGemm; LayerNormalization, Erf, Tanh stay float between DequantizeLinear and
+  QuantizeLinear).
 
     /work/toolvenv/bin/pip install onnxruntime sympy
     /work/toolvenv/bin/python tools/gen/make_quant_models.py
 
-Run by hand, never in CI. Calibration: 8 images of standard normal values (numpy seed 20261203), MinMax.
+Run by hand, never in CI. Calibration, MinMax, numpy seed 20261203: 8 images of standard normal values; 8
+BERT inputs, input_ids int64 [1, 16] in 0..99 and attention_mask ones (token_type_ids, if any, zeros).
 """
 
 from __future__ import annotations
@@ -50,6 +55,34 @@ class Images(CalibrationDataReader):
         return next(self.feeds, None)
 
 
+class Tokens(CalibrationDataReader):
+    """Eight fixed BERT inputs: input_ids [1, 16] in 0..99, the attention mask ones."""
+
+    def __init__(self, model: onnx.ModelProto) -> None:
+        rng = np.random.default_rng(SEED)
+        names = [i.name for i in model.graph.input]
+        self.feeds = iter([{n: (np.ones((1, 16), np.int64) if "mask" in n else
+                                np.zeros((1, 16), np.int64) if "type" in n else
+                                rng.integers(0, 100, (1, 16)).astype(np.int64)) for n in names}
+                           for _ in range(8)])
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.feeds, None)
+
+
+def bert_static(tool: str) -> list[Path]:
+    """bert_tiny quantized statically, QDQ and QOperator."""
+    outs = [MODELS / "bert_tiny_qdq.onnx", QUANT / "bert_tiny_qop.onnx"]
+    with tempfile.TemporaryDirectory(prefix="quant_") as tmp:
+        pre = Path(tmp) / "bert_pre.onnx"
+        quant_pre_process(str(MODELS / "bert_tiny.onnx"), str(pre))
+        for fmt, out in zip((QuantFormat.QDQ, QuantFormat.QOperator), outs, strict=True):
+            quantize_static(str(pre), str(out), Tokens(onnx.load(str(pre))), quant_format=fmt,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True)
+            strip(out, tool)
+    return outs
+
+
 def strip(path: Path, tool: str) -> None:
     m = onnx.load(str(path))
     m.producer_name = tool
@@ -72,7 +105,8 @@ def main() -> None:
             quantize_static(str(pre), str(out), Images(), quant_format=fmt, activation_type=QuantType.QUInt8,
                             weight_type=QuantType.QInt8, per_channel=True)
             strip(out, tool)
-    for p in (dyn, MODELS / "resnet18_small_qdq.onnx", QUANT / "resnet18_small_qop.onnx"):
+    bert = bert_static(tool)
+    for p in (dyn, MODELS / "resnet18_small_qdq.onnx", QUANT / "resnet18_small_qop.onnx", *bert):
         print(f"wrote {p} ({p.stat().st_size} bytes)")
 
 
