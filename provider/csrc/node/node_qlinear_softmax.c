@@ -98,31 +98,44 @@ typedef struct om_qs_job {
   const om_qdq_kern* k;
 } om_qs_job;
 
-/* Rows [begin, end) (row r: outer r / inner, inner position r % inner). */
+/* The row's greatest value (as an integer of type t) and v[i] = table[max - x[i]], their sequential sum. */
+static float om_qs_row(const uint8_t* xr, size_t n, int t, const float* table, float* v) {
+  int32_t mx = -256;
+  float sum = 0.0f;
+  if (t == OM_T_UINT8) {
+    for (size_t i = 0; i < n; i++) mx = xr[i] > mx ? xr[i] : mx;
+    for (size_t i = 0; i < n; i++) v[i] = table[mx - xr[i]];
+  } else {
+    const int8_t* xs = (const int8_t*)xr;
+    for (size_t i = 0; i < n; i++) mx = xs[i] > mx ? xs[i] : mx;
+    for (size_t i = 0; i < n; i++) v[i] = table[mx - xs[i]];
+  }
+  for (size_t i = 0; i < n; i++) sum += v[i]; /* sequential, from +0, in the row's order */
+  return sum;
+}
+
+/* Rows [begin, end) (row r: outer r / inner, inner position r % inner; inner 1: read and written in place). */
 static int om_qs_range(const void* args, size_t begin, size_t end) {
   const om_qs_job* j = args;
   const size_t n = j->n, inner = j->inner;
   uint8_t* buf = malloc(n * (sizeof(float) + 2));
   if (!buf) return -1;
   float* v = (float*)(void*)buf;
-  uint8_t* xr = buf + n * sizeof(float);
-  uint8_t* yr = xr + n;
   for (size_t r = begin; r < end; r++) {
     const size_t base = (r / inner) * n * inner + r % inner;
-    int32_t mx = -256;
-    for (size_t i = 0; i < n; i++) {
-      xr[i] = j->x[base + i * inner];
-      const int32_t q = om_qlin_int(&xr[i], j->t);
-      if (q > mx) mx = q;
+    const uint8_t* xr = j->x + base;
+    uint8_t* yr = j->y + base;
+    if (inner > 1) {
+      uint8_t* xg = buf + n * sizeof(float);
+      for (size_t i = 0; i < n; i++) xg[i] = j->x[base + i * inner];
+      xr = xg;
+      yr = xg + n;
     }
-    float sum = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-      v[i] = j->table[mx - om_qlin_int(&xr[i], j->t)];
-      sum += v[i]; /* sequential, from +0, in the row's order */
-    }
+    const float sum = om_qs_row(xr, n, j->t, j->table, v);
     for (size_t i = 0; i < n; i++) v[i] /= sum;
     j->k->quantize(v, n, &j->sy, &j->zy, 0, j->t, yr);
-    for (size_t i = 0; i < n; i++) j->y[base + i * inner] = yr[i];
+    if (inner > 1)
+      for (size_t i = 0; i < n; i++) j->y[base + i * inner] = yr[i];
   }
   free(buf);
   return 0;
