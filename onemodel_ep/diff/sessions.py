@@ -82,8 +82,9 @@ def ep_session(
 ) -> Any:
     """The unmodified `model` on OneModel's execution provider (and ORT's CPU EP for the rest). Where ORT is
     to save the graph it runs (`optimized`), a second session, with no fused chains, no QDQ groups and no
-    constant groups of the EP, saves it (ORT cannot write compiled nodes out); the session returned is the plain one, whose bits the user gets
-    (QDQ groups change them; fused chains do not: docs/architecture.md)."""
+    constant groups of the EP, saves it (ORT cannot write compiled nodes out); the session returned is the
+    plain one, whose bits the user gets (QDQ groups change them; fused chains do not:
+    docs/architecture.md)."""
 
     def make(save: str | None) -> Any:
         so = ort.SessionOptions()

@@ -301,7 +301,8 @@ def test_refused_at_creation(op, types, opset, attrs, match):
 
 
 def test_com_microsoft_float8_refused():
-    """com.microsoft's QuantizeLinear / DequantizeLinear have no float8 types (its schema): refused by name."""
+    """com.microsoft's QuantizeLinear / DequantizeLinear have no float8 types (its schema): refused by
+    name."""
     for op, types in (
         ("com.microsoft.QuantizeLinear", [F32, F32, TensorProto.FLOAT8E4M3FN]),
         ("com.microsoft.DequantizeLinear", [TensorProto.FLOAT8E5M2, F32]),
@@ -322,8 +323,9 @@ def _com_microsoft(m: onnx.ModelProto) -> onnx.ModelProto:
 @pytest.mark.parametrize("t", INT4_TYPES)
 @pytest.mark.parametrize("shape,axis,kind", [((61,), 0, "tensor"), ((5, 7, 7), 1, "axis")])
 def test_com_microsoft_int4(t, shape, axis, kind):
-    """com.microsoft's QuantizeLinear and DequantizeLinear of int4 / uint4 (ORT's contrib schema, opset 1): the
-    ONNX nodes' arithmetic (docs/quantized.md, "4-bit types"), the reference's bits on every path, stock's."""
+    """com.microsoft's QuantizeLinear and DequantizeLinear of int4 / uint4 (ORT's contrib schema, opset 1):
+    the ONNX nodes' arithmetic (docs/quantized.md, "4-bit types"), the reference's bits on every path,
+    stock's."""
     rng = np.random.default_rng(sum(shape) + axis + t)
     lo, hi = N.INT4_RANGES[t]
     ps = _pshape(shape, axis, 0, kind)
