@@ -234,20 +234,22 @@ int om_ep_value_type(const OrtApi* api, const OrtValueInfo* v) {
   return et == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED ? -1 : (int)et;
 }
 
-long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
+/* v's declared dimensions (-1 for a symbolic one) into dims[0..cap), their count into *rank; -1 where v has no
+ * tensor shape or more than cap dimensions. */
+static int om_value_dims(const OrtApi* api, const OrtValueInfo* v, int64_t* dims, size_t cap, size_t* rank) {
   const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
+  *rank = 0;
+  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, rank) : NULL;
+  if (!st && tsi && *rank <= cap) st = api->GetDimensions(tsi, dims, *rank);
+  int bad = !tsi || st || *rank > cap;
+  if (st) api->ReleaseStatus(st);
+  return bad ? -1 : 0;
+}
+
+long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
   size_t rank = 0;
   int64_t dims[16];
-  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
-  if (!tsi || st || rank > 16) {
-    if (st) api->ReleaseStatus(st);
-    return -1;
-  }
-  st = api->GetDimensions(tsi, dims, rank);
-  if (st) {
-    api->ReleaseStatus(st);
-    return -1;
-  }
+  if (om_value_dims(api, v, dims, 16, &rank) != 0) return -1;
   long long count = 1;
   for (size_t d = 0; d < rank; d++) {
     int64_t n = dims[d] < 0 ? 1 : dims[d] > (int64_t)1 << 40 ? (int64_t)1 << 40 : dims[d];
@@ -257,19 +259,9 @@ long long om_ep_value_count(const OrtApi* api, const OrtValueInfo* v) {
 }
 
 long long om_ep_value_static_count(const OrtApi* api, const OrtValueInfo* v) {
-  const OrtTensorTypeAndShapeInfo* tsi = om_value_tensor(api, v);
   size_t rank = 0;
   int64_t dims[OM_NODE_MAX_RANK];
-  OrtStatus* st = tsi ? api->GetDimensionsCount(tsi, &rank) : NULL;
-  if (!tsi || st || rank > OM_NODE_MAX_RANK) {
-    if (st) api->ReleaseStatus(st);
-    return -1;
-  }
-  st = api->GetDimensions(tsi, dims, rank);
-  if (st) {
-    api->ReleaseStatus(st);
-    return -1;
-  }
+  if (om_value_dims(api, v, dims, OM_NODE_MAX_RANK, &rank) != 0) return -1;
   long long count = 1;
   for (size_t d = 0; d < rank; d++) {
     if (dims[d] < 0) return -1;

@@ -127,6 +127,29 @@ static OrtStatus* om_constant_inputs(const OrtApi* api, const OrtNode* node, om_
   return st;
 }
 
+OrtStatus* om_ep_input_view(const OrtApi* api, OrtKernelContext* ctx, size_t index, const void** data,
+                            const int64_t** shape, size_t* rank) {
+  static const int64_t rank0[1] = {0};
+  const OrtValue* v = NULL;
+  OrtStatus* st = api->KernelContext_GetInput(ctx, index, &v);
+  if (st || !v) return st;
+  ONNXTensorElementDataType et;
+  st = api->GetTensorElementTypeAndShapeDataReference(v, &et, shape, rank);
+  if (!st && !*shape) *shape = rank0; /* a present rank-0 input */
+  void* p = NULL;
+  if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
+  *data = p;
+  return st;
+}
+
+OrtStatus* om_ep_output0(const OrtApi* api, OrtKernelContext* ctx, const int64_t* shape, size_t rank, void** data) {
+  OrtValue* out = NULL;
+  *data = NULL;
+  OrtStatus* st = api->KernelContext_GetOutput(ctx, 0, shape, rank, &out);
+  if (!st) st = api->GetTensorMutableData(out, data);
+  return st;
+}
+
 int om_ep_node_structured(const OrtApi* api, const OrtNode* node) {
   const char *op = NULL, *domain = NULL;
   OrtStatus* st = api->Node_GetOperatorType(node, &op);

@@ -176,30 +176,17 @@ OrtStatus* om_ep_attention_compute(const om_ep_attention* a, OrtKernelContext* c
   const void* data[OM_AP_INPUTS] = {0};
   const int64_t* shapes[OM_AP_INPUTS] = {0};
   size_t ranks[OM_AP_INPUTS] = {0};
-  static const int64_t rank0[1] = {0};
   OrtStatus* st = NULL;
-  for (int k = 0; !st && k < OM_AP_INPUTS; k++) {
-    const OrtValue* v = NULL;
-    if (a->in_at[k] < 0) continue;
-    st = api->KernelContext_GetInput(ctx, (size_t)a->in_at[k], &v);
-    if (st || !v) continue;
-    ONNXTensorElementDataType et;
-    st = api->GetTensorElementTypeAndShapeDataReference(v, &et, &shapes[k], &ranks[k]);
-    if (!st && !shapes[k]) shapes[k] = rank0; /* a present rank-0 input */
-    void* p = NULL;
-    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
-    data[k] = p;
-  }
+  for (int k = 0; !st && k < OM_AP_INPUTS; k++)
+    if (a->in_at[k] >= 0) st = om_ep_input_view(api, ctx, (size_t)a->in_at[k], &data[k], &shapes[k], &ranks[k]);
   if (st) return st;
   int64_t out_shape[OM_NODE_MAX_RANK];
   size_t out_rank = 0;
   char err[768];
   if (om_attn_pattern_output_shape(a->pattern, shapes, ranks, out_shape, &out_rank, err, sizeof err) != 0)
     return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
-  OrtValue* out = NULL;
-  st = api->KernelContext_GetOutput(ctx, 0, out_shape, out_rank, &out);
   void* odata = NULL;
-  if (!st) st = api->GetTensorMutableData(out, &odata);
+  st = om_ep_output0(api, ctx, out_shape, out_rank, &odata);
   if (st) return st;
   om_pf_host host = {api, ctx, NULL};
   if (om_attn_pattern_run(a->pattern, data, shapes, ranks, odata, om_kernel_parallel_for, &host, err, sizeof err) != 0)

@@ -148,29 +148,16 @@ OrtStatus* om_ep_chain_compute(const om_ep_chain* c, OrtKernelContext* ctx) {
   const void* data[OM_MAXE] = {0};
   const int64_t* shapes[OM_MAXE] = {0};
   size_t ranks[OM_MAXE] = {0};
-  static const int64_t rank0[1] = {0};
   OrtStatus* st = NULL;
-  for (size_t i = 0; !st && i < c->n_in; i++) {
-    const OrtValue* v = NULL;
-    st = api->KernelContext_GetInput(ctx, i, &v);
-    if (st || !v) continue;
-    ONNXTensorElementDataType et;
-    st = api->GetTensorElementTypeAndShapeDataReference(v, &et, &shapes[i], &ranks[i]);
-    if (!st && !shapes[i]) shapes[i] = rank0; /* a present rank-0 input */
-    void* p = NULL;
-    if (!st) st = api->GetTensorMutableData((OrtValue*)v, &p);
-    data[i] = p;
-  }
+  for (size_t i = 0; !st && i < c->n_in; i++) st = om_ep_input_view(api, ctx, i, &data[i], &shapes[i], &ranks[i]);
   if (st) return st;
   int64_t out_shape[OM_NODE_MAX_RANK];
   size_t out_rank = 0;
   char err[768];
   if (om_chain_output_shape(c->chain, shapes, ranks, out_shape, &out_rank, err, sizeof err) != 0)
     return om_ep_error(api, ORT_INVALID_ARGUMENT, err);
-  OrtValue* out = NULL;
-  st = api->KernelContext_GetOutput(ctx, 0, out_shape, out_rank, &out);
   void* odata = NULL;
-  if (!st) st = api->GetTensorMutableData(out, &odata);
+  st = om_ep_output0(api, ctx, out_shape, out_rank, &odata);
   if (st) return st;
   om_pf_host host = {api, ctx, NULL};
   if (om_chain_run(c->chain, data, shapes, ranks, odata, om_kernel_parallel_for, &host, err, sizeof err) != 0)
