@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
 import onnx
 import onnxruntime as ort
+from model_cpu_time import per_run_ms  # tools/bench/: the script's folder is on sys.path
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
@@ -57,15 +57,6 @@ def _options() -> ort.SessionOptions:
     return so
 
 
-def _per_run_ms(sess: ort.InferenceSession, feeds: dict[str, np.ndarray], seconds: float) -> float:
-    sess.run(None, feeds)
-    t0, n = time.thread_time(), 0
-    while time.thread_time() - t0 < seconds:
-        sess.run(None, feeds)
-        n += 1
-    return (time.thread_time() - t0) / n * 1e3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heads", type=int, nargs="+", default=[4, 12])
@@ -95,7 +86,7 @@ def main() -> None:
             best = {k: float("inf") for k in sessions}
             for _ in range(args.rounds):
                 for k, sess in sessions.items():
-                    best[k] = min(best[k], _per_run_ms(sess, feeds, args.seconds))
+                    best[k] = min(best[k], per_run_ms(sess, feeds, args.seconds))
             line = {"H": h, "S": s, "D": d, **{f"{k}_ms": round(v, 3) for k, v in best.items()}}
             for k in ("stock", "chains", "unfused"):
                 line[f"{k}_over_fused"] = round(best[k] / best["fused"], 3)

@@ -20,6 +20,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -35,7 +36,9 @@ def _options() -> ort.SessionOptions:
     return so
 
 
-def _per_run_ms(sess: ort.InferenceSession, feeds: dict[str, np.ndarray], seconds: float) -> float:
+def per_run_ms(sess: Any, feeds: dict[str, np.ndarray], seconds: float) -> float:
+    """Thread CPU milliseconds per sess.run, after one warm-up run, over at least `seconds` (the other benches
+    of tools/bench/ use it too)."""
     sess.run(None, feeds)
     t0, n = time.thread_time(), 0
     while time.thread_time() - t0 < seconds:
@@ -69,7 +72,7 @@ def main() -> None:
         times: list[list[float]] = [[] for _ in sessions]
         for _ in range(args.rounds):
             for i, sess in enumerate(sessions):
-                times[i].append(_per_run_ms(sess, feeds, args.seconds))
+                times[i].append(per_run_ms(sess, feeds, args.seconds))
         s, o = min(times[0]), min(times[1])
         line = {"model": path.stem, "stock_ms": round(s, 3), "ours_ms": round(o, 3)}
         line["ours_over_stock"] = round(o / s, 3)

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnxruntime as ort
+from model_cpu_time import per_run_ms  # tools/bench/: the script's folder is on sys.path
 
 import onemodel_ep
 from onemodel_ep import fold, qdq_groups
@@ -47,15 +46,6 @@ def _node_by_node() -> onemodel_ep.InferenceSession:
         qdq_groups.group, fold.member_outputs = group, members
 
 
-def _per_run_ms(sess: Any, feeds: dict[str, np.ndarray], seconds: float) -> float:
-    sess.run(None, feeds)
-    t0, n = time.thread_time(), 0
-    while time.thread_time() - t0 < seconds:
-        sess.run(None, feeds)
-        n += 1
-    return (time.thread_time() - t0) / n * 1e3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -71,7 +61,7 @@ def main() -> None:
     best = dict.fromkeys(sessions, float("inf"))
     for _ in range(args.rounds):
         for name, sess in sessions.items():
-            best[name] = min(best[name], _per_run_ms(sess, feeds, args.seconds))
+            best[name] = min(best[name], per_run_ms(sess, feeds, args.seconds))
     print(json.dumps({"ms": {k: round(v, 3) for k, v in best.items()},
                       "over_stock": {k: round(v / best["stock"], 3) for k, v in best.items()}}))
 
