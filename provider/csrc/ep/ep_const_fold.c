@@ -117,6 +117,9 @@ static size_t om_root(size_t* parent, size_t i) {
 }
 
 typedef struct om_fold_work {
+  const OrtApi* api;
+  const OrtNode* const* nodes;
+  const int* claim;
   const om_node_at* sorted;
   long* pending;  /* per node: om_fold_pending, counted down; -1 not foldable */
   char* folded;   /* per node: constant */
@@ -127,27 +130,34 @@ typedef struct om_fold_work {
   size_t n, head, tail;
 } om_fold_work;
 
-/* Node i is constant: count down the inputs pending in its readers, join those that become constant. */
-static OrtStatus* om_fold_spread(const OrtApi* api, const OrtNode* const* nodes, om_fold_work* w, size_t i) {
+/* Called once for each use of one of node i's values: j the reading node's index (-1 when it is not one of the
+ * graph's nodes), slot its input index (< 0: an implicit use by a subgraph). */
+typedef void (*om_fold_use_fn)(om_fold_work* w, size_t i, long j, int64_t slot);
+
+/* Calls `use` for each use of each of node i's present outputs. */
+static OrtStatus* om_fold_each_use(om_fold_work* w, size_t i, om_fold_use_fn use) {
   const OrtValueInfo** outs = NULL;
   size_t m = 0;
-  OrtStatus* st = om_values(api, nodes[i], 1, &outs, &m);
+  OrtStatus* st = om_values(w->api, w->nodes[i], 1, &outs, &m);
   for (size_t k = 0; !st && k < m; k++) {
     if (!outs[k]) continue;
     const OrtNode** who = NULL;
     int64_t* idx = NULL;
     size_t c = 0;
-    st = om_consumers(api, outs[k], &who, &idx, &c);
-    for (size_t e = 0; !st && e < c; e++) {
-      long j = om_index_of(who[e], w->sorted, w->n);
-      if (j < 0 || idx[e] < 0 || w->pending[j] <= 0) continue;
-      if (--w->pending[j] == 0) w->queue[w->tail++] = (size_t)j;
-    }
+    st = om_consumers(w->api, outs[k], &who, &idx, &c);
+    for (size_t e = 0; !st && e < c; e++) use(w, i, om_index_of(who[e], w->sorted, w->n), idx[e]);
     free((void*)who);
     free(idx);
   }
   free((void*)outs);
   return st;
+}
+
+/* Node i is constant: count down the inputs pending in its readers, queue those that become constant. */
+static void om_fold_spread(om_fold_work* w, size_t i, long j, int64_t slot) {
+  (void)i;
+  if (j < 0 || slot < 0 || w->pending[j] <= 0) return;
+  if (--w->pending[j] == 0) w->queue[w->tail++] = (size_t)j;
 }
 
 /* Whether a claimed node reading a constant node's value should take it as a constant input: a structured row,
@@ -162,38 +172,20 @@ static int om_fold_reader_kind(const OrtApi* api, const OrtNode* node) {
   return row >= 0 && (om_op_row(row)->flags & OM_F_STRUCT) && om_family_of(row) != &om_family_reshape;
 }
 
-/* After the constant nodes are known: join each to the constant nodes reading it, and note a node one of whose
- * values a non-constant node, a subgraph or another graph reads. */
-static OrtStatus* om_fold_join(const OrtApi* api, const OrtNode* const* nodes, const int* claim, om_fold_work* w,
-                               size_t i) {
-  const OrtValueInfo** outs = NULL;
-  size_t m = 0;
-  OrtStatus* st = om_values(api, nodes[i], 1, &outs, &m);
-  for (size_t k = 0; !st && k < m; k++) {
-    if (!outs[k]) continue;
-    const OrtNode** who = NULL;
-    int64_t* idx = NULL;
-    size_t c = 0;
-    st = om_consumers(api, outs[k], &who, &idx, &c);
-    for (size_t e = 0; !st && e < c; e++) {
-      long j = om_index_of(who[e], w->sorted, w->n);
-      if (j < 0 || idx[e] < 0 || !w->folded[j]) w->external[i] = 1;
-      if (j >= 0 && idx[e] >= 0 && !w->folded[j] && claim[j] == 1 && om_fold_reader_kind(api, nodes[j]))
-        w->reader[j] = 1;
-      if (j >= 0 && idx[e] >= 0 && w->folded[j]) w->parent[om_root(w->parent, (size_t)j)] = om_root(w->parent, i);
-    }
-    free((void*)who);
-    free(idx);
-  }
-  free((void*)outs);
-  return st;
+/* After the constant nodes are known, for constant node i: join it to the constant nodes reading it, and note
+ * when a non-constant node, a subgraph or another graph reads one of its values. */
+static void om_fold_join(om_fold_work* w, size_t i, long j, int64_t slot) {
+  if (j < 0 || slot < 0 || !w->folded[j]) w->external[i] = 1;
+  if (j >= 0 && slot >= 0 && !w->folded[j] && w->claim[j] == 1 && om_fold_reader_kind(w->api, w->nodes[j]))
+    w->reader[j] = 1;
+  if (j >= 0 && slot >= 0 && w->folded[j]) w->parent[om_root(w->parent, (size_t)j)] = om_root(w->parent, i);
 }
 
 OrtStatus* om_ep_fold_groups(const om_ep* ep, const OrtNode* const* nodes, size_t n, int* claim,
                              OrtEpGraphSupportInfo* info) {
   const OrtApi* api = ep->api;
   om_node_at* sorted = malloc(n * sizeof *sorted);
-  om_fold_work w = {sorted, calloc(n, sizeof(long)), calloc(n, 1), calloc(n, 1), calloc(n, 1),
+  om_fold_work w = {api, nodes, claim, sorted, calloc(n, sizeof(long)), calloc(n, 1), calloc(n, 1), calloc(n, 1),
                     calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)), n, 0, 0};
   const OrtNode** group = calloc(n, sizeof *group);
   OrtStatus* st = sorted && w.pending && w.folded && w.external && w.reader && w.parent && w.queue && group
@@ -209,10 +201,10 @@ OrtStatus* om_ep_fold_groups(const om_ep* ep, const OrtNode* const* nodes, size_
   while (!st && w.head < w.tail) {
     size_t i = w.queue[w.head++];
     w.folded[i] = 1;
-    st = om_fold_spread(api, nodes, &w, i);
+    st = om_fold_each_use(&w, i, om_fold_spread);
   }
   for (size_t i = 0; !st && i < n; i++)
-    if (w.folded[i]) st = om_fold_join(api, nodes, claim, &w, i);
+    if (w.folded[i]) st = om_fold_each_use(&w, i, om_fold_join);
   /* one fused node per group (members in graph order) one of whose values is read outside it */
   for (size_t r = 0; !st && r < n; r++) {
     if (!w.folded[r] || om_root(w.parent, r) != r) continue;
