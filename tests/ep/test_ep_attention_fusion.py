@@ -13,9 +13,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
-from tests.ep.test_ep_fusion import _model, ep_session, fused_names, nodes_run, run
-from tests.ep.test_ep_fusion_producer import rewrite_run
-from tests.nodes.node_sessions import PATHS, assert_exact_bits, stock
+from tests.ep.ep_sessions import check_fused, ep_session, make_model, nodes_run, run
+from tests.nodes.node_sessions import assert_exact_bits, stock
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs the plugin EP (ORT 1.24+)")
 
@@ -64,7 +63,7 @@ def attn_model(
     nodes.append(helper.make_node("MatMul", ["p", "v"], ["o"], name="pv"))
     outs: dict[str, tuple[int, Sequence[int | str] | None]] = {"o": (t, None)}
     outs.update({k: (t, None) for k in extra_outputs})
-    m = _model(nodes, ins, outs, consts)
+    m = make_model(nodes, ins, outs, consts)
     m.opset_import[0].version = opset
     return m
 
@@ -80,21 +79,6 @@ def feeds(m: onnx.ModelProto, shapes: dict[str, Sequence[int]], seed: int = 35) 
         else:
             out[vi.name] = (rng.standard_normal(s) * 2).astype(dt)
     return out
-
-
-def check_fused(m: onnx.ModelProto, f: dict[str, np.ndarray], every_way: bool = False) -> np.ndarray:
-    """One fused node ran; its bits equal the unfused EP's and the rewrite path's (and, when every_way, each
-    kernel path's, fused and unfused, and 2 threads')."""
-    assert len(fused_names(nodes_run(m, f))) == 1
-    want = run(m, f, fuse=False)[0]
-    assert_exact_bits("fused vs unfused", run(m, f)[0], want)
-    assert_exact_bits("rewrite vs unfused", rewrite_run(m, f)[0], want)
-    if every_way:
-        for path in PATHS:
-            assert_exact_bits(f"path {path}", run(m, f, path=path)[0], want)
-            assert_exact_bits(f"unfused path {path}", run(m, f, path=path, fuse=False)[0], want)
-        assert_exact_bits("2 threads", run(m, f, threads=2)[0], want)
-    return want
 
 
 def test_bert_shape_every_path_and_thread_count() -> None:

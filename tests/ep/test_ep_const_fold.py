@@ -6,8 +6,6 @@ members are not folded away."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +18,7 @@ import onemodel_ep
 from onemodel_ep._lib import lib
 from onemodel_ep.ep import EP_NAME, ep_report, ep_session_options
 from onemodel_ep.fold import FOLD_MAX_BYTES
-from tests.ep.test_ep_fusion import profile_prefix
+from tests.ep.ep_profile import profile_events, profile_prefix
 from tests.nodes.node_sessions import PATHS, assert_exact_bits
 
 pytestmark = [
@@ -90,12 +88,7 @@ def nodes_run(sess: ort.InferenceSession, f: dict[str, np.ndarray], times: int) 
     """ORT's profile events of the nodes run in `times` runs."""
     for _ in range(times):
         sess.run(None, f)
-    path = sess.end_profiling()
-    try:
-        with open(path) as fh:
-            events = json.load(fh)
-    finally:
-        os.remove(path)
+    events = profile_events(sess)
     return [e for e in events if e.get("cat") == "Node" and str(e.get("name", "")).endswith("_kernel_time")]
 
 

@@ -5,10 +5,6 @@ is never fused away; the report still counts every member as OneModel's."""
 
 from __future__ import annotations
 
-import itertools
-import json
-import os
-import tempfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,30 +14,12 @@ import pytest
 from onnx import TensorProto, helper
 
 import onemodel_ep
-from onemodel_ep.ep import EP_NAME, ep_session_options
+from tests.ep.ep_sessions import ep_session, fused_names, make_model, nodes_run, run
 from tests.nodes.node_sessions import PATHS, assert_exact_bits
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs the plugin EP (ORT 1.24+)")
 
 N = 70_001  # not a multiple of the tile (4,096) or of the chunk (16,384)
-
-
-def _model(
-    nodes: Sequence[onnx.NodeProto],
-    inputs: dict[str, tuple[int, Sequence[int | str]]],
-    outputs: dict[str, tuple[int, Sequence[int | str] | None]],
-    consts: Sequence[onnx.TensorProto] = (),
-) -> onnx.ModelProto:
-    g = helper.make_graph(
-        list(nodes),
-        "chain",
-        [helper.make_tensor_value_info(k, t, s) for k, (t, s) in inputs.items()],
-        [helper.make_tensor_value_info(k, t, s) for k, (t, s) in outputs.items()],
-        list(consts),
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 9
-    return m
 
 
 def _scalar(name: str, t: int, v: float) -> onnx.TensorProto:
@@ -57,7 +35,7 @@ def chain5(t: int = TensorProto.FLOAT, shape: Sequence[int | str] = ("n",)) -> o
         helper.make_node("Sigmoid", ["e"], ["s"], name="sig"),
         helper.make_node("Sub", ["s", "c"], ["z"], name="sub"),
     ]
-    return _model(nodes, {"x": (t, shape), "y": (t, shape)}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
+    return make_model(nodes, {"x": (t, shape), "y": (t, shape)}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
 
 
 def cheap_chain(t: int) -> onnx.ModelProto:
@@ -70,60 +48,13 @@ def cheap_chain(t: int) -> onnx.ModelProto:
         helper.make_node("Relu", ["ab"], ["r"], name="relu"),
         helper.make_node("Sub", ["r", "y"], ["z"], name="sub"),
     ]
-    return _model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, {"z": (t, None)}, [_scalar("c", t, 0.25)])
+    return make_model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, {"z": (t, None)}, [_scalar("c", t, 0.25)])
 
 
 def feeds(n: int = N, dtype: type = np.float32, shape: Sequence[int] | None = None) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(35)
     s = tuple(shape) if shape is not None else (n,)
     return {k: (rng.standard_normal(s) * 3).astype(dtype) for k in ("x", "y")}
-
-
-def profile_prefix() -> str:
-    """A profile file prefix no other test process shares (ORT names profiles by the millisecond only)."""
-    return os.path.join(tempfile.gettempdir(), f"om_profile_{os.getpid()}_{next(_PROFILES)}")
-
-
-_PROFILES = itertools.count()
-
-
-def ep_session(
-    model: onnx.ModelProto,
-    fuse: bool = True,
-    path: str | None = None,
-    threads: int = 1,
-    mode: str = "exact",
-    dispatch: str = "registry",
-    profile: bool = False,
-) -> ort.InferenceSession:
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.log_severity_level = 3
-    so.enable_profiling = profile
-    so.profile_file_prefix = profile_prefix()  # ORT names the file by the millisecond
-    so = ep_session_options(so, mode=mode, kernel_path=path, dispatch=dispatch, custom_ops=False, fuse=fuse)
-    return ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
-
-
-def run(model: onnx.ModelProto, f: dict[str, np.ndarray], **kw: object) -> list[np.ndarray]:
-    return ep_session(model, **kw).run(None, f)  # type: ignore[arg-type]
-
-
-def nodes_run(model: onnx.ModelProto, f: dict[str, np.ndarray], fuse: bool = True) -> list[str]:
-    """The names of the nodes ORT ran (from its profile): a fused chain is one node named after the EP."""
-    sess = ep_session(model, fuse=fuse, profile=True)
-    sess.run(None, f)
-    path = sess.end_profiling()
-    try:
-        with open(path) as fh:
-            events = json.load(fh)
-    finally:
-        os.remove(path)
-    return sorted({e["args"]["op_name"] for e in events if e.get("cat") == "Node"})
-
-
-def fused_names(names: list[str]) -> list[str]:
-    return [n for n in names if n.startswith(EP_NAME)]
 
 
 def test_chain_is_one_node() -> None:
@@ -183,7 +114,7 @@ def test_intermediate_graph_output_is_kept() -> None:
     ]
     t = TensorProto.FLOAT
     outs: dict[str, tuple[int, Sequence[int | str] | None]] = {"e": (t, None), "z": (t, None)}
-    m = _model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, outs, [_scalar("c", t, 0.5)])
+    m = make_model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, outs, [_scalar("c", t, 0.5)])
     f = feeds()
     assert len(fused_names(nodes_run(m, f))) == 2  # Add -> Exp, Sigmoid -> Mul
     want = run(m, f, fuse=False)
@@ -202,7 +133,7 @@ def test_branch_two_consumers_not_fused_through() -> None:
         helper.make_node("Mul", ["s", "th"], ["z"], name="mul"),
     ]
     t = TensorProto.FLOAT
-    m = _model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
+    m = make_model(nodes, {"x": (t, ["n"]), "y": (t, ["n"])}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
     f = feeds()
     names = nodes_run(m, f)
     assert len(fused_names(names)) == 2, names  # Add -> Exp, and Sigmoid (or Tanh) -> Mul
@@ -216,7 +147,7 @@ def test_long_chain_cut_and_cast_inside() -> None:
     ]
     nodes.append(helper.make_node("Cast", ["v10"], ["w0"], to=TensorProto.DOUBLE, name="cast"))
     nodes += [helper.make_node("Add", [f"w{i}", "cd"], [f"w{i + 1}"], name=f"m{i}") for i in range(9)]
-    m = _model(
+    m = make_model(
         [helper.make_node("Sqrt", ["x"], ["v0"], name="sqrt"), *nodes],
         {"x": (TensorProto.FLOAT, ["n"])},
         {"w9": (TensorProto.DOUBLE, None)},
@@ -241,7 +172,7 @@ def test_two_node_chain_beside_a_registered_kernel() -> None:
         helper.make_node("Tanh", ["a"], ["z"], name="tanh"),
     ]
     rng = np.random.default_rng(1)
-    m = _model(nodes, {"x": (t, ["b", 64])}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
+    m = make_model(nodes, {"x": (t, ["b", 64])}, {"z": (t, None)}, [_scalar("c", t, 0.5)])
     f = {"x": rng.standard_normal((300, 64)).astype(np.float32)}
     names = nodes_run(m, f)
     assert len(fused_names(names)) == 1 and "Softmax" in names and len(names) == 2, names
@@ -256,7 +187,7 @@ def test_zero_size_and_broadcast_at_run_time() -> None:
         helper.make_node("Exp", ["a"], ["e"], name="exp"),
         helper.make_node("Mul", ["e", "x"], ["z"], name="mul"),
     ]
-    m = _model(nodes, {"x": (t, ["r", "k"]), "y": (t, ["s", "k2"])}, {"z": (t, None)})
+    m = make_model(nodes, {"x": (t, ["r", "k"]), "y": (t, ["s", "k2"])}, {"z": (t, None)})
     rng = np.random.default_rng(2)
     empty = {"x": np.zeros((0, 5), np.float32), "y": np.zeros((0, 5), np.float32)}
     got = run(m, empty)[0]
@@ -311,7 +242,7 @@ def test_value_read_by_a_subgraph_is_not_fused_away() -> None:
         helper.make_node("Sigmoid", ["a"], ["b"], name="sig"),
         helper.make_node("If", ["cond"], ["r"], then_branch=then, else_branch=other, name="if"),
     ]
-    m = _model(nodes, {"x": (t, ["n"]), "cond": (TensorProto.BOOL, [])}, {"b": (t, None), "r": (t, None)})
+    m = make_model(nodes, {"x": (t, ["n"]), "cond": (TensorProto.BOOL, [])}, {"b": (t, None), "r": (t, None)})
     f = {"x": feeds(1000)["x"], "cond": np.array(True)}
     assert fused_names(nodes_run(m, f)) == []
     got, want = run(m, f), run(m, f, fuse=False)
@@ -328,7 +259,7 @@ def test_many_inputs() -> None:
         names += extra
         nodes.append(helper.make_node("Sum", [prev, *extra], [f"s{i}"], name=f"sum{i}"))
         prev = f"s{i}"
-    m = _model(nodes, {k: (t, ["n"]) for k in names}, {prev: (t, None)})
+    m = make_model(nodes, {k: (t, ["n"]) for k in names}, {prev: (t, None)})
     rng = np.random.default_rng(3)
     f = {k: rng.standard_normal(5000).astype(np.float32) for k in names}
     assert len(fused_names(nodes_run(m, f))) == 1

@@ -9,13 +9,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onemodel_ep
-from tests.ep.test_ep_fusion import _model, fused_names, nodes_run, run
-from tests.nodes.node_sessions import PATHS, assert_exact_bits, stock
+from tests.ep.ep_sessions import check_fused, fused_names, make_model, nodes_run, run
+from tests.nodes.node_sessions import assert_exact_bits, stock
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs the plugin EP (ORT 1.24+)")
 
@@ -43,7 +42,7 @@ def conv_model(tail: Sequence[onnx.NodeProto], consts: Sequence[onnx.TensorProto
         cs.append(_const("B", _randn(c_out)))
     outs: dict[str, tuple[int, Sequence[int | str] | None]] = {out: (F, None)}
     outs.update({k: (F, None) for k in extra_outputs})
-    return _model(nodes, {"x": (F, ["n", c_in, *hw])}, outs, [*cs, *consts])
+    return make_model(nodes, {"x": (F, ["n", c_in, *hw])}, outs, [*cs, *consts])
 
 
 def bn_consts(c: int) -> list[onnx.TensorProto]:
@@ -53,29 +52,6 @@ def bn_consts(c: int) -> list[onnx.TensorProto]:
 
 def x_feed(n: int = 2, c: int = 3, h: int = 37, w: int = 41) -> dict[str, np.ndarray]:
     return {"x": _randn(n, c, h, w, scale=2.0)}
-
-
-def rewrite_run(model: onnx.ModelProto, f: dict[str, np.ndarray]) -> list[np.ndarray]:
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    return onemodel_ep.InferenceSession(model, so, mode="exact", via="rewrite").run(None, f)
-
-
-def check_fused(
-    model: onnx.ModelProto, f: dict[str, np.ndarray], fused: int, every_way: bool = False
-) -> np.ndarray:
-    """`fused` fused nodes ran; the output's bits equal the unfused EP's and the rewrite path's (and, when
-    every_way, each kernel path's and 2 threads')."""
-    assert len(fused_names(nodes_run(model, f))) == fused
-    want = run(model, f, fuse=False)[0]
-    assert_exact_bits("fused vs unfused", run(model, f)[0], want)
-    assert_exact_bits("rewrite vs unfused", rewrite_run(model, f)[0], want)
-    if every_way:
-        for path in PATHS:
-            assert_exact_bits(f"path {path}", run(model, f, path=path)[0], want)
-            assert_exact_bits(f"unfused path {path}", run(model, f, path=path, fuse=False)[0], want)
-        assert_exact_bits("2 threads", run(model, f, threads=2)[0], want)
-    return want
 
 
 def test_conv_relu_every_path_and_close_to_stock() -> None:
@@ -156,14 +132,14 @@ def test_conv_transpose_relu() -> None:
     nodes = [convt,
              helper.make_node("Relu", ["y"], ["z"], name="relu")]
     w = _const("W", _randn(4, 6, 3, 3, scale=0.3))
-    m = _model(nodes, {"x": (F, ["n", 4, 20, 30])}, {"z": (F, None)}, [w])
+    m = make_model(nodes, {"x": (F, ["n", 4, 20, 30])}, {"z": (F, None)}, [w])
     check_fused(m, {"x": _randn(1, 4, 20, 30)}, 1)
 
 
 def test_gemm_relu_every_path() -> None:
     nodes = [helper.make_node("Gemm", ["x", "W", "C"], ["y"], name="gemm", transB=1),
              helper.make_node("Relu", ["y"], ["z"], name="relu")]
-    m = _model(nodes, {"x": (F, [300, 64])}, {"z": (F, None)},
+    m = make_model(nodes, {"x": (F, [300, 64])}, {"z": (F, None)},
                [_const("W", _randn(96, 64, scale=0.2)), _const("C", _randn(96))])
     f = {"x": _randn(300, 64)}
     got = check_fused(m, f, 1, every_way=True)
@@ -184,7 +160,7 @@ def test_matmul_bias_gelu() -> None:
     consts = [_const("W", _randn(48, 80, scale=0.2)), _const("bias", _randn(80)),
               _const("sqrt2", np.float32(np.sqrt(2.0))), _const("one", np.float32(1.0)),
               _const("half", np.float32(0.5))]
-    m = _model(nodes, {"x": (F, ["b", 70, 48])}, {"z": (F, None)}, consts)
+    m = make_model(nodes, {"x": (F, ["b", 70, 48])}, {"z": (F, None)}, consts)
     f = {"x": _randn(2, 70, 48)}
     got = check_fused(m, f, 2, every_way=True)
     np.testing.assert_allclose(got, stock(m, f)[0], rtol=1e-5, atol=1e-5)
@@ -193,7 +169,7 @@ def test_matmul_bias_gelu() -> None:
 def test_matmul_only_is_not_fused_alone() -> None:
     """A producer with no element-wise consumer stays a node of its own."""
     nodes = [helper.make_node("MatMul", ["x", "W"], ["z"], name="mm")]
-    m = _model(nodes, {"x": (F, [3, 16])}, {"z": (F, None)}, [_const("W", _randn(16, 5))])
+    m = make_model(nodes, {"x": (F, [3, 16])}, {"z": (F, None)}, [_const("W", _randn(16, 5))])
     assert nodes_run(m, {"x": _randn(3, 16)}) == ["MatMul"]
 
 

@@ -7,8 +7,6 @@ stays unfused and still runs."""
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +19,8 @@ from onnx import numpy_helper as nh
 
 import onemodel_ep
 from onemodel_ep.qdq_unique import unique_dq
-from tests.ep.test_ep_fusion import ep_session, fused_names, nodes_run, profile_prefix
+from tests.ep.ep_profile import op_names_run, profile_prefix
+from tests.ep.ep_sessions import ep_session, fused_names, nodes_run
 from tests.nodes.node_sessions import PATHS, assert_exact_bits
 
 pytestmark = pytest.mark.skipif(not onemodel_ep.ep_supported(), reason="needs the plugin EP (ORT 1.24+)")
@@ -242,11 +241,7 @@ def _ran(model: onnx.ModelProto, f: dict[str, np.ndarray], unique: bool) -> list
     so = onemodel_ep.ep_session_options(so, custom_ops=False, fuse=False, fold=False)
     sess = ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
     sess.run(None, f)
-    path = sess.end_profiling()
-    with open(path) as fh:
-        events = json.load(fh)
-    os.remove(path)
-    return sorted({e["args"]["op_name"] for e in events if e.get("cat") == "Node"})
+    return op_names_run(sess)
 
 
 def test_broken_conditions_stay_unfused() -> None:
@@ -391,12 +386,7 @@ def test_qdq_groups_option_leaves_the_nodes_apart() -> None:
     so = onemodel_ep.ep_session_options(so, custom_ops=False, qdq_groups=False, fold=False)
     sess = ort.InferenceSession(c.qdq.SerializeToString(), so, enable_fallback=0)
     sess.run(None, c.feeds)
-    path = sess.end_profiling()
-    try:
-        with open(path) as fh:
-            ran = sorted({e["args"]["op_name"] for e in json.load(fh) if e.get("cat") == "Node"})
-    finally:
-        os.remove(path)
+    ran = op_names_run(sess)
     assert len(ran) >= 3 and not fused_names(ran), ran
     so = ort.SessionOptions()
     so.add_provider_for_devices(ep_devices(), {"qdq_groups": "2"})
