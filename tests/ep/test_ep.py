@@ -258,10 +258,6 @@ def test_bad_ep_options_are_refused():
     model = _model([helper.make_node("Exp", ["x"], ["y"], name="e")], [_f32("x", [4])], [_f32("y", [4])])
     with pytest.raises(Exception, match="'mode' must be"):
         ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
-    so = _quiet(ort.SessionOptions())
-    so.add_provider_for_devices(ep.ep_devices(), {"dispatch": "fused"})
-    with pytest.raises(Exception, match="'dispatch' must be"):
-        ort.InferenceSession(model.SerializeToString(), so, enable_fallback=0)
 
 
 def test_compiled_nodes_map_repeated_and_absent_inputs():

@@ -198,13 +198,6 @@ def test_failing_member_fails_at_run_as_unfolded() -> None:
         assert "out of range" in str(err.value) or "index" in str(err.value), (fold, str(err.value))
 
 
-def test_bad_fold_option_is_a_session_error() -> None:
-    so = ort.SessionOptions()
-    so.add_provider_for_devices(onemodel_ep.ep.ep_devices(), {"fold": "yes"})
-    with pytest.raises(Exception, match="fold"):
-        ort.InferenceSession(chain().SerializeToString(), so, enable_fallback=0)
-
-
 def test_subgraph_constant_chain() -> None:
     """An If whose branches hold a constant chain over their own initializers: same bits folded or not."""
     def branch(name: str, scale: float) -> onnx.GraphProto:

@@ -213,13 +213,6 @@ def test_runtime_shape_error_names_the_members() -> None:
     assert_exact_bits("after an error", sess.run(None, good)[0], run(m, good, fuse=False)[0])
 
 
-def test_bad_fuse_option() -> None:
-    so = ort.SessionOptions()
-    so.add_provider_for_devices(onemodel_ep.ep.ep_devices(), {"fuse": "yes"})
-    with pytest.raises(Exception, match='option \'fuse\' must be "0" or "1", got "yes"'):
-        ort.InferenceSession(chain5().SerializeToString(), so, enable_fallback=0)
-
-
 def test_report_counts_every_member() -> None:
     m = chain5()
     sess = onemodel_ep.InferenceSession(m, mode="exact", via="ep")
