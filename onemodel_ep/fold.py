@@ -20,7 +20,7 @@ import onnx
 from onnx import numpy_helper
 
 from onemodel_ep._lib import MODES, check_kernel_path, op_key, served_domains
-from onemodel_ep.inference import domain_opset, subgraphs
+from onemodel_ep.inference import Inferred, domain_opset, subgraphs
 from onemodel_ep.node import Node, NodeError
 from onemodel_ep.qdq_groups import member_outputs
 from onemodel_ep.report import NodeReport, RewriteReport
@@ -255,12 +255,14 @@ def fold(
     max_bytes: int = FOLD_MAX_BYTES,
     report: RewriteReport | None = None,
     in_place: bool = False,
+    inference: Inferred | None = None,
 ) -> onnx.ModelProto:
     """`model` with every constant node OneModel serves computed once by OneModel's kernels (a copy, made
     only when something folds; with in_place=True, `model` itself). Pass a RewriteReport to have each
     folded node appended to it (category "folded"). The nodes of a QDQ group (qdq_groups.py) are left to
     the group, which the rewrite and the execution provider run as one QLinear node. A model of IR version
-    3 or older (whose initializers are all graph inputs) is returned unchanged."""
+    3 or older (whose initializers are all graph inputs) is returned unchanged. `inference`: the model's ONNX
+    inference (inference.Inferred), run here only if the QDQ check needs it, for the caller to hand on."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     check_kernel_path(kernel_path)
@@ -268,7 +270,8 @@ def fold(
         raise TypeError(f"fold() takes an onnx.ModelProto, got {type(model).__name__}")
     if model.ir_version < 4:
         return model
-    planner = _Planner(model, mode, kernel_path, max_bytes, grouped=member_outputs(model, mode, kernel_path))
+    grouped = member_outputs(model, mode, kernel_path, inference)
+    planner = _Planner(model, mode, kernel_path, max_bytes, grouped=grouped)
     planner.graph(model.graph, None, (), "main")
     if report is not None:
         report.nodes.extend(planner.reports)

@@ -55,6 +55,43 @@ def infer(model: onnx.ModelProto) -> onnx.ModelProto:
         return model
 
 
+class Inferred:
+    """ONNX inference of one model (`infer` of its weight-free skeleton), run when first asked and then kept,
+    with the element types and ranks it finds: hand it on to each step that reads the same graph, unchanged,
+    rather than infer again."""
+
+    def __init__(self, model: onnx.ModelProto) -> None:
+        self.model = model
+        self._inferred: onnx.ModelProto | None = None
+        self._types: dict[str, int] | None = None
+        self._ranks: dict[str, int] | None = None
+
+    @property
+    def ran(self) -> bool:
+        """Whether the inference has run."""
+        return self._inferred is not None
+
+    @property
+    def inferred(self) -> onnx.ModelProto:
+        if self._inferred is None:
+            self._inferred = infer(external_data.skeleton(self.model, external_data.SHAPE_BYTES))
+        return self._inferred
+
+    @property
+    def types(self) -> dict[str, int]:
+        """value_types: not to be changed (others share it)."""
+        if self._types is None:
+            self._types = value_types(self.model, self.inferred)
+        return self._types
+
+    @property
+    def ranks(self) -> dict[str, int]:
+        """value_ranks: not to be changed (others share it)."""
+        if self._ranks is None:
+            self._ranks = value_ranks(self.inferred)
+        return self._ranks
+
+
 def _all_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
     """`graph` and every subgraph in it, at any depth."""
     yield graph

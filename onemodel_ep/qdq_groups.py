@@ -18,8 +18,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from onemodel_ep import external_data
-from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
+from onemodel_ep.inference import Inferred, domain_opset, subgraphs
 from onemodel_ep.report import NodeReport, RewriteReport
 from onemodel_ep.serving import input_types, verdict
 
@@ -99,18 +98,19 @@ class _Dq:
 @dataclass
 class _Graph:
     """What the matcher reads of the main graph: constants, producers, consumers, types (inferred once, and
-    only when a candidate needs them)."""
+    only when a candidate needs them; `inference`: one handed on, of the same graph)."""
 
     model: onnx.ModelProto
     consts: dict[str, onnx.TensorProto] = field(default_factory=dict)
     producer: dict[str, int] = field(default_factory=dict)
     readers: dict[str, list[int]] = field(default_factory=dict)
     outputs: set[str] = field(default_factory=set)
-    _types: dict[str, int] | None = None
-    _ranks: dict[str, int] | None = None
+    inference: Inferred | None = None
 
     def __post_init__(self) -> None:
         g = self.model.graph
+        if self.inference is None:
+            self.inference = Inferred(self.model)
         inputs = {i.name for i in g.input}
         self.consts = {t.name: t for t in g.initializer if t.name not in inputs}
         self.outputs = {o.name for o in g.output}
@@ -127,24 +127,15 @@ class _Graph:
             for n in read:
                 self.readers.setdefault(n, []).append(k)
 
-    def _infer(self) -> None:
-        inferred = infer(external_data.skeleton(self.model, external_data.SHAPE_BYTES))
-        self._types = value_types(self.model, inferred)
-        self._ranks = value_ranks(inferred)
-
     @property
     def types(self) -> dict[str, int]:
-        if self._types is None:
-            self._infer()
-        assert self._types is not None
-        return self._types
+        assert self.inference is not None
+        return self.inference.types
 
     @property
     def ranks(self) -> dict[str, int]:
-        if self._ranks is None:
-            self._infer()
-        assert self._ranks is not None
-        return self._ranks
+        assert self.inference is not None
+        return self.inference.ranks
 
     def type_of(self, name: str) -> int:
         t = self.consts.get(name)
@@ -321,10 +312,14 @@ def _fused_name(p: onnx.NodeProto, k: int, op_type: str) -> str:
 
 
 def find_groups(
-    model: onnx.ModelProto, mode: str = "exact", kernel_path: str | None = None
+    model: onnx.ModelProto,
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    inference: Inferred | None = None,
 ) -> list[QdqGroup]:
-    """The QDQ groups of `model`'s main graph (docs/qdq-groups-rewrite.md), in graph order."""
-    g = _Graph(model)
+    """The QDQ groups of `model`'s main graph (docs/qdq-groups-rewrite.md), in graph order. `inference`: the
+    model's, when the caller has one to hand on."""
+    g = _Graph(model, inference=inference)
     found: list[QdqGroup] = []
     for k, node in enumerate(model.graph.node):
         if node.op_type in FUSED_TO and (grp := _match(g, k, mode, kernel_path)) is not None:
@@ -332,12 +327,18 @@ def find_groups(
     return found
 
 
-def member_outputs(model: onnx.ModelProto, mode: str = "exact", kernel_path: str | None = None) -> set[str]:
+def member_outputs(
+    model: onnx.ModelProto,
+    mode: str = "exact",
+    kernel_path: str | None = None,
+    inference: Inferred | None = None,
+) -> set[str]:
     """The outputs of every node of every QDQ group of `model`: what constant folding leaves."""
     if not _has_qdq(model):
         return set()
     nodes = model.graph.node
-    return {o for grp in find_groups(model, mode, kernel_path) for k in grp.members for o in nodes[k].output}
+    groups = find_groups(model, mode, kernel_path, inference)
+    return {o for grp in groups for k in grp.members for o in nodes[k].output}
 
 
 def _has_qdq(model: onnx.ModelProto) -> bool:
@@ -349,13 +350,14 @@ def group(
     mode: str = "exact",
     kernel_path: str | None = None,
     report: RewriteReport | None = None,
+    inference: Inferred | None = None,
 ) -> list[QdqGroup]:
     """Replace, in place, each QDQ group of `model`'s main graph by its QLinear node (at the QuantizeLinear's
     place: every input of the group comes before it, every reader of its output after), and report each
     member node (category "grouped"). The groups."""
     if not _has_qdq(model):
         return []
-    groups = find_groups(model, mode, kernel_path)
+    groups = find_groups(model, mode, kernel_path, inference)
     if not groups:
         return groups
     nodes = list(model.graph.node)

@@ -23,7 +23,7 @@ from onemodel_ep._lib import (
     op_table,
     served_domains,
 )
-from onemodel_ep.inference import domain_opset, infer, subgraphs, value_ranks, value_types
+from onemodel_ep.inference import Inferred, domain_opset, infer, subgraphs, value_ranks, value_types
 from onemodel_ep.ort_shapes import (
     bodies_lack_shapes,
     body_key,
@@ -153,6 +153,7 @@ def rewrite(
     *,
     report: RewriteReport | None = None,
     in_place: bool = False,
+    inference: Inferred | None = None,
 ) -> onnx.ModelProto:
     """Return a copy of `model` whose supported nodes run on OneModel EP kernels (with in_place=True,
     `model` itself, changed, with no copy of its weights).
@@ -164,6 +165,8 @@ def rewrite(
     each QDQ group of the main graph (DequantizeLinear -> Conv, MatMul, Gemm, Add or Mul -> QuantizeLinear)
     becomes the QLinear node of its QOperator form (`qdq_groups`, docs/qdq-groups-rewrite.md). Nothing
     else changes. Pass a RewriteReport to learn what moved and, for each node left to stock ORT, why.
+    `inference`: `model`'s ONNX inference (inference.Inferred) when the caller has one (the QDQ grouping
+    reads it instead of inferring again).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -179,7 +182,7 @@ def rewrite(
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
     # DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul -> QuantizeLinear: one QLinear node (qdq_groups.py)
-    qdq_groups.group(out, mode, kernel_path, rep)
+    qdq_groups.group(out, mode, kernel_path, rep, inference)
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
     types = value_types(out, inferred)

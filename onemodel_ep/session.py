@@ -15,6 +15,7 @@ from onemodel_ep import strict as strict_mode
 from onemodel_ep.custom_ops import custom_op_types, session_options
 from onemodel_ep.ep import assignments, ep_report, ep_session_options, ep_supported
 from onemodel_ep.fold import fold as fold_constants
+from onemodel_ep.inference import Inferred
 from onemodel_ep.qdq_unique import unique_dq
 from onemodel_ep.report import RewriteReport
 from onemodel_ep.rewriter import rewrite
@@ -104,11 +105,16 @@ class InferenceSession(ort.InferenceSession):
         proto = unique_dq(proto, in_place=owned)
         copied = proto is not before or len(proto.graph.node) != n_nodes
         owned = owned or proto is not before
+        # ONNX inference for the QDQ grouping, run at most once: folding's and the rewrite's read one graph
+        inference = Inferred(proto)
         if fold:
             before = proto
-            proto = fold_constants(proto, mode=mode, kernel_path=kernel_path, report=folded, in_place=owned)
+            proto = fold_constants(proto, mode=mode, kernel_path=kernel_path, report=folded, in_place=owned,
+                                   inference=inference)
             owned = owned or proto is not before
             del before
+            if folded.nodes:  # the graph changed: the rewrite's grouping infers anew
+                inference = Inferred(proto)
         self.rewritten_model: onnx.ModelProto | None = None
         if via == "ep":
             if providers is not None:
@@ -129,7 +135,7 @@ class InferenceSession(ort.InferenceSession):
             # The report needs the graph, not the weights: keep a weight-free skeleton and drop the full
             # ModelProto before ORT loads its own copy, so the weights are held once, by ORT.
             graph_only = external_data.skeleton(proto, external_data.SHAPE_BYTES)
-            del proto
+            del proto, inference
             kwargs.setdefault("enable_fallback", 0)  # an EP error is an error, not a silent run on stock ORT
             super().__init__(source, sess_options=so, **kwargs)
             del source
@@ -139,7 +145,9 @@ class InferenceSession(ort.InferenceSession):
                 strict_mode.check(strict_mode.outside_ep(self.report, assignments(self)))
         else:
             self.report = folded
-            rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report, in_place=owned)
+            rewritten = rewrite(proto, mode=mode, kernel_path=kernel_path, report=self.report, in_place=owned,
+                                inference=inference)
+            del inference  # it holds the model
             if strict:
                 strict_mode.check(strict_mode.outside_rewrite(self.report, rewritten))
             del proto
