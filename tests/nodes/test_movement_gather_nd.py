@@ -10,7 +10,6 @@ every way in; bad shapes and attributes fail with node and op named.
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -18,6 +17,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import compiled_dispatch_matches, direct_every_path_matches, every_way_matches
 from tests.nodes.movement_cases import BF16, STORED, Case, bits
+from tests.nodes.one_node import one_node_model, quiet_session
 from tests.nodes.test_movement_depth_space import reference_and_stock_match
 from tests.nodes.test_movement_ops import _same
 
@@ -276,12 +276,7 @@ def test_index_out_of_range_is_a_run_error_naming_node_and_op(via: str, op: str)
     i = helper.make_tensor_value_info("i", I64, ["a", "b"])
     y = helper.make_tensor_value_info("y", F32, None)
     node = helper.make_node(op, ["x", "i"], ["y"], name="pick")
-    model = helper.make_model(
-        helper.make_graph([node], "g", [x, i], [y]), ir_version=8, opset_imports=[helper.make_opsetid("", 13)]
-    )
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
+    sess = quiet_session(one_node_model(node, [x, i], [y], 13), via)
     assert all(n.moved for n in sess.report.nodes)
     data = np.arange(12, dtype=np.float32).reshape(3, 4)
     with pytest.raises(Exception, match=f"pick.*{op}.*index 7 .* out of range"):

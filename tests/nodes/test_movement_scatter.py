@@ -11,7 +11,6 @@ shapes, types and attributes fail at creation naming node and op.
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -19,6 +18,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import compiled_dispatch_matches, direct_every_path_matches, every_way_matches
 from tests.nodes.movement_cases import BF16, STORED, Case, bits, model_of
+from tests.nodes.one_node import one_node_model, quiet_session
 from tests.nodes.test_movement_ops import _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
@@ -415,14 +415,7 @@ def test_index_out_of_range_is_a_run_error_naming_node_and_op(via: str, op: str)
     u = helper.make_tensor_value_info("u", F32, ["c"] if op == "ScatterND" else ["a", "b"])
     y = helper.make_tensor_value_info("y", F32, None)
     node = helper.make_node(op, ["x", "i", "u"], ["y"], name="put")
-    model = helper.make_model(
-        helper.make_graph([node], "g", [x, i, u], [y]),
-        ir_version=8,
-        opset_imports=[helper.make_opsetid("", 18)],
-    )
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
+    sess = quiet_session(one_node_model(node, [x, i, u], [y], 18), via)
     assert all(n.moved for n in sess.report.nodes)
     data = np.arange(12, dtype=np.float32).reshape(3, 4)
     upd = np.array([-1.0] if op == "ScatterND" else [[-1.0, -2.0]], np.float32)  # one tuple (k = 2), one row

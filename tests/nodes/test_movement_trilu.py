@@ -10,7 +10,6 @@ and op named.
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -18,6 +17,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import one_way_matches
 from tests.nodes.movement_cases import STORED, Case, bits, model_of, onnx_type
+from tests.nodes.one_node import one_node_model, quiet_session
 from tests.nodes.test_movement_ops import _same, _split, _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
@@ -143,12 +143,9 @@ def test_trilu_of_declared_rank_one_is_refused_at_creation(via: str) -> None:
     x = helper.make_tensor_value_info("x", F32, [5])
     y = helper.make_tensor_value_info("y", F32, None)
     node = helper.make_node("Trilu", ["x"], ["y"], name="flat")
-    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), ir_version=8,
-                              opset_imports=[helper.make_opsetid("", 14)])
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
+    model = one_node_model(node, [x], [y], 14)
     with pytest.raises(Exception, match="flat.*Trilu.*rank"):
-        sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
+        sess = quiet_session(model, via)
         sess.run(None, {"x": np.zeros(5, np.float32)})
 
 

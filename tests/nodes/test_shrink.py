@@ -11,7 +11,6 @@ zero-size inputs.
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -19,6 +18,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
 from tests.nodes.movement_cases import Case, model_of
+from tests.nodes.one_node import one_node_model, quiet_session
 from tests.nodes.test_movement_ops import _stock
 
 VIAS = ("rewrite", "ep") if onemodel_ep.ep_supported() else ("rewrite",)
@@ -153,11 +153,8 @@ def test_shrink_integer_lambd_fails_at_creation(via: str) -> None:
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     node = helper.make_node("Shrink", ["x"], ["y"], name="badl")
     node.attribute.append(helper.make_attribute("lambd", 2))
-    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), ir_version=8,
-                              opset_imports=[helper.make_opsetid("", 13)])
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
+    model = one_node_model(node, [x], [y], 13)
     with pytest.raises(Exception, match="lambd") as e:
-        sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
+        sess = quiet_session(model, via)
         sess.run(None, {"x": np.ones((2, 3), np.float32)})
     assert "badl" in str(e.value) or "Shrink" in str(e.value)

@@ -9,7 +9,6 @@ types fail with node and op named; zero-size inputs, zero vectors, NaN and infin
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -17,6 +16,7 @@ import onemodel_ep
 from onemodel_ep.node import Node, NodeError
 from tests.nodes.case_runs import direct_every_path_matches, every_way_matches
 from tests.nodes.movement_cases import Case, model_of
+from tests.nodes.one_node import assert_left_to_stock, one_node_model
 from tests.nodes.test_movement_ops import _stock
 from tests.reference.norm_reference import acc_dtype, sum16
 
@@ -129,16 +129,8 @@ def test_lp_norm_p3_stays_with_stock(via: str) -> None:
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     node = helper.make_node("LpNormalization", ["x"], ["y"], name="p3", p=3)
-    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), ir_version=8,
-                              opset_imports=[helper.make_opsetid("", 13)])
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    try:
-        sess = onemodel_ep.InferenceSession(model, sess_options=so, via=via)
-    except Exception as e:  # noqa: BLE001 - left to stock, whose own kernel refuses p = 3
-        assert "LpNorm" in str(e) and "p_ == 1 || p_ == 2" in str(e), str(e)
-        return
-    assert [n.moved for n in sess.report.nodes] == [False]
+    # left to stock, whose own kernel refuses p = 3
+    assert_left_to_stock(one_node_model(node, [x], [y], 13), via, ["LpNorm", "p_ == 1 || p_ == 2"])
 
 
 # ---- MeanVarianceNormalization (node_mvn.c) ---------------------------------------------------------------
