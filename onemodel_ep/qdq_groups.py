@@ -1,13 +1,17 @@
-"""QDQ groups in the rewrite: DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul -> QuantizeLinear as one
-QLinear node (docs/qdq-groups-rewrite.md, the contract of docs/quantized.md's "QDQ groups").
+"""QDQ groups in the rewrite: DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul / Sigmoid / LeakyRelu /
+AveragePool / GlobalAveragePool / Softmax / Concat -> QuantizeLinear as one QLinear node
+(docs/qdq-groups-rewrite.md, the contract of docs/quantized.md's "QDQ groups").
 
 `find_groups` finds, in a model's main graph, each group the execution provider fuses (the same conditions,
 read from the same constants) whose QLinear node the library serves (`serving.verdict`, i.e. om_node_create);
-`group` replaces each by that node: QLinearConv and QLinearMatMul (ONNX), com.microsoft QGemm, QLinearAdd and
-QLinearMul, in the QOperator form the rewriter then retargets to `ai.onemodel` like any other node, so the
-group's bits are those of the QOperator model. `member_outputs` names the values of every group's nodes:
-constant folding leaves those nodes alone (a DequantizeLinear of a constant weight folded into a float
-initializer would break its group), so the rewrite and the execution provider see the same groups.
+`group` replaces each by that node: QLinearConv and QLinearMatMul (ONNX), com.microsoft QGemm, QLinearAdd,
+QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool, QLinearSoftmax
+and QLinearConcat, in the QOperator form the rewriter then retargets to `ai.onemodel` like any other node,
+so the group's bits are those of the QOperator model. A zero point a DequantizeLinear or the QuantizeLinear
+lacks becomes an initializer of zeros of its type, shaped as its scale, as if the model had carried it.
+`member_outputs` names the values of every group's nodes: constant folding leaves those nodes alone (a
+DequantizeLinear of a constant weight folded into a float initializer would break its group), so the
+rewrite and the execution provider see the same groups.
 """
 
 from __future__ import annotations
@@ -36,8 +40,17 @@ FUSED_TO: dict[str, tuple[str, str]] = {
     "Gemm": (_MS, "QGemm"),
     "Add": (_MS, "QLinearAdd"),
     "Mul": (_MS, "QLinearMul"),
+    "Sigmoid": (_MS, "QLinearSigmoid"),
+    "LeakyRelu": (_MS, "QLinearLeakyRelu"),
+    "AveragePool": (_MS, "QLinearAveragePool"),
+    "GlobalAveragePool": (_MS, "QLinearGlobalAveragePool"),
+    "Softmax": (_MS, "QLinearSoftmax"),
+    "Concat": (_MS, "QLinearConcat"),
 }
 _HAS_BIAS = ("Conv", "Gemm")
+_WEIGHTED = ("Conv", "MatMul", "Gemm")  # input 1 a weight (per axis allowed)
+_TWO_TYPES = (*_WEIGHTED, "Add", "Mul")  # two operands with their own (scale, zero point); all else: one type
+_UNARY = ("Sigmoid", "LeakyRelu", "AveragePool", "GlobalAveragePool", "Softmax")
 _DATA, _WEIGHT, _BIAS = 0, 1, 2  # a DequantizeLinear's role: per-tensor data, a weight, an int32 bias
 
 
@@ -60,6 +73,7 @@ class QdqGroup:
     q: int
     fused: onnx.NodeProto
     shown: tuple[tuple[str, ...], ...]  # the members' input types as reports show them
+    zeros: tuple[onnx.TensorProto, ...] = ()  # the zero points the group's DequantizeLinear / Q lack
 
     @property
     def members(self) -> tuple[int, ...]:
@@ -106,6 +120,7 @@ class _Graph:
     readers: dict[str, list[int]] = field(default_factory=dict)
     outputs: set[str] = field(default_factory=set)
     inference: Inferred | None = None
+    names: set[str] = field(default_factory=set)  # every value and initializer name of the main graph
 
     def __post_init__(self) -> None:
         g = self.model.graph
@@ -114,9 +129,11 @@ class _Graph:
         inputs = {i.name for i in g.input}
         self.consts = {t.name: t for t in g.initializer if t.name not in inputs}
         self.outputs = {o.name for o in g.output}
+        self.names = {t.name for t in g.initializer} | {i.name for i in g.input} | self.outputs
         for k, node in enumerate(g.node):
             for o in node.output:
                 self.producer[o] = k
+            self.names.update(node.output)
             t = _constant_node_tensor(node)  # ORT makes these initializers: the EP sees them so
             if t is not None:
                 self.consts[node.output[0]] = t
@@ -219,47 +236,88 @@ def _bias_scale_ok(x: np.ndarray, w: np.ndarray, bias: np.ndarray) -> bool:
     return bool(np.array_equal(want.view(np.uint32), np.broadcast_to(bias, (n,)).view(np.uint32)))
 
 
-def _q(g: _Graph, k: int) -> tuple[str, str] | None:
-    """Node k as the QuantizeLinear ending a group: its (scale, zero point), else None."""
+@dataclass(frozen=True)
+class _Qz:
+    """The QuantizeLinear ending a group: its scale, its zero point ("" when absent) and that zero point's
+    element type (the output's: an absent one is uint8, or output_dtype's type)."""
+
+    scale: str
+    zero_point: str
+    type: int
+
+
+def _q(g: _Graph, k: int) -> _Qz | None:
+    """Node k as the QuantizeLinear ending a group, else None."""
     node = g.model.graph.node[k]
-    if not _default(node, "QuantizeLinear") or len(node.input) != 3 or len(node.output) != 1:
+    if not _default(node, "QuantizeLinear") or not 2 <= len(node.input) <= 3 or len(node.output) != 1:
         return None
-    _, scale, zp = node.input
-    s, z = g.array(scale), g.array(zp)
-    if s is None or z is None or s.dtype != np.float32 or s.size != 1 or z.size != 1:
+    scale, zp = node.input[1], node.input[2] if len(node.input) == 3 else ""
+    s = g.array(scale)
+    if not scale or s is None or s.dtype != np.float32 or s.size != 1:
         return None
-    zt = g.consts[zp].data_type
-    if zt not in _INT8S:
+    out_type = _attr(node, "output_dtype", 0)
+    if zp:
+        z = g.array(zp)
+        if z is None or z.size != 1:
+            return None
+        zt = g.consts[zp].data_type
+        if out_type not in (0, zt):
+            return None
+    else:
+        zt = int(out_type) if out_type else _T.UINT8  # type: ignore[call-overload]
+    if zt not in _INT8S or _attr(node, "block_size", 0) != 0 or _attr(node, "saturate", 1) != 1:
         return None
-    if _attr(node, "block_size", 0) != 0 or _attr(node, "saturate", 1) != 1 or \
-            _attr(node, "output_dtype", 0) not in (0, zt):
-        return None
-    return scale, zp
+    return _Qz(scale, zp, zt)
 
 
-def _match(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | None:
-    """The group node k heads as its P, when it is one and the library serves its QLinear node."""
-    p = g.model.graph.node[k]
-    if p.domain not in ("", "ai.onnx") or p.op_type not in FUSED_TO or len(p.output) != 1:
-        return None
+def _zero_point(g: _Graph, scale: str, t: int, made: dict[str, onnx.TensorProto]) -> str:
+    """The name of a constant of zeros of type t shaped as the constant `scale` (an absent zero point, as if
+    the model had carried it), made once per (scale, type) into `made`, named after the scale."""
+    base = f"{scale}_om_zero_{'s8' if t == _T.INT8 else 'u8'}"
+    if base in made:
+        return made[base].name
+    name, n = base, 0
+    while name in g.names:
+        n += 1
+        name = f"{base}{n}"
+    dims = tuple(g.consts[scale].dims)
+    made[base] = numpy_helper.from_array(np.zeros(dims, dtype=np.int8 if t == _T.INT8 else np.uint8), name)
+    return name
+
+
+def _p_inputs(g: _Graph, p: onnx.NodeProto, k: int) -> tuple[list[int], list[_Dq]] | None:
+    """The DequantizeLinear nodes of P's inputs (their indices and what they give), when each input of P
+    comes from one that a group may take, else None."""
     n_opt = 1 if p.op_type in _HAS_BIAS else 0
-    q_at = _only(g, p.output[0])  # P's output: read by one node (its QuantizeLinear), no graph output
-    if not 2 <= len(p.input) <= 2 + n_opt or q_at < 0 or p.output[0] in g.outputs:
+    if p.op_type == "Concat":
+        if len(p.input) < 1:
+            return None
+    elif p.op_type in _UNARY:
+        if len(p.input) != 1:
+            return None
+    elif not 2 <= len(p.input) <= 2 + n_opt:
         return None
     dq_at: list[int] = []
     dqs: list[_Dq] = []
     for j, name in enumerate(p.input):
-        if not name and j >= 2:
+        if not name and j >= 2 and p.op_type in _HAS_BIAS:
             break  # an absent optional bias
         at = g.producer.get(name, -1)
         if at < 0 or at in dq_at or g.readers.get(name, []).count(k) != 1:
             return None  # no DequantizeLinear, or one P reads twice (Add(x, x))
-        role = _BIAS if j >= 2 else _WEIGHT if j == 1 and p.op_type not in ("Add", "Mul") else _DATA
+        role = _BIAS if j >= 2 and p.op_type in _HAS_BIAS else \
+            _WEIGHT if j == 1 and p.op_type in _WEIGHTED else _DATA
         d = _dq(g, at, role)
         if d is None:
             return None
         dq_at.append(at)
         dqs.append(d)
+    return dq_at, dqs
+
+
+def _linear_attrs(g: _Graph, p: onnx.NodeProto, dqs: list[_Dq]) -> list[onnx.AttributeProto] | None:
+    """Conv / MatMul / Gemm / Add / Mul: the QLinear node's attributes, None when the group cannot form (a
+    Gemm QGemm cannot serve, a per-axis weight along another axis, a bias scale not x_scale * w_scale)."""
     attrs = list(p.attribute)
     if p.op_type == "Gemm":
         if _attr(p, "transA", 0) != 0:
@@ -276,29 +334,83 @@ def _match(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | 
             return None
         if dqs[2].scales.size > 1 and len(g.consts[dqs[2].x].dims) != 1:
             return None
-    q = _q(g, q_at)
-    if q is None:
+    return attrs
+
+
+def _one_type_attrs(g: _Graph, p: onnx.NodeProto) -> list[onnx.AttributeProto] | None:
+    """Sigmoid / LeakyRelu / AveragePool / GlobalAveragePool / Softmax / Concat: the com.microsoft QLinear
+    node's attributes (docs/quantized.md, "QDQ groups"), None when P's cannot be carried (dilations)."""
+    op = p.op_type
+    if op == "AveragePool":
+        if any(d != 1 for d in _attr(p, "dilations", [])):  # type: ignore[attr-defined]
+            return None
+        kept = [a for a in p.attribute if a.name != "dilations"]
+        return [*kept, helper.make_attribute("channels_last", 0)]
+    if op == "GlobalAveragePool":
+        return [helper.make_attribute("channels_last", 0)]
+    if op == "Softmax":
+        opset = domain_opset(g.model, "")
+        axis = int(_attr(p, "axis", 1 if opset < 13 else -1))  # type: ignore[call-overload]
+        return [helper.make_attribute("axis", axis), helper.make_attribute("opset", opset)]
+    if op == "LeakyRelu":
+        return [helper.make_attribute("alpha", float(_attr(p, "alpha", 0.01)))]  # type: ignore[arg-type]
+    if op == "Concat":
+        return [helper.make_attribute("axis", int(_attr(p, "axis", 0)))]  # type: ignore[call-overload]
+    return []  # Sigmoid
+
+
+def _match(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | None:
+    """The group node k heads as its P, when it is one and the library serves its QLinear node."""
+    p = g.model.graph.node[k]
+    if p.domain not in ("", "ai.onnx") or p.op_type not in FUSED_TO or len(p.output) != 1:
         return None
-    ins = [dqs[0].x, dqs[0].scale, dqs[0].zero_point, dqs[1].x, dqs[1].scale, dqs[1].zero_point]
-    if p.op_type == "Gemm":
-        ins.append(dqs[2].x if len(dqs) == 3 else "")
-    ins += list(q)
-    if p.op_type == "Conv" and len(dqs) == 3:
-        ins.append(dqs[2].x)
-    if p.op_type in ("Add", "Mul") and not g.type_of(dqs[0].x) == g.type_of(dqs[1].x) == g.type_of(q[1]):
-        return None  # QLinearAdd / QLinearMul: A, B and C of one type
+    q_at = _only(g, p.output[0])  # P's output: read by one node (its QuantizeLinear), no graph output
+    if q_at < 0 or p.output[0] in g.outputs:
+        return None
+    found = _p_inputs(g, p, k)
+    q = _q(g, q_at)
+    if found is None or q is None:
+        return None
+    dq_at, dqs = found
+    one_type = p.op_type not in _TWO_TYPES
+    attrs = _one_type_attrs(g, p) if one_type else _linear_attrs(g, p, dqs)
+    if attrs is None:
+        return None
+    if (one_type or p.op_type in ("Add", "Mul")) and any(g.type_of(d.x) != q.type for d in dqs):
+        return None  # the com.microsoft op's T: one type for every input and the output
+    made: dict[str, onnx.TensorProto] = {}
+
+    def zp(d: _Dq) -> str:
+        return d.zero_point or _zero_point(g, d.scale, g.type_of(d.x), made)
+
+    y = [q.scale, q.zero_point or _zero_point(g, q.scale, q.type, made)]
+    if p.op_type == "Concat":
+        ins = [*y]
+        for d in dqs:
+            ins += [d.x, d.scale, zp(d)]
+    elif one_type:
+        ins = [dqs[0].x, dqs[0].scale, zp(dqs[0]), *y]
+    else:
+        ins = [dqs[0].x, dqs[0].scale, zp(dqs[0]), dqs[1].x, dqs[1].scale, zp(dqs[1])]
+        if p.op_type == "Gemm":
+            ins.append(dqs[2].x if len(dqs) == 3 else "")
+        ins += y
+        if p.op_type == "Conv" and len(dqs) == 3:
+            ins.append(dqs[2].x)
     domain, op_type = FUSED_TO[p.op_type]
     q_node = g.model.graph.node[q_at]
     fused = helper.make_node(op_type, ins, [q_node.output[0]], name=_fused_name(p, k, op_type), domain=domain)
     fused.attribute.extend(attrs)
-    in_types, _ = input_types(fused, {n: g.type_of(n) for n in ins if n})
+    types = {n: g.type_of(n) for n in ins if n and n not in made}
+    types.update({t.name: t.data_type for t in made.values()})
+    in_types, _ = input_types(fused, types)
     opset = domain_opset(g.model, domain) or 1
     if verdict(fused, in_types, opset, mode, kernel_path, g.ranks) is not None:
         return None
     nodes = g.model.graph.node
     shown = tuple(input_types(nodes[m], {n: g.type_of(n) for n in nodes[m].input if n})[1]
                   for m in (*dq_at, k, q_at))
-    return QdqGroup(tuple(dq_at), k, q_at, fused, shown)
+    return QdqGroup(tuple(dq_at), k, q_at, fused, shown, tuple(made.values()))
 
 
 def _only(g: _Graph, name: str) -> int:
@@ -376,6 +488,8 @@ def group(
             kept.append(node)
     del model.graph.node[:]
     model.graph.node.extend(kept)
+    zeros = {t.name: t for grp in groups for t in grp.zeros}  # one per (scale, type): the same tensor
+    model.graph.initializer.extend(zeros.values())
     if any(grp.fused.domain == _MS for grp in groups) and domain_opset(model, _MS) == 0:
         model.opset_import.append(helper.make_opsetid(_MS, 1))
     return groups

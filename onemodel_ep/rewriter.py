@@ -162,7 +162,8 @@ def rewrite(
     opset, element types, attributes) moves to the `ai.onemodel` domain, in the main graph and every
     subgraph, as the op type of its op-table key (`op_key`: "Add", "com.microsoft.SkipLayerNormalization"),
     carrying `mode`, the opset of its domain it came from and, if given, the forced `kernel_path`. First,
-    each QDQ group of the main graph (DequantizeLinear -> Conv, MatMul, Gemm, Add or Mul -> QuantizeLinear)
+    each QDQ group of the main graph (DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, Sigmoid, LeakyRelu,
+    AveragePool, GlobalAveragePool, Softmax or Concat -> QuantizeLinear)
     becomes the QLinear node of its QOperator form (`qdq_groups`, docs/qdq-groups-rewrite.md). Nothing
     else changes. Pass a RewriteReport to learn what moved and, for each node left to stock ORT, why.
     `inference`: `model`'s ONNX inference (inference.Inferred) when the caller has one (the QDQ grouping
@@ -181,7 +182,7 @@ def rewrite(
         out.CopyFrom(model)
     rep = report if report is not None else RewriteReport(mode, kernel_path)
     rep.mode, rep.kernel_path = mode, kernel_path
-    # DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul -> QuantizeLinear: one QLinear node (qdq_groups.py)
+    # DequantizeLinear -> P -> QuantizeLinear: one QLinear node (qdq_groups.py)
     qdq_groups.group(out, mode, kernel_path, rep, inference)
     opsets = {d: domain_opset(out, d) for d in served_domains()}
     inferred = infer(external_data.skeleton(out, external_data.SHAPE_BYTES))  # types, shapes: no weights
