@@ -4,13 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rnn_act.h"
-#if __has_include("math/om_f64_act.h")
 #include "math/om_f64_act.h"
-#define OM_RNN_F64_TR 1
-#else
-#define OM_RNN_F64_TR 0
-#endif
+#include "rnn_act.h"
 
 int om_rnn_act_f64_served(int kind) {
   switch (kind) {
@@ -19,10 +14,10 @@ int om_rnn_act_f64_served(int kind) {
     case OM_RNN_ACT_THRESHOLDEDRELU:
     case OM_RNN_ACT_HARDSIGMOID:
     case OM_RNN_ACT_AFFINE:
-    case OM_RNN_ACT_SOFTSIGN: return 1;
+    case OM_RNN_ACT_SOFTSIGN:
     case OM_RNN_ACT_SIGMOID:
     case OM_RNN_ACT_TANH:
-    case OM_RNN_ACT_SCALEDTANH: return OM_RNN_F64_TR;
+    case OM_RNN_ACT_SCALEDTANH: return 1;
     default: return 0;
   }
 }
@@ -30,11 +25,9 @@ int om_rnn_act_f64_served(int kind) {
 /* One element: docs/recurrent.md's table, in binary64. */
 static double om_rnn_act_one_f64(int kind, double x, double a, double b) {
   switch (kind) {
-#if OM_RNN_F64_TR
     case OM_RNN_ACT_SIGMOID: return om_f64_sigmoid(x);
     case OM_RNN_ACT_TANH: return om_f64_tanh(x);
-    case OM_RNN_ACT_SCALEDTANH: return a * om_f64_tanh(b * x);
-#endif
+    case OM_RNN_ACT_SCALEDTANH: return a * om_f64_tanh(b * x); /* RN(alpha * tanh(RN(beta * x))) */
     case OM_RNN_ACT_RELU: return x < 0 ? 0.0 : x;
     case OM_RNN_ACT_LEAKYRELU: return x < 0 ? a * x : x;
     case OM_RNN_ACT_THRESHOLDEDRELU: return x != x ? x : (x > a ? x : 0.0);
