@@ -7,7 +7,8 @@
  * per row (rnn/rnn_step.c). Every element is its own dot product, so a row's bits depend on that row alone.
  * A constant W or R (an initializer) is packed once at creation. The activations (rnn/rnn_act.h) are read from
  * the node's lists at creation. Not served (refused at creation, so the node stays with stock ORT): other
- * element types; for double, Elu and Softplus (rnn_act.h); an unknown activation, a list of the wrong length, a parameter neither given nor defaulted.
+ * element types; for double, Elu and Softplus (rnn_act.h); an unknown activation, a list of the wrong length,
+ * a parameter neither given nor defaulted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,7 +264,8 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
   return 0;
 }
 
-/* C[M, N] = A[M, K] . B^T in element type `type` (float, double), B stored [N, K] (row stride ldb) or packed; with bias: + bias[j] (one rounding). */
+/* C[M, N] = A[M, K] . B^T in element type `type` (float, double), B stored [N, K] (row stride ldb) or packed;
+ * with bias: + bias[j] (one rounding). */
 static int om_rnn_gemm(const om_node* node, const om_node_io* io, int type, size_t M, size_t N, size_t K,
                        const void* A, const void* B, const om_gemm_packed* packed, const void* bias, void* C) {
   om_gemm_args g = om_gemm_args_rows(node->path, type, OM_MODE_EXACT, M, N, K, A, C);
