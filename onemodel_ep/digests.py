@@ -199,7 +199,7 @@ def _struct_cases(op: str, t: int) -> list[Case]:
                          [(6, 3, 5), (1, 7, 5), (1, 7, 7), (1, 14)], 7),
                         ([t] * 3, {"hidden_size": 7, "activations": ["Relu"], "direction": "reverse"},
                          [(6, 3, 5), (1, 7, 5), (1, 7, 7)], 14)],
-                }[op]
+                }[op] + (_rnn_double_cases(op) if t == TensorProto.DOUBLE else [])
     if op in ("com.microsoft.Gelu", "com.microsoft.QuickGelu"):  # docs/transformer-ops.md
         quick = [([t], {"alpha": 1.5}, [(3, 67)], 1)] if op.endswith("QuickGelu") else []
         return [([t], {}, [(7, 1037)], 1), *quick]
@@ -242,6 +242,20 @@ def _struct_cases(op: str, t: int) -> list[Case]:
     if op == "MeanVarianceNormalization":  # the default axes [0, 2, 3]; one axis
         return [([t], {}, [(2, 3, 5, 7)], 13), ([t], {"axes": [1]}, [(4, 37)], 9)]
     return _movement_cases(op, t)
+
+
+def _rnn_double_cases(op: str) -> list[Case]:
+    """double's lists without Elu and Softplus (refused there; docs/recurrent.md), every other activation."""
+    t = TensorProto.DOUBLE
+    if op == "LSTM":
+        acts = {"hidden_size": 5, "direction": "bidirectional", "input_forget": 1,
+                "activations": ["HardSigmoid", "Softsign", "LeakyRelu", "Sigmoid", "ScaledTanh", "Affine"],
+                "activation_alpha": [0.3, 0.2, 0.8, 0.5], "activation_beta": [0.45, 1.1, 0.125]}
+        return [([t] * 4, acts, [(6, 3, 4), (2, 20, 4), (2, 20, 5), (2, 40)], 14)]
+    if op == "GRU":
+        acts = {"hidden_size": 6, "activations": ["Sigmoid", "Tanh"], "clip": 1.5}
+        return [([t] * 4, acts, [(5, 2, 4), (1, 18, 4), (1, 18, 6), (1, 36)], 22)]
+    return []
 
 
 def _qdq_cases(op: str, t: int) -> list[Case]:

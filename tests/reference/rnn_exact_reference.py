@@ -2,7 +2,11 @@
 reference_linalg's (blocks of 256 fma chains, the block sums in the binary-counter tree), every other `+`, `*`
 one float32 operation, the activations as the doc's "Activations" section defines them (transcendental ones
 correctly rounded: transcendental32's references, Elu through MPFR where float64 does not settle the f32).
-Layout 0; sequence_lens as the doc (padded steps +0 in Y, a row of length 0 gives +0 in Y_h and Y_c)."""
+Layout 0; sequence_lens as the doc (padded steps +0 in Y, a row of length 0 gives +0 in Y_h and Y_c).
+
+float64 inputs: the same steps, every `+`, `*` one float64 operation, the dot products reference_linalg's
+f64 ones (each fma through MPFR), Sigmoid and Tanh the correctly rounded binary64 values (MPFR at 300 bits,
+rounded once in the IEEE binary64 context), alpha, beta and clip the float32 attributes widened exactly."""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from tests.reference.reference_linalg import matmul
 from tests.reference.unary64 import act64
 
 F32 = np.float32
+F64 = np.float64
+_CTX64 = gmpy2.context(precision=53, emin=-1073, emax=1024, subnormalize=True)
 PER_DIR = {"LSTM": 3, "GRU": 2, "RNN": 1}
 DEFAULTS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}
 PARAMS = {"affine": "ab", "leakyrelu": "a", "thresholdedrelu": "a", "scaledtanh": "ab", "hardsigmoid": "ab",
@@ -36,6 +42,48 @@ def _elu(x: np.ndarray, alpha: np.float32) -> np.ndarray:
             y = mpfr(float(alpha)) * gmpy2.expm1(mpfr(float(x.flat[i])))
         out.flat[i] = t32.round32(y)
     return out
+
+
+def _cr64(kind: str, x: np.ndarray) -> np.ndarray:
+    """The correctly rounded binary64 sigmoid or tanh of each element (MPFR at 300 bits, rounded once)."""
+    out = np.empty(x.shape, F64)
+    for i, v in enumerate(x.ravel().tolist()):
+        if v != v:
+            out.flat[i] = np.nan
+            continue
+        with gmpy2.context(precision=300):
+            m = mpfr(v)
+            y = gmpy2.tanh(m) if kind == "tanh" else 1 / (1 + gmpy2.exp(-m))
+        with gmpy2.context(_CTX64):
+            out.flat[i] = float(+y)
+    return out
+
+
+def activation64(name: str, x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """The activation of f64 array x in binary64 (docs/recurrent.md, "double"); alpha, beta f32 widened."""
+    a, b = F64(F32(alpha)), F64(F32(beta))
+    x = x.astype(F64)
+    kind = name.lower()
+    with np.errstate(all="ignore"):
+        if kind in ("sigmoid", "tanh"):
+            return _cr64(kind, x)
+        if kind == "relu":
+            return np.where(x < 0, F64(0), x)
+        if kind == "leakyrelu":
+            return np.where(x < 0, a * x, x)
+        if kind == "thresholdedrelu":
+            return np.where(x > a, x, np.where(np.isnan(x), x, F64(0)))
+        if kind == "affine":
+            return (a * x) + b
+        if kind == "scaledtanh":
+            return a * _cr64("tanh", b * x)
+        if kind == "hardsigmoid":
+            r = (a * x) + b
+            return np.where(r < 0, F64(0), np.where(r > 1, F64(1), r))
+        if kind == "softsign":
+            r = x / (np.abs(x) + F64(1))
+            return np.where(np.isinf(x), np.copysign(F64(1), x), r).astype(F64)
+    raise ValueError(name)
 
 
 def activation(name: str, x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
@@ -88,14 +136,16 @@ def activations_of(op: str, attrs: dict[str, Any], dirs: int) -> list[list[tuple
 def _clip(x: np.ndarray, clip: float | None) -> np.ndarray:
     if clip is None:
         return x
-    c = F32(clip)
+    c = x.dtype.type(F32(clip))
     return np.where(x < -c, -c, np.where(x > c, c, x))
 
 
 def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | None = None,
               seq: np.ndarray | None = None, h0: np.ndarray | None = None, c0: np.ndarray | None = None,
               p: np.ndarray | None = None, attrs: dict[str, Any] | None = None) -> list[np.ndarray]:
-    """Y [T, D, N, H], Y_h [D, N, H] (and Y_c for LSTM), layout 0, bit for bit."""
+    """Y [T, D, N, H], Y_h [D, N, H] (and Y_c for LSTM), layout 0, bit for bit (float64 when x is)."""
+    ft = F64 if x.dtype == F64 else F32
+    act_fn = activation64 if ft is F64 else activation
     attrs = attrs or {}
     hd = int(attrs["hidden_size"])
     direction = attrs.get("direction", "forward")
@@ -106,19 +156,19 @@ def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarra
     dirs = 2 if direction == "bidirectional" else 1
     g = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
     acts = activations_of(op, attrs, dirs)
-    y = np.zeros((t_len, dirs, n_batch, hd), F32)
-    yh = np.zeros((dirs, n_batch, hd), F32)
-    yc = np.zeros((dirs, n_batch, hd), F32)
+    y = np.zeros((t_len, dirs, n_batch, hd), ft)
+    yh = np.zeros((dirs, n_batch, hd), ft)
+    yc = np.zeros((dirs, n_batch, hd), ft)
     lens = np.full(n_batch, t_len) if seq is None else seq.astype(np.int64)
     for d in range(dirs):
         f_act, g_act, h_act = [*acts[d], None, None][:3]
 
         def act(spec: tuple[str, float, float] | None, v: np.ndarray) -> np.ndarray:
             assert spec is not None
-            return activation(spec[0], v, spec[1], spec[2])
+            return act_fn(spec[0], v, spec[1], spec[2])
 
         reverse = direction == "reverse" or d == 1
-        bd = np.zeros(2 * g * hd, F32) if b is None else b[d]
+        bd = np.zeros(2 * g * hd, ft) if b is None else b[d]
         wb, rb = bd[: g * hd], bd[g * hd:]
         bsum = wb + rb
         if op == "GRU" and lbr:
@@ -127,8 +177,8 @@ def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarra
         xw = xw.reshape(t_len, n_batch, g * hd)
         rt = np.ascontiguousarray(r[d].T)  # [H, G*H]
         for n in range(n_batch):
-            h = np.zeros(hd, F32) if h0 is None else h0[d, n].copy()
-            c = np.zeros(hd, F32) if c0 is None else c0[d, n].copy()
+            h = np.zeros(hd, ft) if h0 is None else h0[d, n].copy()
+            c = np.zeros(hd, ft) if c0 is None else c0[d, n].copy()
             steps = range(lens[n] - 1, -1, -1) if reverse else range(lens[n])
             for t in steps:
                 xr = xw[t, n]
@@ -141,7 +191,7 @@ def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarra
                         if not coupled:
                             af = af + pf * c
                     i = act(f_act, _clip(ai, clip))
-                    f = (F32(1) - i) if coupled else act(f_act, _clip(af, clip))
+                    f = (ft(1) - i) if coupled else act(f_act, _clip(af, clip))
                     gg = act(g_act, _clip(ac, clip))
                     c = (f * c) + (i * gg)
                     if p is not None:
@@ -158,7 +208,7 @@ def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarra
                     else:
                         ah = matmul((rg * h)[None, :], rt[:, 2 * hd:])[0] + xr[2 * hd:]
                     hh = act(g_act, _clip(ah, clip))
-                    h = ((F32(1) - z) * hh) + (z * h)
+                    h = ((ft(1) - z) * hh) + (z * h)
                 else:
                     a = matmul(h[None, :], rt)[0] + xr
                     h = act(f_act, _clip(a, clip))

@@ -1,6 +1,7 @@
 """LSTM, GRU and RNN as ONNX defines them, in float64 NumPy (default activations, layout 0, with sequence_lens
-as ONNX Runtime's CPU kernel treats it: padded steps give 0 in Y, Y_h / Y_c hold the last step's state, and a
-row of length 0 gives 0). Not bit-exact to docs/recurrent.md: the tests compare within a tolerance."""
+as ONNX Runtime's CPU kernel treats it: padded steps give 0 in Y, Y_h / Y_c hold the last step's state, and
+a row of length 0 gives 0); float32 results, float64 for float64 X. Not bit-exact to docs/recurrent.md: the
+tests compare within a tolerance."""
 
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ def recurrent(op: str, x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarra
             if lens[n] > 0:
                 yh[d, n] = h
                 yc[d, n] = c
-    outs = [y.astype(np.float32), yh.astype(np.float32)]
+    out_t = np.float64 if x.dtype == np.float64 else np.float32  # double in, double out
+    outs = [y.astype(out_t), yh.astype(out_t)]
     if op == "LSTM":
-        outs.append(yc.astype(np.float32))
+        outs.append(yc.astype(out_t))
     return outs

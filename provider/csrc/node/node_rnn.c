@@ -1,12 +1,14 @@
 /* node_rnn.c - RNN, LSTM and GRU nodes (f32; f16 widened exactly to f32, the f32 steps, the outputs rounded
- * once): attributes, shapes, the time loop; docs/recurrent.md.
+ * once; double: the same steps in binary64): attributes, shapes, the time loop (rnn_run_body.inc, once per
+ * element type); docs/recurrent.md.
  *
  * Per direction: the input products of every step at once (one om_gemm over the T*N rows of X, the bias sum
  * as its C), then per step the state products (one om_gemm over the batch's rows) and the rest of the step
  * per row (rnn/rnn_step.c). Every element is its own dot product, so a row's bits depend on that row alone.
  * A constant W or R (an initializer) is packed once at creation. The activations (rnn/rnn_act.h) are read from
  * the node's lists at creation. Not served (refused at creation, so the node stays with stock ORT): other
- * element types; an unknown activation, a list of the wrong length, a parameter neither given nor defaulted.
+ * element types; for double, Elu and Softplus (rnn_act.h); an unknown activation, a list of the wrong length,
+ * a parameter neither given nor defaulted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +98,8 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
   const char *nn = node->name, *op = om_rnn_op(node);
   r->kind = node->op == OM_OP_LSTM ? OM_RNN_LSTM : node->op == OM_OP_GRU ? OM_RNN_GRU : OM_RNN_RNN;
   r->gates = r->kind == OM_RNN_LSTM ? 4 : r->kind == OM_RNN_GRU ? 3 : 1;
-  if (node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16)
-    OM_FAIL_MSG("node '%s' (op %s): element type %s is not served (float16 and float)", nn, op,
+  if (node->type != OM_T_FLOAT && node->type != OM_T_FLOAT16 && node->type != OM_T_DOUBLE)
+    OM_FAIL_MSG("node '%s' (op %s): element type %s is not served (float16, float and double)", nn, op,
                 om_type_name(node->type));
   for (size_t k = 1; k < node->n_inputs; k++) {
     int t = node->input_types[k], want = k == OM_RNN_IN_SEQ ? OM_T_INT32 : node->type;
@@ -128,6 +130,12 @@ static int om_rnn_create(om_node* node, const om_attrs* a, char* err, size_t err
   r->clip = a->clip;
   r->input_forget = r->kind == OM_RNN_LSTM && a->has_input_forget ? (int)a->input_forget : 0;
   if (om_rnn_create_acts(node, r, a, err, errlen) != 0) return -1;
+  for (int q = 0; node->type == OM_T_DOUBLE && q < om_rnn_per_dir[r->kind] * r->dirs; q++) {
+    int kind = r->acts[q / om_rnn_per_dir[r->kind]][q % om_rnn_per_dir[r->kind]].kind;
+    if (!om_rnn_act_f64_served(kind))
+      OM_FAIL_MSG("node '%s' (op %s): activation %s is not served for double (no correctly rounded binary64 "
+                  "kernel for it in the library)", nn, op, om_rnn_act_name(kind));
+  }
   for (size_t k = 0; k < node->n_outputs; k++) node->out_types[k] = node->type;
   return 0;
 }
@@ -229,19 +237,21 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
     if (!wide) OM_FAIL_MSG("node '%s' (op %s): out of memory packing a constant", node->name, om_rnn_op(node));
     for (size_t q = 0; q < cnt; q++) wide[q] = om_f16_to_f32(((const uint16_t*)data)[q]);
   }
-  const float* base = wide ? wide : data;
+  const int et = node->type == OM_T_DOUBLE ? OM_T_DOUBLE : OM_T_FLOAT; /* the packed (and computing) type */
+  const size_t es = et == OM_T_DOUBLE ? sizeof(double) : sizeof(float);
+  const char* base = wide ? (const char*)wide : data;
   for (int d = 0; d < r->dirs; d++) {
     int64_t K = shape[2];
-    const float* m = base + (size_t)d * (size_t)(GH * K);
+    const char* m = base + (size_t)d * (size_t)(GH * K) * es;
     if (k == 1) {
-      r->w[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)K, (size_t)GH, m, 1, (ptrdiff_t)K);
+      r->w[d] = om_gemm_pack_b(node->path, et, (size_t)K, (size_t)GH, m, 1, (ptrdiff_t)K);
       r->w_k = K;
       if (!r->w[d]) break;
       continue;
     }
-    r->r[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)H, (size_t)om_rnn_state_cols(r), m, 1, (ptrdiff_t)H);
+    r->r[d] = om_gemm_pack_b(node->path, et, (size_t)H, (size_t)om_rnn_state_cols(r), m, 1, (ptrdiff_t)H);
     if (r->r[d] && r->kind == OM_RNN_GRU && !r->lbr) {
-      r->rh[d] = om_gemm_pack_b(node->path, OM_T_FLOAT, (size_t)H, (size_t)H, m + 2 * H * H, 1, (ptrdiff_t)H);
+      r->rh[d] = om_gemm_pack_b(node->path, et, (size_t)H, (size_t)H, m + (size_t)(2 * H * H) * es, 1, (ptrdiff_t)H);
       if (!r->rh[d]) break;
     }
     if (!r->r[d]) break;
@@ -254,10 +264,11 @@ static int om_rnn_set_constant(om_node* node, size_t k, const void* data, const 
   return 0;
 }
 
-/* C[M, N] = A[M, K] . B^T, B stored [N, K] (row stride ldb) or packed; with bias: + bias[j] (one rounding). */
-static int om_rnn_gemm(const om_node* node, const om_node_io* io, size_t M, size_t N, size_t K, const float* A,
-                       const float* B, const om_gemm_packed* packed, const float* bias, float* C) {
-  om_gemm_args g = om_gemm_args_rows(node->path, OM_T_FLOAT, OM_MODE_EXACT, M, N, K, A, C);
+/* C[M, N] = A[M, K] . B^T in element type `type` (float, double), B stored [N, K] (row stride ldb) or packed;
+ * with bias: + bias[j] (one rounding). */
+static int om_rnn_gemm(const om_node* node, const om_node_io* io, int type, size_t M, size_t N, size_t K,
+                       const void* A, const void* B, const om_gemm_packed* packed, const void* bias, void* C) {
+  om_gemm_args g = om_gemm_args_rows(node->path, type, OM_MODE_EXACT, M, N, K, A, C);
   g.B = B;
   g.rsb = 1;
   g.csb = (ptrdiff_t)K;
@@ -272,18 +283,7 @@ static int om_rnn_gemm(const om_node* node, const om_node_io* io, size_t M, size
   return -1;
 }
 
-/* One run's buffers and views. */
-typedef struct om_rnn_run_ctx {
-  const om_node* node;
-  const om_node_io* io;
-  om_rnn_dims dm;
-  const float *X, *W, *R, *B, *h0, *c0, *P;
-  const int32_t* seq;
-  float *Y, *Yh, *Yc;
-  float *xw, *hr, *h, *c, *tmp, *hh, *bias, *rb_h;
-} om_rnn_run_ctx;
-
-/* Offsets (in floats) of Y's row (t, d, n) and of a state row (d, n) (initial_h, Y_h), by layout. */
+/* Offsets (in elements) of Y's row (t, d, n) and of a state row (d, n) (initial_h, Y_h), by layout. */
 static size_t om_rnn_y_at(const om_rnn* r, const om_rnn_dims* dm, int64_t t, int d, int64_t n) {
   int64_t row = r->layout ? (n * dm->T + t) * r->dirs + d : (t * r->dirs + d) * dm->N + n;
   return (size_t)(row * dm->H);
@@ -292,145 +292,24 @@ static size_t om_rnn_state_at(const om_rnn* r, const om_rnn_dims* dm, int d, int
   return (size_t)((r->layout ? n * r->dirs + d : d * dm->N + n) * dm->H);
 }
 
-static int64_t om_rnn_len(const om_rnn_run_ctx* x, int64_t n) { return x->seq ? x->seq[n] : x->dm.T; }
+/* Row n's sequence length: sequence_lens[n], or T. */
+static int64_t om_rnn_len_of(const int32_t* seq, int64_t T, int64_t n) { return seq ? seq[n] : T; }
 
-/* Direction d of the run: its input products, its steps, its Y, Y_h and Y_c rows. */
-static int om_rnn_direction(om_rnn_run_ctx* x, int d) {
-  const om_node* node = x->node;
-  const om_rnn* r = node->impl;
-  const om_rnn_dims* dm = &x->dm;
-  size_t H = (size_t)dm->H, N = (size_t)dm->N, T = (size_t)dm->T, I = (size_t)dm->I;
-  size_t GH = (size_t)r->gates * H, SC = (size_t)om_rnn_state_cols(r);
-  int reverse = r->direction == 1 || d == 1;
-  const float* Bd = x->B ? x->B + (size_t)d * 2 * GH : NULL;
-  if (r->kind == OM_RNN_GRU && r->lbr) { /* gate h: Wb_h on the input side, Rb_h on the state side */
-    om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, 2 * H);
-    om_rnn_bias_sum(Bd ? Bd + 2 * H : NULL, NULL, x->bias + 2 * H, H);
-    om_rnn_bias_sum(Bd ? Bd + GH + 2 * H : NULL, NULL, x->rb_h, H);
-  } else {
-    om_rnn_bias_sum(Bd, Bd ? Bd + GH : NULL, x->bias, GH);
-  }
-  const om_gemm_packed* wp = r->w[d] && r->w_k == dm->I ? r->w[d] : NULL;
-  const float* Wd = wp ? NULL : x->W + (size_t)d * GH * I; /* packed: W is not read (float16: not widened) */
-  if (om_rnn_gemm(node, x->io, T * N, GH, I, x->X, Wd, wp, x->bias, x->xw) != 0) return -1;
-  for (size_t n = 0; n < N; n++) {
-    size_t s = om_rnn_state_at(r, dm, d, (int64_t)n);
-    if (x->h0) memcpy(x->h + n * H, x->h0 + s, H * sizeof(float));
-    else memset(x->h + n * H, 0, H * sizeof(float));
-    if (x->c) {
-      if (x->c0) memcpy(x->c + n * H, x->c0 + s, H * sizeof(float));
-      else memset(x->c + n * H, 0, H * sizeof(float));
-    }
-  }
-  const float* Rd = r->r[d] ? NULL : x->R + (size_t)d * GH * H; /* packed (R_h too): R is not read */
-  const float* p = x->P ? x->P + (size_t)d * 3 * H : NULL;
-  const float* clip = r->has_clip ? &r->clip : NULL;
-  om_rnn_acts acts = {node->path, r->acts[d][0], r->acts[d][1], r->acts[d][2], r->input_forget};
-  for (size_t s = 0; s < T; s++) {
-    int any = 0;
-    for (size_t n = 0; n < N && !any; n++) any = (int64_t)s < om_rnn_len(x, (int64_t)n);
-    if (!any) break;
-    if (om_rnn_gemm(node, x->io, N, SC, H, x->h, Rd, r->r[d], NULL, x->hr) != 0) return -1;
-    for (size_t n = 0; n < N; n++) {
-      int64_t L = om_rnn_len(x, (int64_t)n);
-      if ((int64_t)s >= L) continue;
-      size_t t = reverse ? (size_t)L - 1 - s : s;
-      const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
-      float *a = x->hr + n * SC, *h = x->h + n * H;
-      if (r->kind == OM_RNN_LSTM) om_lstm_step(&acts, H, a, xrow, p, clip, x->c + n * H, h, x->tmp + n * H);
-      else if (r->kind == OM_RNN_RNN) om_rnn_plain_step(&acts, H, a, xrow, clip, h);
-      else {
-        om_gru_gates(&acts, H, a, xrow, clip);
-        if (!r->lbr) om_gru_reset(H, a + H, h, x->tmp + n * H);
-      }
-    }
-    if (r->kind == OM_RNN_GRU) {
-      const float* Rh = Rd ? Rd + 2 * H * H : NULL;
-      if (!r->lbr && om_rnn_gemm(node, x->io, N, H, H, x->tmp, Rh, r->rh[d], NULL, x->hh) != 0) return -1;
-      for (size_t n = 0; n < N; n++) {
-        int64_t L = om_rnn_len(x, (int64_t)n);
-        if ((int64_t)s >= L) continue;
-        size_t t = reverse ? (size_t)L - 1 - s : s;
-        const float* xrow = x->xw + (r->layout ? n * T + t : t * N + n) * GH;
-        float* a = x->hr + n * SC;
-        float* hh = r->lbr ? a + 2 * H : x->hh + n * H;
-        om_gru_finish(&acts, H, hh, xrow + 2 * H, r->lbr ? x->rb_h : NULL, a, a + H, clip, x->h + n * H);
-      }
-    }
-    if (x->Y)
-      for (size_t n = 0; n < N; n++) {
-        int64_t L = om_rnn_len(x, (int64_t)n);
-        if ((int64_t)s >= L) continue;
-        size_t t = reverse ? (size_t)L - 1 - s : s;
-        memcpy(x->Y + om_rnn_y_at(r, dm, (int64_t)t, d, (int64_t)n), x->h + n * H, H * sizeof(float));
-      }
-  }
-  for (size_t n = 0; n < N; n++) {
-    size_t at = om_rnn_state_at(r, dm, d, (int64_t)n);
-    int none = om_rnn_len(x, (int64_t)n) == 0; /* no step: +0, as ORT's CPU kernel */
-    if (x->Yh) {
-      if (none) memset(x->Yh + at, 0, H * sizeof(float));
-      else memcpy(x->Yh + at, x->h + n * H, H * sizeof(float));
-    }
-    if (x->Yc) {
-      if (none) memset(x->Yc + at, 0, H * sizeof(float));
-      else memcpy(x->Yc + at, x->c + n * H, H * sizeof(float));
-    }
-  }
-  return 0;
-}
+#define OM_RT float
+#define OM_RTYPE OM_T_FLOAT
+#define OM_RSFX _f32
+#define OM_RSTEP(n) n
+#include "rnn_run_body.inc"
+#undef OM_RT
+#undef OM_RTYPE
+#undef OM_RSFX
+#undef OM_RSTEP
 
-static int om_rnn_run_f32(const om_node* node, const om_node_io* io) {
-  const om_rnn* r = node->impl;
-  om_rnn_run_ctx x;
-  memset(&x, 0, sizeof x);
-  x.node = node;
-  x.io = io;
-  if (om_rnn_dims_of(node, io, &x.dm) != 0) return -1;
-  const om_rnn_dims* dm = &x.dm;
-  x.X = io->data[0];
-  x.W = io->data[1];
-  x.R = io->data[2];
-  x.B = om_rnn_present(io, OM_RNN_IN_B) ? io->data[OM_RNN_IN_B] : NULL;
-  x.seq = om_rnn_present(io, OM_RNN_IN_SEQ) ? io->data[OM_RNN_IN_SEQ] : NULL;
-  x.h0 = om_rnn_present(io, OM_RNN_IN_H0) ? io->data[OM_RNN_IN_H0] : NULL;
-  int lstm = r->kind == OM_RNN_LSTM;
-  x.c0 = lstm && om_rnn_present(io, OM_RNN_IN_C0) ? io->data[OM_RNN_IN_C0] : NULL;
-  x.P = lstm && om_rnn_present(io, OM_RNN_IN_P) ? io->data[OM_RNN_IN_P] : NULL;
-  x.Y = io->n_outputs > 0 ? io->outs[0] : NULL;
-  x.Yh = io->n_outputs > 1 ? io->outs[1] : NULL;
-  x.Yc = lstm && io->n_outputs > 2 ? io->outs[2] : NULL;
-  for (int64_t n = 0; x.seq && n < dm->N; n++)
-    if (x.seq[n] < 0 || x.seq[n] > dm->T) {
-      snprintf(io->err, io->errlen, "node '%s' (op %s): sequence_lens[%lld] = %d is outside [0, %lld]", node->name,
-               om_rnn_op(node), (long long)n, (int)x.seq[n], (long long)dm->T);
-      return -1;
-    }
-  size_t H = (size_t)dm->H, N = (size_t)dm->N, T = (size_t)dm->T;
-  size_t GH = (size_t)r->gates * H;
-  if (x.Y) memset(x.Y, 0, T * (size_t)r->dirs * N * H * sizeof(float));
-  if (N == 0) return 0;
-  /* xw [T*N, GH], hr [N, SC], h, c, tmp, hh [N, H], bias [GH], rb_h [H] */
-  size_t SC = (size_t)om_rnn_state_cols(r);
-  size_t total = T * N * GH + N * SC + 4 * N * H + GH + H;
-  float* buf = calloc(total ? total : 1, sizeof(float));
-  if (!buf) {
-    snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_rnn_op(node));
-    return -1;
-  }
-  x.xw = buf;
-  x.hr = x.xw + T * N * GH;
-  x.h = x.hr + N * SC;
-  x.c = lstm ? x.h + N * H : NULL;
-  x.tmp = x.h + 2 * N * H;
-  x.hh = x.h + 3 * N * H;
-  x.bias = x.h + 4 * N * H;
-  x.rb_h = x.bias + GH;
-  int rc = 0;
-  for (int d = 0; rc == 0 && d < r->dirs; d++) rc = om_rnn_direction(&x, d);
-  free(buf);
-  return rc;
-}
+#define OM_RT double
+#define OM_RTYPE OM_T_DOUBLE
+#define OM_RSFX _f64
+#define OM_RSTEP(n) n##_f64
+#include "rnn_run_body.inc"
 
 /* float16: every float input widened exactly to f32, the f32 run into f32 outputs, each output rounded once to
  * float16 (docs/recurrent.md, "Element types"). */
@@ -484,6 +363,7 @@ static int om_rnn_run_f16(const om_node* node, const om_node_io* io) {
 }
 
 static int om_rnn_run(const om_node* node, const om_node_io* io) {
+  if (node->type == OM_T_DOUBLE) return om_rnn_run_f64(node, io);
   return node->type == OM_T_FLOAT16 ? om_rnn_run_f16(node, io) : om_rnn_run_f32(node, io);
 }
 

@@ -40,4 +40,11 @@ const char* om_rnn_act_name(int kind);
 /* x[k] = act(x[k]) for k < n, in place, on kernel path `path` (whole vectors there, the tail on one lane). */
 void om_rnn_act_apply(int path, const om_rnn_act* act, float* x, size_t n);
 
+/* binary64 (rnn_act_f64.c): 1 when kind has a binary64 kernel here (docs/recurrent.md's double table), 0 for
+ * those refused for double (Elu, Softplus: no correctly rounded binary64 expm1 / log1p in the library). */
+int om_rnn_act_f64_served(int kind);
+/* x[k] = act(x[k]) for k < n in binary64, one lane at a time (the same bits on every path); alpha and beta are
+ * the f32 attributes widened exactly; a NaN result is 0x7FF8000000000000. */
+void om_rnn_act_apply_f64(const om_rnn_act* act, double* x, size_t n);
+
 #endif

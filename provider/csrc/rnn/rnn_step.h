@@ -1,9 +1,12 @@
-/* rnn_step.h - one time step of LSTM and GRU for one batch row, after the products (docs/recurrent.md).
+/* rnn_step.h - one time step of LSTM, GRU and RNN for one batch row, after the products (docs/recurrent.md).
  *
  * The gate products (the input's, with the bias sum, and the state's) come from om_gemm; these functions do the
  * rest of a step in the order docs/recurrent.md states: each `+` and `*` one rounded f32 operation (the build
  * has -ffp-contract=off), the activations exact element-wise kernels of the node's path (rnn_act.h). A NaN they
  * store is the canonical 0x7FC00000. `clip` NULL: no clip. Knows nothing of shapes or ORT.
+ *
+ * The _f64 functions are the same steps in binary64 (each `+`, `*` one rounded double operation, in the same
+ * order), the activations rnn_act.h's om_rnn_act_apply_f64; a NaN they store is 0x7FF8000000000000.
  */
 #ifndef OM_RNN_STEP_H
 #define OM_RNN_STEP_H
@@ -40,5 +43,16 @@ void om_gru_reset(size_t H, const float* r, const float* h, float* rh);
  * rb_h: R's h-gate bias for linear_before_reset = 1, NULL for 0; z, r from om_gru_gates; h updated. */
 void om_gru_finish(const om_rnn_acts* acts, size_t H, float* hh, const float* xw_h, const float* rb_h, const float* z,
                    const float* r, const float* clip, float* h);
+
+/* binary64: the functions above, element type double. */
+void om_rnn_bias_sum_f64(const double* wb, const double* rb, double* bias, size_t n);
+void om_lstm_step_f64(const om_rnn_acts* acts, size_t H, double* a, const double* xw, const double* p,
+                      const double* clip, double* c, double* h, double* tmp);
+void om_rnn_plain_step_f64(const om_rnn_acts* acts, size_t H, double* a, const double* xw, const double* clip,
+                           double* h);
+void om_gru_gates_f64(const om_rnn_acts* acts, size_t H, double* a, const double* xw, const double* clip);
+void om_gru_reset_f64(size_t H, const double* r, const double* h, double* rh);
+void om_gru_finish_f64(const om_rnn_acts* acts, size_t H, double* hh, const double* xw_h, const double* rb_h,
+                       const double* z, const double* r, const double* clip, double* h);
 
 #endif

@@ -1,0 +1,15 @@
+/* om_f64_act.h - correctly rounded binary64 Sigmoid and Tanh (round to nearest, ties to even), the same bits on
+ * every kernel path and machine: only IEEE + - * / on doubles and integer arithmetic, no libm, no FMA.
+ *
+ * NaN gives the canonical quiet NaN 0x7FF8000000000000 (as the f32 kernels give 0x7FC00000).
+ * om_f64_sigmoid: sigma(+-0) = 1/2, sigma(+inf) = 1, sigma(-inf) = +0; results down to the subnormal grid.
+ * om_f64_tanh: tanh(+-0) = +-0, tanh(+-inf) = +-1.
+ * Algorithms and error arguments: sigmoid_f64.c, tanh_f64.c (double-double first pass with a rounding test) and
+ * om_mp.c (the multi-precision Ziv fallback); docs/exact-transcendentals.md, "binary64 Sigmoid and Tanh". */
+#ifndef OM_F64_ACT_H
+#define OM_F64_ACT_H
+
+double om_f64_sigmoid(double x); /* correctly rounded 1/(1+e^-x), round to nearest even */
+double om_f64_tanh(double x);    /* correctly rounded tanh(x) */
+
+#endif
