@@ -136,6 +136,7 @@ GROUPS = {
     "concat2_u8_axis1": Group("Concat", [2, 3, 4], n_in=2, attrs={"axis": 1}),
     "concat3_s8_axis_last": Group("Concat", [3, 2, 5], signed=True, n_in=3, attrs={"axis": -1}),
     "concat3_u8_axis0": Group("Concat", [1, 6], n_in=3, attrs={"axis": 0}),
+    "concat16_u8_axis1": Group("Concat", [2, 3], n_in=16, attrs={"axis": 1}),  # our QLinearConcat's most
 }
 
 
@@ -269,7 +270,7 @@ def test_close_to_stock(name: str) -> None:
     and Softmax go through a 256-entry table on both sides, the pools through an int32 sum and one
     requantisation: a value within a float rounding of a half may round the other way (stock's QLinearSoftmax
     table is binary64 exp, ours correctly rounded binary32), so an output may differ by one code, on at most
-    2% of the elements, as test_ep_qdq.py's; at 452045a all 15 cases were equal to stock's, bit for bit."""
+    2% of the elements, as test_ep_qdq.py's; at 452045a every case was equal to stock's, bit for bit."""
     g = GROUPS[name]
     # stock copies AveragePool's dilations onto its QLinearAveragePool, which then fails its own schema
     # check: stock runs the same model without the (all 1) dilations
@@ -371,3 +372,15 @@ def test_zero_size_dimension(name: str) -> None:
     got = ep_session(models[0]).run(None, f)[0]
     assert got.size == 0
     assert_exact_bits(f"{name} zero-size", got, ep_session(models[1]).run(None, f)[0])
+
+
+def test_concat_of_more_than_16_inputs_stays_unfused() -> None:
+    """Our QLinearConcat takes at most 16 inputs: a Concat of 17 DequantizeLinear outputs has no group, runs
+    node by node with the bits of stock's unfused graph to one code, the same at DISABLE_ALL and ALL."""
+    g = Group("Concat", [2, 3], n_in=17, attrs={"axis": 1})
+    ran = _ran(g.qdq, g.feeds, True)
+    assert "Concat" in ran and "QuantizeLinear" in ran, ran
+    got = _level_session(g.qdq, LEVELS[0]).run(None, g.feeds)[0]
+    assert got.shape == (2, sum(3 + i for i in range(17)))
+    _codes_apart("17 inputs", got, _stock(g.qdq, g.feeds, LEVELS[0]), 1, 0.02)
+    assert_exact_bits("17 inputs ALL", _level_session(g.qdq, LEVELS[-1]).run(None, g.feeds)[0], got)
