@@ -153,17 +153,20 @@ def _drop_zero_points(m: onnx.ModelProto, dq: bool, q: bool) -> onnx.ModelProto:
 def _zero_point_case(
     op: str, dq: bool, q: bool, seed: int = 43
 ) -> tuple[onnx.ModelProto, onnx.ModelProto, dict]:
-    """A uint8 Conv (per-channel uint8 weight, with bias) or MatMul (per-tensor) group whose DQs (dq) and/or Q
-    (q) carry no zero point, and its QLinearConv / QLinearMatMul twin with zero points of 0 written out."""
+    """A uint8 Conv (per-channel uint8 weight, with bias), MatMul (per-tensor) or Gemm (per-column weight,
+    with bias) group whose DQs (dq) and/or Q (q) carry no zero point, and its QLinearConv / QLinearMatMul /
+    QGemm twin with zero points of 0 written out (QGemm without y_zero_point would give float)."""
     rng = np.random.default_rng(seed)
     if op == "Conv":
         xshape, wshape, n, axis = [1, 3, 8, 6], [4, 3, 3, 3], 4, 0
+    elif op == "Gemm":
+        xshape, wshape, n, axis = [5, 16], [16, 6], 6, 1
     else:
         xshape, wshape, n, axis = [5, 16], [16, 6], 1, 1
     x = rng.integers(0, 256, xshape).astype(np.uint8)
     w = rng.integers(0, 256, wshape).astype(np.uint8)
     xs = np.float32(rng.uniform(0.01, 0.03))
-    ws = rng.uniform(0.001, 0.004, n if op == "Conv" else ()).astype(np.float32)
+    ws = rng.uniform(0.001, 0.004, n if op != "MatMul" else ()).astype(np.float32)
     xz = np.array(0 if dq else 131, np.uint8)
     wz = np.zeros(ws.shape, np.uint8) if dq else rng.integers(120, 136, ws.shape).astype(np.uint8)
     ys = np.float32(rng.uniform(0.2, 0.5))
@@ -178,13 +181,13 @@ def _zero_point_case(
     ]
     pin, qin = ["xf", "wf"], ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
     attrs: dict[str, object] = {}
-    if op == "Conv":
+    if op != "MatMul":
         b = rng.integers(-2000, 2000, n).astype(np.int32)
         inits += [nh.from_array(b, "b"), nh.from_array((xs * ws).astype(np.float32), "bs")]
         nodes.append(h.make_node("DequantizeLinear", ["b", "bs"], ["bf"], name="dq_b", axis=0))
         pin.append("bf")
-        qin.append("b")
-        attrs = {"pads": [1, 0, 1, 0]}
+        qin = [*qin[:6], "b", "ys", "yz"] if op == "Gemm" else [*qin, "b"]
+        attrs = {"pads": [1, 0, 1, 0]} if op == "Conv" else {}
     nodes += [
         h.make_node(op, pin, ["yf"], name="p", **attrs),
         h.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"], name="q"),
@@ -195,15 +198,15 @@ def _zero_point_case(
     del qdq.graph.initializer[:]
     qdq.graph.initializer.extend(t for t in inits if t.name in used)
     qop_init = [t for t in inits if t.name != "bs"]
-    qop = _graph_model(
-        [h.make_node("QLinear" + op, qin, ["y"], name="qop", **attrs)], ins, (T.UINT8, None), qop_init, 18
-    )
+    qop_op, dom = ("QGemm", "com.microsoft") if op == "Gemm" else ("QLinear" + op, "")
+    qnode = h.make_node(qop_op, qin, ["y"], name="qop", domain=dom, **attrs)
+    qop = _graph_model([qnode], ins, (T.UINT8, None), qop_init, 18)
     return qdq, qop, {"x": x}
 
 
 ZP_CASES = {
     f"{op.lower()}_{what}": (op, dq, q)
-    for op in ("Conv", "MatMul")
+    for op in ("Conv", "MatMul", "Gemm")
     for what, dq, q in (("dq", True, False), ("q", False, True), ("dq_q", True, True))
 }
 
@@ -281,7 +284,7 @@ def test_close_to_stock(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(ZP_CASES))
 def test_absent_zero_points_close_to_stock(name: str) -> None:
     """As test_ep_qdq.py's: within one code of stock ORT's fused group, on at most 2% of the elements (at
-    452045a all 6 equal, bit for bit)."""
+    452045a all equal, bit for bit)."""
     qdq, _, f = _zero_point_case(*ZP_CASES[name])
     _codes_apart(name, ep_session(qdq).run(None, f)[0], _stock(qdq, f), 1, 0.02)
 
