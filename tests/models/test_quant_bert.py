@@ -8,11 +8,14 @@ Tolerances (measured at the commit that added them, model_feeds' 2 x 9 tokens, l
   quantum of QLinearSoftmax (docs/quantized-elementwise.md); the float LayerNormalization, Erf, Tanh between
   them round differently; measured 4.8e-7.
 - QDQ against stock with its graph optimisations off (it then runs DequantizeLinear, the float op,
-  QuantizeLinear as we do): 1e-4 x max |stock|; measured 1.2e-7.
-- QDQ against stock at its default level: 0.05 x max |stock|; measured 0.106 (3%). Stock fuses the QDQ groups
-  into its QOperator kernels, DequantizeLinear -> Softmax -> QuantizeLinear into QLinearSoftmax among them,
-  whose binary64 table and floor(1 / y_scale) factor move attention probabilities by a quantum (1/256) where
-  our float Softmax and QuantizeLinear round the other way; the int8 layers after carry it.
+  QuantizeLinear, where we run the QDQ groups, docs/quantized.md): 1e-4 x max |stock|; measured 1.2e-7 (on
+  these feeds our groups, the two Softmax ones included, give the unfused graph's bits).
+- QDQ against stock at its default level: 0.035 x max |stock|; measured 0.106 (3.05%) at 452045a, where we
+  group DequantizeLinear -> Softmax -> QuantizeLinear too (the same figure as before). Stock fuses, as we do,
+  46 groups (22 Add, 16 MatMul, 5 Mul, 2 Softmax, 1 Gemm); with only its Add, MatMul, Mul or Gemm groups
+  fused (the others broken) it is within 1.2e-7 of ours, with only its two QLinearSoftmax 0.106: its binary64
+  table and floor(1 / y_scale) factor move attention probabilities by a quantum (1/256) where our
+  QLinearSoftmax (a correctly rounded binary32 table) rounds the other way; the int8 layers after carry it.
 """
 
 from __future__ import annotations
@@ -87,7 +90,8 @@ def test_close_to_stock(name: str, via: str) -> None:
     model = MODELS[name]
     got = onemodel_ep.InferenceSession(str(model), _options(), via=via).run(None, model_feeds(model))
     err, scale = _max_err(got, _stock(model))
-    assert err <= (0.05 if name == "qdq" else 1e-4) * scale, f"{name} via {via}: max |ours - stock| {err:.3g}"
-    if name == "qdq":  # stock unfused: DequantizeLinear, the float op, QuantizeLinear, as ours
+    tol = 0.035 if name == "qdq" else 1e-4
+    assert err <= tol * scale, f"{name} via {via}: max |ours - stock| {err:.3g}"
+    if name == "qdq":  # stock unfused: DequantizeLinear, the float op, QuantizeLinear (our groups' bits here)
         err, scale = _max_err(got, _stock(model, ort.GraphOptimizationLevel.ORT_DISABLE_ALL))
         assert err <= 1e-4 * scale, f"{name} via {via}, stock unoptimised: max |ours - stock| {err:.3g}"

@@ -318,11 +318,12 @@ static int om_ep_ranks_served(const OrtApi* api, const OrtNode* node, const OrtV
   return -1;
 }
 
-/* Read `node`'s attributes as those of op-table row `row` and build its om_node over the n input types (n_outputs:
- * attrs.n_outputs, 0 when unknown): 1 with *out set, 0 when an attribute cannot be read (err says which), -1
- * when om_node_create refuses (err says why). */
+/* Read `node`'s attributes as those of op-table row `row` (then edit(attrs, edit_ctx) when edit is not NULL) and
+ * build its om_node over the n input types (n_outputs: attrs.n_outputs, 0 when unknown): 1 with *out set, 0 when
+ * an attribute cannot be read (err says which), -1 when om_node_create refuses (err says why). */
 static int om_ep_read_create(const om_ep* ep, const OrtNode* node, int row, int opset, size_t n, const int* types,
-                             size_t n_outputs, om_node** out, char* err, size_t errlen) {
+                             size_t n_outputs, om_ep_attrs_edit edit, const void* edit_ctx, om_node** out, char* err,
+                             size_t errlen) {
   const OrtApi* api = ep->api;
   const char* name = NULL;
   OrtStatus* st = api->Node_GetName(node, &name);
@@ -342,16 +343,17 @@ static int om_ep_read_create(const om_ep* ep, const OrtNode* node, int row, int 
     snprintf(err, errlen, "node '%s' (op %s): %s", name, om_op_row(row)->name, why);
     return 0;
   }
+  if (edit) edit(&attrs, edit_ctx);
   *out = om_node_create(name, om_op_row(row)->key, n, types, &attrs, err, errlen);
   return *out ? 1 : -1;
 }
 
 om_node* om_ep_node_create_as(const om_ep* ep, const OrtNode* node, int row, int opset, size_t n, const int* types,
-                              char* err, size_t errlen) {
+                              om_ep_attrs_edit edit, const void* edit_ctx, char* err, size_t errlen) {
   om_node* out = NULL;
   err[0] = '\0';
   if (om_op_row(row)->domain[0]) opset = 1; /* a com.microsoft row: version 1 of its domain */
-  if (om_ep_read_create(ep, node, row, opset, n, types, 1, &out, err, errlen) <= 0 && !err[0])
+  if (om_ep_read_create(ep, node, row, opset, n, types, 1, edit, edit_ctx, &out, err, errlen) <= 0 && !err[0])
     snprintf(err, errlen, "node not served");
   return out;
 }
@@ -426,7 +428,7 @@ static int om_ep_build(const om_ep* ep, const OrtNode* node, int opset, om_node*
       while (n_outputs > 0 && !outs[n_outputs - 1]) n_outputs--;
     if (outs != outs_small) free(outs);
   }
-  result = om_ep_read_create(ep, node, row, opset, n, types, n_outputs, out, err, errlen);
+  result = om_ep_read_create(ep, node, row, opset, n, types, n_outputs, NULL, NULL, out, err, errlen);
 done:
   if (vs != vs_small) free((void*)vs);
   if (types != types_small) free(types);

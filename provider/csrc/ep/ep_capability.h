@@ -9,11 +9,13 @@ OrtStatus* OM_ORT_CALL om_ep_get_capability(OrtEp* this_ptr, const OrtGraph* gra
 /* The om_node for `node` as GetCapability sees it (opset: the graph's default-domain opset, 0 for the node's
  * since-version): NULL with a message naming node, op and problem in err. */
 om_node* om_ep_node_create(const om_ep* ep, const OrtNode* node, int opset, char* err, size_t errlen);
+/* An edit of the attributes read from a node before its om_node is built (om_ep_node_create_as). */
+typedef void (*om_ep_attrs_edit)(om_attrs* attrs, const void* ctx);
 /* The om_node of op-table row `row` (a QDQ group's QLinear op, ep_qdq.c) over the n input types, with `node`'s
- * attributes read as that row's and one output (opset: the graph's default-domain opset; a com.microsoft row
- * reads version 1): NULL with a message in err. */
+ * attributes read as that row's, then edit(attrs, edit_ctx) when edit is not NULL, and one output (opset: the
+ * graph's default-domain opset; a com.microsoft row reads version 1): NULL with a message in err. */
 om_node* om_ep_node_create_as(const om_ep* ep, const OrtNode* node, int row, int opset, size_t n, const int* types,
-                              char* err, size_t errlen);
+                              om_ep_attrs_edit edit, const void* edit_ctx, char* err, size_t errlen);
 /* An int (a float) attribute of node into *out: 0, 1 when absent, -1 when of another type. */
 int om_ep_attr_int(const OrtApi* api, const OrtNode* node, const char* name, int64_t* out);
 int om_ep_attr_float(const OrtApi* api, const OrtNode* node, const char* name, float* out);

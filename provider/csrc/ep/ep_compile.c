@@ -229,11 +229,12 @@ OrtStatus* OM_ORT_CALL om_ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, c
     if (!st && group) {
       st = om_ep_fold_compile(ep, graphs[i], fused_nodes[i], &c->folded);
       if (!st) folded[n_folded++] = c->folded;
-    } else if (!st && members > 1 && om_ep_is_attention(ep->api, graphs[i])) {
-      st = om_ep_attention_compile(ep, graphs[i], fused_nodes[i], &c->attn);
     } else if (!st) {
-      if (members > 1) st = om_ep_qdq_compile(ep, graphs[i], fused_nodes[i], &c->kernel); /* a QDQ group */
-      if (!st && !c->kernel)
+      /* a QDQ group first (DequantizeLinear -> Softmax -> QuantizeLinear holds a Softmax, as attention does) */
+      if (members > 1) st = om_ep_qdq_compile(ep, graphs[i], fused_nodes[i], &c->kernel);
+      if (!st && !c->kernel && members > 1 && om_ep_is_attention(ep->api, graphs[i]))
+        st = om_ep_attention_compile(ep, graphs[i], fused_nodes[i], &c->attn);
+      else if (!st && !c->kernel)
         st = members > 1 ? om_ep_chain_compile(ep, graphs[i], fused_nodes[i], &c->chain)
                          : om_compile_one(ep, graphs[i], fused_nodes[i], folded, n_folded, &c->kernel);
     }

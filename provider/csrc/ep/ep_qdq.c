@@ -16,10 +16,13 @@
 #include "core/om_types.h" /* OM_T_* */
 #include "ep_capability.h" /* om_ep_node_create_as, om_ep_attr_int, om_ep_value_type, om_ep_graph_opset */
 
-enum { OM_QDQ_MAX_IN = 9, OM_QDQ_MAX_DQ = 3 };
+/* At most 16 DequantizeLinear nodes (a Concat's inputs: our QLinearConcat takes at most 16 triples, its 50
+ * inputs; a Concat of more has no group) and so 50 QLinear inputs. */
+enum { OM_QDQ_MAX_IN = 50, OM_QDQ_MAX_DQ = 16 };
 
 /* One group: the float op p, the DequantizeLinear of each data input, the QuantizeLinear, and the QLinear op's
- * row and inputs (NULL: absent). */
+ * row and inputs (NULL: absent, or where zero[k] is a type, a one-element zero point of 0 of that type the model
+ * leaves out). */
 typedef struct om_qdq_group {
   const OrtNode* p;
   const OrtNode* dq[OM_QDQ_MAX_DQ];
@@ -28,6 +31,7 @@ typedef struct om_qdq_group {
   int row;
   size_t n_in;
   const OrtValueInfo* in[OM_QDQ_MAX_IN];
+  int zero[OM_QDQ_MAX_IN];
 } om_qdq_group;
 
 /* The nodes a matcher looks among: DequantizeLinear nodes by their output's name, QuantizeLinear nodes by their
@@ -229,23 +233,77 @@ static int om_bias_scale_ok(const om_const* x, const om_const* w, const om_const
   return 1;
 }
 
+/* The float ops a group may have at its centre: the QLinear op's row, P's data inputs (0: variadic, Concat) and
+ * optional ones after them (a bias), and how the QLinear op lays out its inputs. */
+enum { OM_QL_BINARY, OM_QL_UNARY, OM_QL_CONCAT };
+typedef struct om_qdq_kind {
+  const char* op;
+  int row;
+  size_t n_data, n_opt;
+  int layout;
+} om_qdq_kind;
+
+static const om_qdq_kind om_qdq_kinds[] = {
+    {"Conv", OM_OP_QLINEAR_CONV, 2, 1, OM_QL_BINARY},
+    {"Gemm", OM_OP_QGEMM, 2, 1, OM_QL_BINARY},
+    {"MatMul", OM_OP_QLINEAR_MATMUL, 2, 0, OM_QL_BINARY},
+    {"Add", OM_OP_QLINEAR_ADD, 2, 0, OM_QL_BINARY},
+    {"Mul", OM_OP_QLINEAR_MUL, 2, 0, OM_QL_BINARY},
+    {"Sigmoid", OM_OP_QLINEAR_SIGMOID, 1, 0, OM_QL_UNARY},
+    {"LeakyRelu", OM_OP_QLINEAR_LEAKY_RELU, 1, 0, OM_QL_UNARY},
+    {"AveragePool", OM_OP_QLINEAR_AVERAGE_POOL, 1, 0, OM_QL_UNARY},
+    {"GlobalAveragePool", OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL, 1, 0, OM_QL_UNARY},
+    {"Softmax", OM_OP_QLINEAR_SOFTMAX, 1, 0, OM_QL_UNARY},
+    {"Concat", OM_OP_QLINEAR_CONCAT, 0, 0, OM_QL_CONCAT},
+};
+
+/* The QLinear op's attributes beyond those read from P under the same names (om_ep_node_create_as's edit):
+ * QLinearSoftmax's opset (the model's default-domain opset) and axis when P has none (Softmax's default for that
+ * opset: 1 below 13, -1 from 13); channels_last = 0 for the pools; AveragePool's dilations dropped when all 1
+ * (QLinearAveragePool has none, and refuses them otherwise: no group). */
+typedef struct om_qdq_edit_ctx {
+  int row;
+  int opset;
+} om_qdq_edit_ctx;
+
+static void om_qdq_edit(om_attrs* a, const void* ctx) {
+  const om_qdq_edit_ctx* c = ctx;
+  if (c->row == OM_OP_QLINEAR_SOFTMAX) {
+    a->softmax_opset = c->opset;
+    a->has_softmax_opset = 1;
+    if (!a->has_axis) a->axis = c->opset < 13 ? 1 : -1;
+    a->has_axis = 1;
+  } else if (c->row == OM_OP_QLINEAR_AVERAGE_POOL || c->row == OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL) {
+    a->channels_last = 0;
+    a->has_channels_last = 1;
+    int ones = 1;
+    for (size_t i = 0; i < a->n_dilations; i++) ones &= a->dilations[i] == 1;
+    if (ones) a->has_dilations = 0, a->n_dilations = 0; /* else QLinearAveragePool refuses them: no group */
+  }
+}
+
+/* Input k of the QLinear op: v, or (v NULL) a zero point of `zero_type` the model leaves out (0: absent). */
+static void om_qdq_put(om_qdq_group* g, const OrtValueInfo* v, int zero_type) {
+  g->zero[g->n_in] = v ? 0 : zero_type;
+  g->in[g->n_in++] = v;
+}
+
 /* Whether p heads a QDQ group (g filled; *on the QLinear op's om_node when on is not NULL): 1, else 0. */
 static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g, om_node** on) {
   const OrtApi* api = s->ep->api;
   memset(g, 0, sizeof *g);
   g->p = p;
-  size_t n_data = 2, n_opt = 0; /* data inputs, and the optional bias after them */
-  if (om_is_op(api, p, "Conv")) g->row = OM_OP_QLINEAR_CONV, n_opt = 1;
-  else if (om_is_op(api, p, "Gemm")) g->row = OM_OP_QGEMM, n_opt = 1;
-  else if (om_is_op(api, p, "MatMul")) g->row = OM_OP_QLINEAR_MATMUL;
-  else if (om_is_op(api, p, "Add")) g->row = OM_OP_QLINEAR_ADD;
-  else if (om_is_op(api, p, "Mul")) g->row = OM_OP_QLINEAR_MUL;
-  else return 0;
+  const om_qdq_kind* kind = NULL;
+  for (size_t i = 0; !kind && i < sizeof om_qdq_kinds / sizeof om_qdq_kinds[0]; i++)
+    if (om_is_op(api, p, om_qdq_kinds[i].op)) kind = &om_qdq_kinds[i];
+  if (!kind) return 0;
+  g->row = kind->row;
   size_t n_p = 0, n_out = 0;
   OrtStatus* st = api->Node_GetNumInputs(p, &n_p);
   if (!st) st = api->Node_GetNumOutputs(p, &n_out);
   om_st_drop(api, st);
-  if (st || n_out != 1 || n_p < n_data || n_p > n_data + n_opt) return 0;
+  size_t n_data = kind->n_data ? kind->n_data : n_p; /* Concat: each input */
+  if (st || n_out != 1 || n_p < n_data || n_p > n_data + kind->n_opt || n_p < 1 || n_p > OM_QDQ_MAX_DQ) return 0;
   const OrtValueInfo* pout = NULL;
   const char* pout_name = om_io_name(api, p, 1, 0, &pout);
   if (!pout_name || om_ep_value_type(api, pout) != OM_T_FLOAT) return 0;
@@ -253,6 +311,7 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
   /* the DequantizeLinear of each input */
   om_const scale[OM_QDQ_MAX_DQ], zp[OM_QDQ_MAX_DQ];
   int64_t axis[OM_QDQ_MAX_DQ];
+  int xt[OM_QDQ_MAX_DQ];
   const OrtValueInfo* dq_in[OM_QDQ_MAX_DQ][3];
   for (size_t k = 0; k < n_p; k++) {
     const OrtValueInfo* v = NULL;
@@ -262,10 +321,12 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
     if (!dq) return 0;
     for (size_t j = 0; j < g->n_dq; j++)
       if (g->dq[j] == dq) return 0; /* one DequantizeLinear read twice (Add(x, x)) */
-    int role = k >= n_data ? OM_ROLE_BIAS : k == 1 && g->row != OM_OP_QLINEAR_ADD && g->row != OM_OP_QLINEAR_MUL
-                                                ? OM_ROLE_WEIGHT
-                                                : OM_ROLE_DATA;
+    int role = k >= n_data ? OM_ROLE_BIAS
+               : k == 1 && kind->layout == OM_QL_BINARY && g->row != OM_OP_QLINEAR_ADD && g->row != OM_OP_QLINEAR_MUL
+                   ? OM_ROLE_WEIGHT
+                   : OM_ROLE_DATA;
     if (!om_qdq_dq(s, dq, role, dq_in[k], &scale[k], &zp[k], &axis[k])) return 0;
+    xt[k] = om_ep_value_type(api, dq_in[k][0]);
     g->dq[g->n_dq++] = dq;
   }
   /* per-channel weights where the QLinear op reads them so, attributes it accepts, the bias's scale */
@@ -278,50 +339,66 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
     if (trans_a != 0) return 0;
     if (g->n_dq == 3 && (alpha != 1.0f || beta != 1.0f)) return 0; /* QGemm scales C with the product */
   }
-  if (axis[1] >= 0) {
+  if (kind->layout == OM_QL_BINARY && axis[1] >= 0) {
     int64_t want = g->row == OM_OP_QLINEAR_CONV ? 0 : g->row == OM_OP_QGEMM ? (trans_b ? 0 : 1) : 1;
     om_const w;
     if (!om_const_read(api, dq_in[1][0], &w) || axis[1] != want ||
         (g->row != OM_OP_QLINEAR_CONV && w.rank != 2))
       return 0;
   }
-  if (g->n_dq == 3) {
+  if (kind->layout == OM_QL_BINARY && g->n_dq == 3) {
     if (axis[0] >= 0 || !om_bias_scale_ok(&scale[0], &scale[1], &scale[2])) return 0;
     om_const b;
     if (scale[2].count > 1 && (!om_const_read(api, dq_in[2][0], &b) || b.rank != 1)) return 0;
   }
-  /* the QuantizeLinear after p */
+  /* the QuantizeLinear after p: its scale, and its zero point or (absent) the type of its output */
   const OrtNode* q = om_named_find(s->qs, s->n_qs, pout_name);
   if (!q) return 0;
   size_t n_q = 0;
   const OrtValueInfo* qv[3] = {NULL, NULL, NULL};
   st = api->Node_GetNumInputs(q, &n_q);
-  if (!st && n_q != 3) return 0;
-  if (!st) st = api->Node_GetInputs(q, qv, 3);
+  if (!st && (n_q < 2 || n_q > 3)) return 0;
+  if (!st) st = api->Node_GetInputs(q, qv, n_q);
   om_st_drop(api, st);
   om_const ys, yz;
-  if (st || !qv[1] || !qv[2] || !om_const_read(api, qv[1], &ys) || ys.type != OM_T_FLOAT || ys.count != 1 ||
-      !om_const_read(api, qv[2], &yz) || (yz.type != OM_T_INT8 && yz.type != OM_T_UINT8) || yz.count != 1)
-    return 0;
-  const int64_t zero[] = {0, -1}, one[] = {1, -1}, zp_type[] = {0, yz.type, -1};
+  if (st || !qv[1] || !om_const_read(api, qv[1], &ys) || ys.type != OM_T_FLOAT || ys.count != 1) return 0;
+  int yt = 0;
+  if (qv[2]) {
+    if (!om_const_read(api, qv[2], &yz) || yz.count != 1) return 0;
+    yt = yz.type;
+  } else {
+    const OrtValueInfo* qout = NULL;
+    if (!om_io_name(api, q, 1, 0, &qout)) return 0;
+    yt = om_ep_value_type(api, qout);
+  }
+  if (yt != OM_T_INT8 && yt != OM_T_UINT8) return 0;
+  const int64_t zero[] = {0, -1}, one[] = {1, -1}, y_type[] = {0, yt, -1};
   if (!om_attr_in(api, q, "block_size", zero) || !om_attr_in(api, q, "saturate", one) ||
-      !om_attr_in(api, q, "output_dtype", zp_type))
+      !om_attr_in(api, q, "output_dtype", y_type))
     return 0;
+  if (kind->layout != OM_QL_BINARY) /* one 8-bit type: every x and y */
+    for (size_t k = 0; k < g->n_dq; k++)
+      if (xt[k] != yt) return 0;
   g->q = q;
-  /* the QLinear op's inputs: (x, scale, zero point) of inputs 0 and 1, then QGemm's C, the output's scale and zero
-   * point, then QLinearConv's B */
-  size_t at = 0;
-  for (size_t k = 0; k < 2; k++)
-    for (size_t j = 0; j < 3; j++) g->in[at++] = dq_in[k][j];
-  if (g->row == OM_OP_QGEMM) g->in[at++] = g->n_dq == 3 ? dq_in[2][0] : NULL;
-  g->in[at++] = qv[1];
-  g->in[at++] = qv[2];
-  if (g->row == OM_OP_QLINEAR_CONV && g->n_dq == 3) g->in[at++] = dq_in[2][0];
-  g->n_in = at;
+  /* the QLinear op's inputs (docs/quantized.md, "QDQ groups"); an absent zero point a zero of x's (y's) type */
+  if (kind->layout == OM_QL_CONCAT) {
+    om_qdq_put(g, qv[1], 0);
+    om_qdq_put(g, qv[2], yt);
+  }
+  size_t n_x = kind->layout == OM_QL_BINARY ? 2 : g->n_dq;
+  for (size_t k = 0; k < n_x; k++)
+    for (size_t j = 0; j < 3; j++) om_qdq_put(g, dq_in[k][j], j == 2 ? xt[k] : 0);
+  if (g->row == OM_OP_QGEMM) om_qdq_put(g, g->n_dq == 3 ? dq_in[2][0] : NULL, 0);
+  if (kind->layout != OM_QL_CONCAT) {
+    om_qdq_put(g, qv[1], 0);
+    om_qdq_put(g, qv[2], yt);
+  }
+  if (g->row == OM_OP_QLINEAR_CONV && g->n_dq == 3) om_qdq_put(g, dq_in[2][0], 0);
   int types[OM_QDQ_MAX_IN];
-  for (size_t k = 0; k < g->n_in; k++) types[k] = g->in[k] ? om_ep_value_type(api, g->in[k]) : 0;
+  for (size_t k = 0; k < g->n_in; k++) types[k] = g->in[k] ? om_ep_value_type(api, g->in[k]) : g->zero[k];
   char err[512];
-  om_node* made = om_ep_node_create_as(s->ep, p, g->row, s->opset, g->n_in, types, err, sizeof err);
+  const om_qdq_edit_ctx edit = {g->row, s->opset};
+  om_node* made = om_ep_node_create_as(s->ep, p, g->row, s->opset, g->n_in, types, om_qdq_edit, &edit, err, sizeof err);
   if (!made) return 0;
   if (on) *on = made;
   else om_node_destroy(made);
@@ -380,6 +457,14 @@ OrtStatus* om_ep_qdq_compile(const om_ep* ep, const OrtGraph* graph, const OrtNo
   int in_map[OM_QDQ_MAX_IN], out_map[1] = {0};
   for (size_t k = 0; !st && k < g.n_in; k++) {
     in_map[k] = -1;
+    if (!g.in[k] && g.zero[k]) { /* a zero point the model leaves out: a zero the kernel feeds itself */
+      static const int64_t zeros[2] = {0, 0};
+      char err[512];
+      in_map[k] = OM_KERNEL_IN_ZERO;
+      if (om_node_set_constant_input(on, k, zeros, NULL, 0, err, sizeof err) != 0)
+        st = om_ep_error(api, ORT_FAIL, err);
+      continue;
+    }
     const char* name = NULL;
     if (g.in[k]) st = api->GetValueInfoName(g.in[k], &name);
     for (size_t j = 0; !st && name && j < n_f; j++) {

@@ -29,6 +29,10 @@ struct om_kernel {
   size_t n_in, n_out;
 };
 
+/* OM_KERNEL_IN_ZERO's data (zero bits, wide enough for any element type) and its rank-0 shape */
+static const int64_t om_kernel_zero[2] = {0, 0};
+static const int64_t om_kernel_zero_dims[1] = {0};
+
 static OrtStatus* om_error(const OrtApi* api, const char* msg) { return om_ort_error(api, ORT_INVALID_ARGUMENT, msg); }
 
 /* ---- kernel creation ------------------------------------------------------------------------------------- */
@@ -423,6 +427,11 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
     if (om_node_input_type_only(k->node, i)) continue; /* a type carrier: its shape and data are not used */
     const OrtValue* v = NULL;
     int ci = k->in_map ? k->in_map[i] : (int)i;
+    if (ci == OM_KERNEL_IN_ZERO) { /* a one-element zero the kernel feeds itself (rank 0) */
+      data[i] = om_kernel_zero;
+      shapes[i] = om_kernel_zero_dims;
+      continue;
+    }
     if (ci < 0) continue; /* absent optional input (a compiled node has no input for it) */
     OM_CHECK(api->KernelContext_GetInput(ctx, (size_t)ci, &v));
     if (!v) continue; /* absent optional input */
@@ -467,7 +476,8 @@ OrtStatus* OM_ORT_CALL om_kernel_compute(void* kernel, OrtKernelContext* ctx) {
 done:
   if (!k->shape_ref) /* the legacy path's copies: those that did not fit in dims_s */
     for (size_t i = 0; i < n; i++)
-      if (shapes[i] && !(i < SMALL && shapes[i] == dims_s[i])) free((void*)shapes[i]);
+      if (shapes[i] && shapes[i] != om_kernel_zero_dims && !(i < SMALL && shapes[i] == dims_s[i]))
+        free((void*)shapes[i]);
   free(heap);
   return status;
 }

@@ -16,8 +16,10 @@ typedef struct om_kernel om_kernel;
 OrtStatus* om_kernel_create(const OrtApi* api, const OrtKernelInfo* info, int op, unsigned attr_flags,
                             const om_attrs* preset, int shape_ref, om_kernel** out);
 /* A kernel over `node` (owned from here on, destroyed on error too) whose inputs and outputs ORT passes in
- * another order: node input i is the context's input in_map[i] (-1: absent), node output o the context's
- * output out_map[o] (-1: not wanted). The execution provider's compiled nodes (ep_compile.c). */
+ * another order: node input i is the context's input in_map[i] (-1: absent; OM_KERNEL_IN_ZERO: a one-element
+ * zero of rank 0 the kernel feeds itself, a zero point the model leaves out, ep_qdq.c), node output o the
+ * context's output out_map[o] (-1: not wanted). The execution provider's compiled nodes (ep_compile.c). */
+#define OM_KERNEL_IN_ZERO (-2)
 OrtStatus* om_kernel_wrap(const OrtApi* api, om_node* node, int shape_ref, const int* in_map, size_t n_in,
                           const int* out_map, size_t n_out, om_kernel** out);
 /* Hand node input i, the constant tensor v (an initializer), to the node (om_node_set_constant_input), which may
