@@ -47,6 +47,8 @@ enum {
 #define OM_TS_PRELU_INT (OM_TB(OM_T_INT32) | OM_TB(OM_T_INT64) | OM_TB(OM_T_UINT32) | OM_TB(OM_T_UINT64))
 /* the transcendentals: f32 kernels, f16/bf16 tables (tr16.c) */
 #define OM_TS_TRANSC (OM_TB(OM_T_FLOAT) | OM_TB(OM_T_FLOAT16) | OM_TB(OM_T_BFLOAT16))
+/* Tanh and Sigmoid: those, and double (the correctly rounded scalar functions of math/om_f64_act.h) */
+#define OM_TS_TRANSC64 (OM_TS_TRANSC | OM_TB(OM_T_DOUBLE))
 
 /* the Reduce ops: ONNX's float types (bfloat16 from opset 13) and its integer types (int8 and uint8 for ReduceMax
  * and ReduceMin from opset 12) */

@@ -7,15 +7,16 @@
 #include "onemodel_test.h"
 
 int om_test_f64_act(int fn, int force_mp, const double* x, double* y, size_t n) {
-  if (fn != 0 && fn != 1) return -1;
+  if ((fn != 0 && fn != 1) || force_mp < 0 || force_mp > 6) return -1;
+  int n0 = (1 << force_mp) + 1; /* force_mp = j >= 1: the fallback from F = 64 * 2^j bits, n = F / 64 + 1 limbs */
   for (size_t i = 0; i < n; i++) {
     double v = x[i], a = v < 0 ? -v : v;
     if (!force_mp)
       y[i] = fn == 0 ? om_f64_sigmoid(v) : om_f64_tanh(v);
     else if (fn == 0) /* the fallback's domain; the specials and thresholds as the function settles them */
-      y[i] = (v != v || v > 37.5 || v < -745.2 || a < 0x1p-54) ? om_f64_sigmoid(v) : om_f64_sigmoid_mp(v);
+      y[i] = (v != v || v > 37.5 || v < -745.2 || a < 0x1p-54) ? om_f64_sigmoid(v) : om_f64_sigmoid_mp(v, n0);
     else
-      y[i] = (v != v || a > 19.1 || a < 0x1p-27) ? om_f64_tanh(v) : om_f64_tanh_mp(v);
+      y[i] = (v != v || a > 19.1 || a < 0x1p-27) ? om_f64_tanh(v) : om_f64_tanh_mp(v, n0);
   }
   return 0;
 }

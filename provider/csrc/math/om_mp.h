@@ -38,9 +38,10 @@ int om_mp_round_interval(const om_mp* q, uint64_t err, int scale, int n, double*
 void om_mp_note_cap(void);
 long long om_mp_cap_hits(void);
 
-/* The fallbacks themselves (x not NaN, inside the ranges their callers pass them; see the .c files): the test
- * entry (f64_act_test_entry.c) calls them directly, on inputs the first pass would settle, to test them widely. */
-double om_f64_sigmoid_mp(double x);
-double om_f64_tanh_mp(double x);
+/* The fallbacks themselves (x not NaN, inside the ranges their callers pass them; see the .c files), starting at
+ * F = 64 (n0 - 1) bits (OM_MP_FIRST_LIMBS in the functions): the test entry (f64_act_test_entry.c) calls them
+ * directly, on inputs the first pass would settle and from every precision of the loop, to test them widely. */
+double om_f64_sigmoid_mp(double x, int n0);
+double om_f64_tanh_mp(double x, int n0);
 
 #endif

@@ -24,9 +24,9 @@
 #include "om_dd_round64.h"
 #include "om_mp.h"
 
-double om_f64_sigmoid_mp(double x) {
+double om_f64_sigmoid_mp(double x, int n0) {
   double y = x < 0 ? -x : x, out = 0.0, best = 0.0;
-  for (int n = OM_MP_FIRST_LIMBS; n <= OM_MP_MAX_BITS / 64 + 1; n = 2 * n - 1) {
+  for (int n = n0; n <= OM_MP_MAX_BITS / 64 + 1; n = 2 * n - 1) {
     om_mp e, s1, c, d, q;
     int k, F = 64 * (n - 1);
     uint64_t err = om_mp_exp_parts(y, n, &e, &s1, &k), err_d = err;
@@ -62,5 +62,5 @@ double om_f64_sigmoid(double x) {
     double r = om_dd_round64(om_dd_sigmoid(om_dd_make(x, 0.0)), 0x1p-80, &ok);
     if (ok) return r;
   }
-  return om_f64_sigmoid_mp(x);
+  return om_f64_sigmoid_mp(x, OM_MP_FIRST_LIMBS);
 }

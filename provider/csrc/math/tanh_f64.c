@@ -23,9 +23,9 @@
 #include "om_dd_round64.h"
 #include "om_mp.h"
 
-static double om_f64_tanh_abs_mp(double a) {
+static double om_f64_tanh_abs_mp(double a, int n0) {
   double out = 0.0, best = 0.0;
-  for (int n = OM_MP_FIRST_LIMBS; n <= OM_MP_MAX_BITS / 64 + 1; n = 2 * n - 1) {
+  for (int n = n0; n <= OM_MP_MAX_BITS / 64 + 1; n = 2 * n - 1) {
     om_mp e, s1, c, num, den, q;
     int k;
     uint64_t err = om_mp_exp_parts(2.0 * a, n, &e, &s1, &k);
@@ -45,8 +45,8 @@ static double om_f64_tanh_abs_mp(double a) {
   return best;
 }
 
-double om_f64_tanh_mp(double x) {
-  double r = om_f64_tanh_abs_mp(x < 0 ? -x : x);
+double om_f64_tanh_mp(double x, int n0) {
+  double r = om_f64_tanh_abs_mp(x < 0 ? -x : x, n0);
   return x < 0 ? -r : r;
 }
 
@@ -57,6 +57,6 @@ double om_f64_tanh(double x) {
   if (a > 19.1) return x < 0 ? -1.0 : 1.0;
   int ok;
   double r = om_dd_round64(om_dd_tanh(a), 0x1p-80, &ok);
-  if (!ok) r = om_f64_tanh_abs_mp(a);
+  if (!ok) r = om_f64_tanh_abs_mp(a, OM_MP_FIRST_LIMBS);
   return x < 0 ? -r : r;
 }
