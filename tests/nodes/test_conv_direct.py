@@ -9,7 +9,9 @@ T > 256 with the block boundary inside a channel's taps (40 channels x 9 taps), 
 binary-counter tree over 3 and 5 blocks), pads, dilations and asymmetric pads, 1-D and 3-D, groups, 1x1 with
 a pad, output channel counts that fill no tile (33, 37, 45, 17; 7 to 21 on the narrower paths), planes whose
 flattened padded rows end inside a tile, infinities, NaNs and -0.0 in the weights of padded taps, strides 2
-and 3 (the phase-split copy), 1-D and 3-D strided, a 7x7 stride-2 stem, a 2x2 output plane, W as a graph input
+and 3 (the phase-split copy), 1-D and 3-D strided, a 7x7 stride-2 stem, a 2x2 output plane, the short tile
+(a plane's last nr/2 or fewer positions: 2x2 outputs with T > 256 on the wide and narrow tiles, an 8x8 output
+whose 78 flattened positions end in one), W as a graph input
 (packed per run), and a zero-size batch. Every kernel path, 1 and 2 threads, both ways in
 (node_sessions.runs) for two cases; the rest on every path at 1 and 2 threads.
 """
@@ -53,6 +55,9 @@ CASES = [
          {"strides": [2, 1, 2], "pads": [1, 1, 1, 1, 0, 1]}),
     Case("tiny_plane_O4", (1, 12, 2, 2), (40, 12, 3, 3), True, {"pads": [1, 1, 1, 1]}),
     Case("7x7_stem_s2", (1, 3, 20, 22), (8, 3, 7, 7), True, {"strides": [2, 2], "pads": [3, 3, 3, 3]}),
+    Case("short_tile_tree2", (1, 32, 2, 2), (40, 32, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("short_narrow_tree2", (1, 30, 2, 2), (17, 30, 3, 3), False, {"pads": [1, 1, 1, 1]}),
+    Case("short_tail_8x8", (1, 8, 8, 8), (36, 8, 3, 3), True, {"pads": [1, 1, 1, 1]}),
 ]
 
 

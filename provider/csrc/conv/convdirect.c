@@ -126,24 +126,26 @@ void om_convd_offsets(const om_conv_geom* g, ptrdiff_t* off) {
     for (ptrdiff_t i = 0; i < KK; i++) off[(ptrdiff_t)c * KK + i] = off[i] + (ptrdiff_t)(c * plane);
 }
 
-/* Tile elements, at most: the widest path's MR x NR (32 x 12 on the 512 path). */
+/* Tile elements, at most: the widest path's MR x NR (32 x 12 on the 512 path); positions per tile, at most. */
 #define OM_CONVD_TILE_MAX 512
+#define OM_CONVD_NR_MAX 16
 
-/* The tile of positions [p, p + nr) and channels [m, m + mr) (wp: their packed filters): block b's chains, then
- * the tree (docs/gemm.md): block b's sum added to the levels b's trailing one bits name, lowest first
- * (level + sum), kept at the next level; the last block to every level b's bits name. Into tile. */
-static void om_convd_tile(const om_conv_geom* g, const om_convd_kern* k, const float* xp, const ptrdiff_t* off,
-                          const float* wp, size_t p, float* tile, float* levels) {
-  const size_t T = om_conv_rows(g), mr = k->mr, n = mr * k->nr;
+/* The tile of positions [p, p + nr) and channels [m, m + mr) (wp: their packed filters; block: the kernel of
+ * nr positions, the full or the short tile): block b's chains, then the tree (docs/gemm.md): block b's sum added
+ * to the levels b's trailing one bits name, lowest first (level + sum), kept at the next level; the last block
+ * to every level b's bits name. Into tile. */
+static void om_convd_tile(const om_conv_geom* g, size_t mr, size_t nr, om_convd_block_fn block, const float* xp,
+                          const ptrdiff_t* off, const float* wp, size_t p, float* tile, float* levels) {
+  const size_t T = om_conv_rows(g), n = mr * nr;
   const size_t nb = (T + OM_CONVD_KB - 1) / OM_CONVD_KB;
   if (nb == 1) {
-    k->block(xp + p, off, T, wp, tile);
+    block(xp + p, off, T, wp, tile);
     return;
   }
   _Alignas(64) float sum[OM_CONVD_TILE_MAX];
   for (size_t b = 0; b < nb; b++) {
     const size_t t0 = b * OM_CONVD_KB, nt = T - t0 < OM_CONVD_KB ? T - t0 : OM_CONVD_KB;
-    k->block(xp + p, off + t0, nt, wp + t0 * mr, sum);
+    block(xp + p, off + t0, nt, wp + t0 * mr, sum);
     size_t lv = 0;
     for (size_t bits = b; b + 1 == nb ? bits != 0 : (bits & 1) != 0; bits >>= 1, lv++) {
       if (!(bits & 1)) continue; /* the last block: only the levels its bits name */
@@ -170,24 +172,32 @@ void om_convd_run(const om_conv_geom* g, const om_convd_kern* k, const float* xp
   const size_t Q1 = (size_t)om_convd_extent(g, 1), Q2 = (size_t)om_convd_extent(g, 2);
   const size_t out1 = (size_t)g->out[1], out2 = (size_t)g->out[2], O = om_conv_positions(g);
   _Alignas(64) float tile[OM_CONVD_TILE_MAX];
+  size_t js[OM_CONVD_NR_MAX], at[OM_CONVD_NR_MAX]; /* the tile's valid positions: tile index, place in a plane */
   for (size_t p = p0; p < p1; p += nr) {
     const size_t np = p1 - p < nr ? p1 - p : nr;
+    /* the last nr_short or fewer positions: the short tile (the same chains; half the idle positions) */
+    const int shrt = np <= k->nr_short;
+    size_t nv = 0, q = p / Q2, o2 = p % Q2, o1 = q % Q1, o0 = q / Q1;
+    for (size_t j = 0; j < np; j++) {
+      if (o2 < out2 && o1 < out1) js[nv] = j, at[nv++] = (o0 * out1 + o1) * out2 + o2;
+      if (++o2 == Q2 && (o2 = 0, ++o1 == Q1)) o1 = 0, o0++;
+    }
+    if (nv == 0) continue; /* every position an extent's extra column: nothing to write */
     for (size_t m = m0; m < m0 + nm; m += mr) {
       const size_t rows = m0 + nm - m < mr ? m0 + nm - m : mr;
-      om_convd_tile(g, k, xp, off, wp + m / mr * T * mr, p, tile, levels);
-      for (size_t r = 0; r < rows; r++) {
-        const float bm = b ? b[m + r] : 0.0f;
-        float* ym = y + (m + r) * O;
-        const float* tr = tile + r;
-        size_t q = p / Q2, o2 = p % Q2, o1 = q % Q1, o0 = q / Q1;
-        for (size_t j = 0; j < np; j++) {
-          if (o2 < out2 && o1 < out1) {
-            float v = b ? tr[j * mr] + bm : tr[j * mr];
-            if (exact && v != v) v = __builtin_nanf("");
-            ym[(o0 * out1 + o1) * out2 + o2] = v;
-          }
-          if (++o2 == Q2 && (o2 = 0, ++o1 == Q1)) o1 = 0, o0++;
+      om_convd_tile(g, mr, shrt ? k->nr_short : nr, shrt ? k->short_ : k->block, xp, off, wp + m / mr * T * mr, p,
+                    tile, levels);
+      /* each valid position's channels: + b[m] (one rounded add), the canonical NaN; in the tile, then out */
+      for (size_t i = 0; i < nv && (b || exact); i++) {
+        float* tj = tile + js[i] * mr;
+        for (size_t r = 0; r < rows; r++) {
+          float v = b ? tj[r] + b[m + r] : tj[r];
+          tj[r] = exact && v != v ? __builtin_nanf("") : v;
         }
+      }
+      for (size_t r = 0; r < rows; r++) { /* the transposing store: channel r's positions */
+        float* ym = y + (m + r) * O;
+        for (size_t i = 0; i < nv; i++) ym[at[i]] = tile[js[i] * mr + r];
       }
     }
   }

@@ -25,6 +25,8 @@ typedef void (*om_convd_block_fn)(const float* x, const ptrdiff_t* off, size_t n
 typedef struct om_convd_kern {
   size_t mr, nr; /* tile: output channels x positions */
   om_convd_block_fn block;
+  size_t nr_short;          /* the short tile's positions (nr / 2): a plane's last nr_short or fewer positions */
+  om_convd_block_fn short_; /* the same chains over mr x nr_short */
 } om_convd_kern;
 /* A path's tile kernels: wide, and narrow for groups of fewer output channels than a wide tile. */
 typedef struct om_convd_kerns {
@@ -35,9 +37,12 @@ typedef struct om_convd_kerns {
 #define OM_CONVD_KERN(P)                                                                                   \
   void om_convd_block_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);                    \
   void om_convd_narrow_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);                   \
+  void om_convd_block_short_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);              \
+  void om_convd_narrow_short_##P(const float*, const ptrdiff_t*, size_t, const float*, float*);             \
   extern const om_convd_kerns om_convd_kern_##P;                                                           \
-  const om_convd_kerns om_convd_kern_##P = {{OM_CONVD_NV * GVL, OM_CONVD_NP, om_convd_block_##P},           \
-                                            {OM_CONVD_NV1 * GVL, OM_CONVD_NP1, om_convd_narrow_##P}};
+  const om_convd_kerns om_convd_kern_##P = {                                                               \
+      {OM_CONVD_NV * GVL, OM_CONVD_NP, om_convd_block_##P, OM_CONVD_NP / 2, om_convd_block_short_##P},      \
+      {OM_CONVD_NV1 * GVL, OM_CONVD_NP1, om_convd_narrow_##P, OM_CONVD_NP1 / 2, om_convd_narrow_short_##P}};
 
 /* 1 when the direct kernel serves the geometry: at least two channels per group (one channel: conv/dwconv.h).
  * By the shapes alone. */

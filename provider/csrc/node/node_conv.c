@@ -315,7 +315,9 @@ static const float* om_conv_direct_weights(const om_node* node, const om_conv_jo
   if (!c->w_const) return NULL;
   float* p = __atomic_load_n(&c->direct_w, __ATOMIC_ACQUIRE);
   if (p) return p;
-  if (!(p = malloc(j->cd_wg * (size_t)j->d->G * sizeof(float) + 1))) return NULL;
+  /* 64-byte aligned: every weight vector the tile kernel loads is then one cache line (malloc's 16-byte
+   * alignment split each 512-bit load across two) */
+  if (!(p = aligned_alloc(64, (j->cd_wg * (size_t)j->d->G * sizeof(float) + 64) / 64 * 64))) return NULL;
   for (size_t g = 0; g < (size_t)j->d->G; g++)
     om_convd_pack_weights(&j->d->geom, j->cd, w + g * j->Mg * j->T, j->Mg, p + g * j->cd_wg);
   float* seen = NULL;
@@ -365,7 +367,8 @@ static int om_conv_direct(const om_node* node, const om_node_io* io, om_conv_job
   j->cd_wg = om_convd_weights_elems(&d->geom, k, j->Mg);
   j->cd_pos = om_convd_positions(&d->geom);
   const float* wc = om_conv_direct_weights(node, j, (const float*)(const void*)j->w);
-  size_t bytes = (copies * j->cd_copy + (wc ? 0 : G * j->cd_wg)) * sizeof(float) + j->T * sizeof(ptrdiff_t);
+  const size_t off_bytes = (j->T * sizeof(ptrdiff_t) + 63) / 64 * 64; /* the packed filters 64-byte aligned */
+  size_t bytes = (copies * j->cd_copy + (wc ? 0 : G * j->cd_wg)) * sizeof(float) + off_bytes;
   unsigned char* mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (!mem) return -1;
   j->cd_x = (float*)(void*)mem;
@@ -375,7 +378,7 @@ static int om_conv_direct(const om_node* node, const om_node_io* io, om_conv_job
   if (wc) {
     j->cd_w = wc;
   } else {
-    float* wp = (float*)(void*)(off + j->T);
+    float* wp = (float*)(void*)((unsigned char*)off + off_bytes);
     for (size_t g = 0; g < G; g++)
       om_convd_pack_weights(&d->geom, k, (const float*)(const void*)j->w + g * j->Mg * j->T, j->Mg, wp + g * j->cd_wg);
     j->cd_w = wp;
