@@ -53,6 +53,10 @@ BASE: list[tuple[tuple[int, ...], int | None, int | None, type]] = [
     ((0, 4), -1, 2, np.float32),
     ((3, 0), 1, 1, np.float64),
     ((7,), None, 1, np.float32),
+    # contiguous vectors (the last axis) eight at a time and a partial group: p 1 and 2, both types
+    ((19, 33), -1, 1, np.float64),
+    ((17, 5), 1, 2, np.float64),
+    ((21, 40), 1, 1, np.float32),
 ]
 
 
