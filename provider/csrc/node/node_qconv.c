@@ -214,6 +214,8 @@ typedef struct om_qc_job {
   uint8_t* xt;       /* X, channels last: [N][P][C] */
   size_t P, O, T, Mg, Cg, tile, tiles, t_blocks;
   int pointwise;
+  int a_ready;     /* uint8 x: the row matrix built in qgemm's layout and read in place (qgemm.h's a_ready) */
+  size_t ldr, nr;  /* the row matrix's bytes a row and rows (tile rounded up to qgemm's rows a tile) */
   om_qgemm_packed* const* packed; /* one per group */
   const void *x_zp, *w_zp;
   size_t w_zp_stride;
@@ -257,9 +259,10 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
 }
 
 /* Where qgemm's scratch starts in a task's block: after acc, the rows and the requantised tile, 64-aligned. */
+static size_t om_qc_rows_bytes(const om_qc_job* j) { return j->pointwise ? 0 : j->nr * j->ldr; }
+
 static size_t om_qc_task_qgemm_at(const om_qc_job* j) {
-  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + (j->pointwise ? 0 : j->tile * j->T) +
-                       (j->mult ? j->tile * j->Mg : 0);
+  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + om_qc_rows_bytes(j) + (j->mult ? j->tile * j->Mg : 0);
   return (bytes + 63) / 64 * 64;
 }
 
@@ -270,7 +273,7 @@ static void om_qc_task(void* ctx, size_t t) {
   const size_t n = t / per_image, g = t % per_image / j->tiles, o0 = t % j->tiles * j->tile;
   const size_t no = j->O - o0 < j->tile ? j->O - o0 : j->tile;
   const uint8_t* xg = j->xt + n * j->P * C + g * j->Cg; /* the group's first channel of position 0 */
-  const size_t rows_bytes = j->pointwise ? 0 : j->tile * j->T;
+  const size_t rows_bytes = om_qc_rows_bytes(j);
   const size_t acc_bytes = j->tile * j->Mg * sizeof(int32_t);
   unsigned char* block = om_scratch_take(j->pool, j->task_bytes);
   if (!block) {
@@ -283,14 +286,15 @@ static void om_qc_task(void* ctx, size_t t) {
   const uint8_t* a = xg + o0 * C; /* pointwise: position o's channels are its row */
   size_t lda = C;
   if (!j->pointwise) {
-    om_im2row_u8(&j->d->geom, xg, C, j->fill, o0, no, rows, j->T);
+    om_im2row_u8(&j->d->geom, xg, C, j->fill, o0, no, rows, j->ldr);
+    for (size_t o = 0; j->ldr > j->T && o < no; o++) memset(rows + o * j->ldr + j->T, 0, j->ldr - j->T);
     a = rows;
-    lda = j->T;
+    lda = j->ldr;
   }
   om_qgemm_args ga = {j->node->path, 1, j->q->x_signed, j->q->w_signed, no, j->Mg, j->T, a, lda, NULL, 0,
                       j->T ? j->packed[g] : NULL, j->x_zp, 0,
                       j->w_zp ? (const uint8_t*)j->w_zp + g * j->Mg * j->w_zp_stride : NULL, j->w_zp_stride, acc,
-                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes};
+                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes, j->a_ready};
   int rc = om_qgemm(&ga, NULL, NULL);
   if (rc == 0) om_qc_store(j, n, g, o0, no, acc, rows + rows_bytes);
   else __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
@@ -492,7 +496,19 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  unsigned char* xt_block = om_scratch_take(&qm->xt_pool, d->N * j.P * C + 1);
+  /* uint8 x: A of qgemm read in place, the row matrix (or, pointwise, the channels-last X when its rows are
+   * the layout already) with qgemm's row bytes and rows past the tile readable (the channels-last copy's slack) */
+  j.tile = om_qc_tile(j.T, j.O);
+  om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
+                         NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  size_t mr = 0, a_lda = om_qgemm_a_layout(&shape, &j.nr);
+  shape.M = 1;
+  (void)om_qgemm_a_layout(&shape, &mr);
+  shape.M = j.tile;
+  j.a_ready = !q->x_signed && a_lda && (!j.pointwise || (a_lda == j.T && C % 4 == 0));
+  j.ldr = j.a_ready ? a_lda : j.T;
+  if (!j.a_ready) j.nr = j.tile;
+  unsigned char* xt_block = om_scratch_take(&qm->xt_pool, d->N * j.P * C + mr * C + 1);
   j.xt = xt_block ? xt_block + OM_SCRATCH_HEAD : NULL;
   om_qgemm_packed** own = NULL;
   float* mrep = NULL;
@@ -502,10 +518,7 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
     j.t_blocks = (j.P + OM_QC_T_POSITIONS - 1) / OM_QC_T_POSITIONS;
     if (C == 1) memcpy(j.xt, j.x, (size_t)d->N * j.P); /* one channel: channels last is the same bytes */
     else om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * j.t_blocks, om_qc_channels_last_task, &j);
-    j.tile = om_qc_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
-    om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
-                           NULL, 0, NULL, 0, NULL, 0, NULL, 0};
     j.qgemm_bytes = om_qgemm_scratch(&shape);
     j.task_bytes = om_qc_task_qgemm_at(&j) + j.qgemm_bytes;
     rc = mult ? om_qc_replicate(&j, &mrep, &brep) : 0;

@@ -139,6 +139,14 @@ size_t om_qgemm_scratch(const om_qgemm_args* g) {
   return kern ? om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count) : 0;
 }
 
+size_t om_qgemm_a_layout(const om_qgemm_args* g, size_t* rows) {
+  const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
+  *rows = 0;
+  if (!kern) return 0;
+  *rows = (g->M + kern->mr - 1) / kern->mr * kern->mr;
+  return ((g->K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align * 4;
+}
+
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
   if (!kern) return -2;
@@ -157,14 +165,16 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   size_t a_bytes = 0, sums_count = 0;
   const size_t need = om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count);
   const int given = g->scratch && need && g->scratch_bytes >= need;
+  /* A read in place (qgemm.h's a_ready): the caller's rows are the packed layout already */
+  const int in_place = g->a_ready && !g->a_signed && g->lda >= lda && g->lda % 4 == 0;
   if (given) { /* the caller's block: zeroed where calloc would have left zeros that the loops below keep */
     a = g->scratch;
     sums = (uint32_t*)(void*)(a + a_bytes);
-    for (size_t i = 0; i < g->M; i++) memset(a + i * lda + g->K, 0, lda - g->K);
-    memset(a + g->M * lda, 0, (mpad - g->M) * lda);
+    for (size_t i = 0; !in_place && i < g->M; i++) memset(a + i * lda + g->K, 0, lda - g->K);
+    if (!in_place) memset(a + g->M * lda, 0, (mpad - g->M) * lda);
     memset(sums, 0, sums_count * sizeof *sums);
   } else {
-    if (mpad <= SIZE_MAX / lda) a = calloc(mpad * lda, 1);
+    if (mpad <= SIZE_MAX / lda) a = in_place ? malloc(1) : calloc(mpad * lda, 1);
     sums = calloc(2 * mpad + npad, sizeof *sums);
   }
   if (!a || !sums) {
@@ -174,18 +184,27 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
     return -1;
   }
   uint32_t *za = sums, *r = sums + mpad, *zb = sums + 2 * mpad;
-  /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum */
+  /* ZB = zb - 128 for uint8 B; 0 past N */
+  uint32_t zb_any = 0;
+  for (size_t j = 0; j < g->N; j++) {
+    zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
+    zb_any |= zb[j];
+  }
+  /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum.
+   * r only meets ZB (the tile's zb[j] * r[i]): with every ZB 0 (int8 B, zero points 0) an A read in place
+   * needs no pass for its sums, r = 0 (the term is 0 either way). */
   uint8_t flip = g->a_signed ? 0x80 : 0;
   const size_t K = g->K;
-  kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, a, lda, r); /* r: the row sums for now */
+  const int sums_needed = !in_place || zb_any;
+  if (sums_needed) /* r: the row sums for now */
+    kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, in_place ? NULL : a, lda, r);
   for (size_t i = 0; i < g->M; i++) {
     za[i] = om_qz(g->za, i * g->za_stride, g->a_signed) + (g->a_signed ? 128u : 0u);
-    r[i] = (uint32_t)K * za[i] - r[i];
+    r[i] = sums_needed ? (uint32_t)K * za[i] - r[i] : 0;
   }
-  for (size_t j = 0; j < g->N; j++) /* ZB = zb - 128 for uint8 B; 0 past N */
-    zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
   size_t rows = (OM_QG_ROWS + mr - 1) / mr * mr;
-  om_qgemm_run x = {kern, pb, a, lda, g->M, rows, za, r, zb, (uint32_t*)g->C, g->ldc, (g->M + rows - 1) / rows};
+  om_qgemm_run x = {kern, pb,  in_place ? (const uint8_t*)g->A : a, in_place ? g->lda : lda, g->M, rows, za, r,
+                    zb,   (uint32_t*)g->C, g->ldc, (g->M + rows - 1) / rows};
   size_t tasks = x.row_tasks * ((pb->panels + OM_QG_PANELS - 1) / OM_QG_PANELS);
   if (pf && tasks > 1) pf(host_ctx, om_qgemm_task, tasks, &x);
   else
