@@ -50,6 +50,7 @@ typedef struct om_qgemm_args {
                               * place instead of copied: lda >= the layout's row bytes and a multiple of 4, each
                               * row's bytes from K to that many zero, rows up to the layout's row count readable
                               * (their values unused). Ignored (A copied) for int8 A or a smaller lda. */
+  const int32_t* col_add;    /* optional: C[i][j] + col_add[j] (modulo 2^32) instead of C[i][j] */
 } om_qgemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (a path this CPU lacks, packed_b for another kernel or
