@@ -223,7 +223,8 @@ typedef struct om_qc_job {
   const float* mult;              /* QLinearConv: the multipliers, ms apart */
   size_t ms;
   const int32_t* bias;
-  const float* mrep; /* the GEMM path: [G][tile][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
+  const float* mrep; /* the GEMM path: [G][rep][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
+  size_t rep;        /* output positions in mrep: the tile's are requantised rep at a time */
   int32_t y_zp;
   void* y;
   int failed; /* set atomically: -1 out of memory, -2 qgemm refused its arguments */
@@ -245,9 +246,12 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
       for (size_t o = 0; o < no; o++) y[m * O + o] = acc[o * Mg + m];
     return;
   }
-  /* The whole tile at once, each element with its channel's multiplier (the [tile][Mg] copies); B is in acc */
-  const size_t len = no * Mg, at = g * j->tile * Mg;
-  om_qout_requantize_of(j->node->path)(acc, len, j->mrep + at, 1, j->y_zp, j->q->y_signed, q8);
+  /* rep positions a call, each element with its channel's multiplier (the [rep][Mg] copies); B is in acc */
+  om_qout_requantize_fn* const rq = om_qout_requantize_of(j->node->path);
+  for (size_t o = 0; o < no; o += j->rep) {
+    const size_t len = (no - o < j->rep ? no - o : j->rep) * Mg;
+    rq(acc + o * Mg, len, j->mrep + g * j->rep * Mg, 1, j->y_zp, j->q->y_signed, q8 + o * Mg);
+  }
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
 }
 
@@ -398,10 +402,13 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   om_scratch_give(j->pool, block);
 }
 
-/* The multipliers repeated for each output position of a tile, [G][tile][Mg], so that a tile's accumulators
- * are requantised in one call: -1 on out of memory. */
+/* The multipliers repeated for rep output positions, [G][rep][Mg] (rep * Mg about 1024 elements, at most a
+ * tile's), so that a tile's accumulators are requantised in few calls: -1 on out of memory. */
 static int om_qc_replicate(om_qc_job* j, float** mrep) {
-  const size_t G = (size_t)j->d->G, Mg = j->Mg, tile = j->tile;
+  const size_t G = (size_t)j->d->G, Mg = j->Mg;
+  size_t tile = 1024 / (Mg ? Mg : 1);
+  tile = tile < 1 ? 1 : tile > j->tile ? j->tile : tile;
+  j->rep = tile;
   *mrep = malloc(G * tile * Mg * sizeof **mrep + 1);
   if (!*mrep) return -1;
   for (size_t g = 0; g < G; g++)
