@@ -92,8 +92,10 @@ static inline void om_fill_run(uint8_t* dst, uint8_t fill, size_t n) {
   }
 }
 
-void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
+void om_im2row_u8(const om_conv_geom* geom, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
                   uint8_t* row, size_t ldr) {
+  /* a local copy: the byte stores below could alias *geom, whose fields would be reloaded after each */
+  const om_conv_geom local = *geom, *g = &local;
   const size_t cg = g->channels;
   const int64_t O1 = g->out[1], O2 = g->out[2], K2 = g->kernel[2];
   const int runs = g->dilation[2] == 1 && ldx == cg; /* the last axis' taps of a kernel row adjacent in X */
