@@ -257,3 +257,24 @@ def test_bad_parameters_refused_at_session_creation() -> None:
     for via in VIAS:
         with pytest.raises(Exception, match=r"qconv.*QLinearConv.*(rank|spatial dimensions)"):
             session(m, via, None, 1)
+
+
+# uint8 x: the row matrix built in qgemm's layout and read in place (a 1x1 convolution over 32 channels reads
+# the channels-last X in place, two images of two tiles, the last partial), rows of T not a multiple of 4
+# (147: a padded row), im2row runs past 64 bytes and between 33 and 64 (3 and 2 taps of 24 channels); int8 w
+# with zero points 0 (no row sums) and uint8 w (row sums of the in-place rows), B folded into the product;
+# strides that skip input rows and columns.
+IN_PLACE_CASES = [
+    Case("inplace_1x1_n2", (2, 32, 17, 19), (40, 32, 1, 1), True),
+    Case("runs_3x3_c24", (1, 24, 9, 10), (16, 24, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    Case("stem_t147", (1, 3, 11, 13), (8, 3, 7, 7), True, {"pads": [3, 3, 3, 3], "strides": [2, 2]}),
+    # strides wider than the kernel's reach: input rows and columns no tap reads
+    Case("sparse_1x1_s2", (2, 20, 9, 11), (12, 20, 1, 1), True, {"strides": [2, 2]}),
+    Case("sparse_2x2_s3", (1, 8, 10, 8), (4, 8, 2, 2), True, {"strides": [3, 3], "pads": [1, 0, 0, 1]}),
+]
+
+
+@pytest.mark.parametrize("tw", [I8, U8])
+@pytest.mark.parametrize("case", IN_PLACE_CASES, ids=lambda c: c.name)
+def test_rows_in_place(case: Case, tw: int) -> None:
+    _qlinear_run(case, U8, tw, U8, 600 + IN_PLACE_CASES.index(case), per_channel=True, w_const=True)

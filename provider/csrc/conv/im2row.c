@@ -53,13 +53,19 @@ void om_bytes_to_channels_last(const uint8_t* x, size_t channels, size_t plane, 
 }
 
 /* Small copies and fills inline (the runs here are a kernel row's taps, typically 3 to a few hundred bytes,
- * where a call into libc's memcpy / memset costs more than the bytes): 16-byte moves, the last one ending at n
- * (overlapping the one before: the same bytes written twice), shorter runs in 8-, 4- and 1-byte moves. */
+ * where a call into libc's memcpy / memset costs more than the bytes): up to 64 bytes two overlapping moves
+ * (the same bytes written twice) without a loop, longer runs in 64-byte moves, the last one ending at n. */
 static inline void om_copy_run(uint8_t* restrict dst, const uint8_t* restrict src, size_t n) {
-  if (n >= 16) {
+  if (n > 64) {
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) memcpy(dst + i, src + i, 16);
-    if (i < n) memcpy(dst + n - 16, src + n - 16, 16);
+    for (; i + 64 <= n; i += 64) memcpy(dst + i, src + i, 64);
+    if (i < n) memcpy(dst + n - 64, src + n - 64, 64);
+  } else if (n > 32) { /* no loop below 64 bytes: the branch a run takes is the same for a convolution's rows */
+    memcpy(dst, src, 32);
+    memcpy(dst + n - 32, src + n - 32, 32);
+  } else if (n >= 16) {
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
   } else if (n >= 8) {
     memcpy(dst, src, 8);
     memcpy(dst + n - 8, src + n - 8, 8);
@@ -86,13 +92,23 @@ static inline void om_fill_run(uint8_t* dst, uint8_t fill, size_t n) {
   }
 }
 
-void om_im2row_u8(const om_conv_geom* g, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
+void om_im2row_u8(const om_conv_geom* geom, const uint8_t* xt, size_t ldx, uint8_t fill, size_t o0, size_t no,
                   uint8_t* row, size_t ldr) {
+  /* a local copy: the byte stores below could alias *geom, whose fields would be reloaded after each */
+  const om_conv_geom local = *geom, *g = &local;
   const size_t cg = g->channels;
   const int64_t O1 = g->out[1], O2 = g->out[2], K2 = g->kernel[2];
   const int runs = g->dilation[2] == 1 && ldx == cg; /* the last axis' taps of a kernel row adjacent in X */
+  /* the output position (d, h, w) of o, stepped along instead of divided out per row */
+  int64_t w = (int64_t)o0 % O2, h = (int64_t)o0 / O2 % O1, d = (int64_t)o0 / O2 / O1;
   for (size_t o = o0; o < o0 + no; o++, row += ldr) {
-    const int64_t w = (int64_t)o % O2, rest = (int64_t)o / O2, h = rest % O1, d = rest / O1;
+    if (o > o0 && ++w == O2) {
+      w = 0;
+      if (++h == O1) {
+        h = 0;
+        d++;
+      }
+    }
     uint8_t* dst = row;
     for (int64_t k0 = 0; k0 < g->kernel[0]; k0++) {
       const int64_t i0 = d * g->stride[0] + k0 * g->dilation[0] - g->pad[0];

@@ -214,6 +214,8 @@ typedef struct om_qc_job {
   uint8_t* xt;       /* X, channels last: [N][P][C] */
   size_t P, O, T, Mg, Cg, tile, tiles, t_blocks;
   int pointwise;
+  int a_ready;     /* uint8 x: the row matrix built in qgemm's layout and read in place (qgemm.h's a_ready) */
+  size_t ldr, nr;  /* the row matrix's bytes a row and rows (tile rounded up to qgemm's rows a tile) */
   om_qgemm_packed* const* packed; /* one per group */
   const void *x_zp, *w_zp;
   size_t w_zp_stride;
@@ -221,8 +223,8 @@ typedef struct om_qc_job {
   const float* mult;              /* QLinearConv: the multipliers, ms apart */
   size_t ms;
   const int32_t* bias;
-  const float* mrep;   /* the GEMM path: [G][tile][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
-  const int32_t* brep; /* the same layout for B (NULL without B) */
+  const float* mrep; /* the GEMM path: [G][rep][Mg], mrep[g][o][m] = the multiplier of channel g*Mg + m */
+  size_t rep;        /* output positions in mrep: the tile's are requantised rep at a time */
   int32_t y_zp;
   void* y;
   int failed; /* set atomically: -1 out of memory, -2 qgemm refused its arguments */
@@ -235,11 +237,6 @@ static void om_qc_channels_last_task(void* ctx, size_t t) {
   om_bytes_to_channels_last(j->x + n * C * j->P, C, j->P, p0, p1, j->xt + n * j->P * C);
 }
 
-/* acc[i] += b[i] modulo 2^32, i < n. */
-static void om_qc_add_bias(int32_t* restrict acc, const int32_t* restrict b, size_t n) {
-  for (size_t i = 0; i < n; i++) acc[i] = (int32_t)((uint32_t)acc[i] + (uint32_t)b[i]);
-}
-
 /* acc [no][Mg] of output positions o0.. of group g, image n, into y: int32 as is, or requantised. */
 static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_t no, int32_t* acc, uint8_t* q8) {
   const size_t Mg = j->Mg, O = j->O, m0 = g * Mg;
@@ -249,17 +246,20 @@ static void om_qc_store(const om_qc_job* j, size_t n, size_t g, size_t o0, size_
       for (size_t o = 0; o < no; o++) y[m * O + o] = acc[o * Mg + m];
     return;
   }
-  /* The whole tile at once, each element with its channel's B and multiplier (the [tile][Mg] copies). */
-  const size_t len = no * Mg, at = g * j->tile * Mg;
-  if (j->brep) om_qc_add_bias(acc, j->brep + at, len);
-  om_qout_requantize_of(j->node->path)(acc, len, j->mrep + at, 1, j->y_zp, j->q->y_signed, q8);
+  /* rep positions a call, each element with its channel's multiplier (the [rep][Mg] copies); B is in acc */
+  om_qout_requantize_fn* const rq = om_qout_requantize_of(j->node->path);
+  for (size_t o = 0; o < no; o += j->rep) {
+    const size_t len = (no - o < j->rep ? no - o : j->rep) * Mg;
+    rq(acc + o * Mg, len, j->mrep + g * j->rep * Mg, 1, j->y_zp, j->q->y_signed, q8 + o * Mg);
+  }
   om_bytes_transpose(q8, Mg, no, Mg, (uint8_t*)j->y + (n * (size_t)j->d->M + m0) * O + o0, O);
 }
 
 /* Where qgemm's scratch starts in a task's block: after acc, the rows and the requantised tile, 64-aligned. */
+static size_t om_qc_rows_bytes(const om_qc_job* j) { return j->pointwise ? 0 : j->nr * j->ldr; }
+
 static size_t om_qc_task_qgemm_at(const om_qc_job* j) {
-  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + (j->pointwise ? 0 : j->tile * j->T) +
-                       (j->mult ? j->tile * j->Mg : 0);
+  const size_t bytes = j->tile * j->Mg * sizeof(int32_t) + om_qc_rows_bytes(j) + (j->mult ? j->tile * j->Mg : 0);
   return (bytes + 63) / 64 * 64;
 }
 
@@ -270,7 +270,7 @@ static void om_qc_task(void* ctx, size_t t) {
   const size_t n = t / per_image, g = t % per_image / j->tiles, o0 = t % j->tiles * j->tile;
   const size_t no = j->O - o0 < j->tile ? j->O - o0 : j->tile;
   const uint8_t* xg = j->xt + n * j->P * C + g * j->Cg; /* the group's first channel of position 0 */
-  const size_t rows_bytes = j->pointwise ? 0 : j->tile * j->T;
+  const size_t rows_bytes = om_qc_rows_bytes(j);
   const size_t acc_bytes = j->tile * j->Mg * sizeof(int32_t);
   unsigned char* block = om_scratch_take(j->pool, j->task_bytes);
   if (!block) {
@@ -283,14 +283,16 @@ static void om_qc_task(void* ctx, size_t t) {
   const uint8_t* a = xg + o0 * C; /* pointwise: position o's channels are its row */
   size_t lda = C;
   if (!j->pointwise) {
-    om_im2row_u8(&j->d->geom, xg, C, j->fill, o0, no, rows, j->T);
+    om_im2row_u8(&j->d->geom, xg, C, j->fill, o0, no, rows, j->ldr);
+    for (size_t o = 0; j->ldr > j->T && o < no; o++) memset(rows + o * j->ldr + j->T, 0, j->ldr - j->T);
     a = rows;
-    lda = j->T;
+    lda = j->ldr;
   }
   om_qgemm_args ga = {j->node->path, 1, j->q->x_signed, j->q->w_signed, no, j->Mg, j->T, a, lda, NULL, 0,
                       j->T ? j->packed[g] : NULL, j->x_zp, 0,
                       j->w_zp ? (const uint8_t*)j->w_zp + g * j->Mg * j->w_zp_stride : NULL, j->w_zp_stride, acc,
-                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes};
+                      j->Mg, mem + om_qc_task_qgemm_at(j), j->qgemm_bytes, j->a_ready,
+                      j->mult && j->bias ? j->bias + g * j->Mg : NULL}; /* B[m] added in the product */
   int rc = om_qgemm(&ga, NULL, NULL);
   if (rc == 0) om_qc_store(j, n, g, o0, no, acc, rows + rows_bytes);
   else __atomic_store_n(&j->failed, rc, __ATOMIC_RELAXED);
@@ -400,21 +402,19 @@ static void om_qc_dw_task(void* ctx, size_t t) {
   om_scratch_give(j->pool, block);
 }
 
-/* The multipliers (and B) repeated for each output position of a tile, [G][tile][Mg], so that a tile's
- * accumulators are requantised in one call: -1 on out of memory. */
-static int om_qc_replicate(om_qc_job* j, float** mrep, int32_t** brep) {
-  const size_t G = (size_t)j->d->G, Mg = j->Mg, tile = j->tile;
+/* The multipliers repeated for rep output positions, [G][rep][Mg] (rep * Mg about 1024 elements, at most a
+ * tile's), so that a tile's accumulators are requantised in few calls: -1 on out of memory. */
+static int om_qc_replicate(om_qc_job* j, float** mrep) {
+  const size_t G = (size_t)j->d->G, Mg = j->Mg;
+  size_t tile = 1024 / (Mg ? Mg : 1);
+  tile = tile < 1 ? 1 : tile > j->tile ? j->tile : tile;
+  j->rep = tile;
   *mrep = malloc(G * tile * Mg * sizeof **mrep + 1);
-  *brep = j->bias ? malloc(G * tile * Mg * sizeof **brep + 1) : NULL;
-  if (!*mrep || (j->bias && !*brep)) return -1;
+  if (!*mrep) return -1;
   for (size_t g = 0; g < G; g++)
     for (size_t o = 0; o < tile; o++)
-      for (size_t m = 0; m < Mg; m++) {
-        (*mrep)[(g * tile + o) * Mg + m] = j->mult[(g * Mg + m) * j->ms];
-        if (j->bias) (*brep)[(g * tile + o) * Mg + m] = j->bias[g * Mg + m];
-      }
+      for (size_t m = 0; m < Mg; m++) (*mrep)[(g * tile + o) * Mg + m] = j->mult[(g * Mg + m) * j->ms];
   j->mrep = *mrep;
-  j->brep = *brep;
   return 0;
 }
 
@@ -492,23 +492,31 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
       snprintf(io->err, io->errlen, "node '%s' (op %s): out of memory", node->name, om_qc_op(node));
     return failed ? -1 : 0;
   }
-  unsigned char* xt_block = om_scratch_take(&qm->xt_pool, d->N * j.P * C + 1);
+  /* uint8 x: A of qgemm read in place, the row matrix (or, pointwise, the channels-last X when its rows are
+   * the layout already) with qgemm's row bytes and rows past the tile readable (the channels-last copy's slack) */
+  j.tile = om_qc_tile(j.T, j.O);
+  om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
+                         NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL};
+  size_t mr = 0, a_lda = om_qgemm_a_layout(&shape, &j.nr);
+  shape.M = 1;
+  (void)om_qgemm_a_layout(&shape, &mr);
+  shape.M = j.tile;
+  j.a_ready = !q->x_signed && a_lda && (!j.pointwise || (a_lda == j.T && C % 4 == 0));
+  j.ldr = j.a_ready ? a_lda : j.T;
+  if (!j.a_ready) j.nr = j.tile;
+  unsigned char* xt_block = om_scratch_take(&qm->xt_pool, d->N * j.P * C + mr * C + 1);
   j.xt = xt_block ? xt_block + OM_SCRATCH_HEAD : NULL;
   om_qgemm_packed** own = NULL;
   float* mrep = NULL;
-  int32_t* brep = NULL;
   int rc = (!mult && l->y_scale != OM_QC_NONE) || !j.xt ? -1 : om_qc_weights(node, io, &j, &own, &j.packed);
   if (rc == 0) {
     j.t_blocks = (j.P + OM_QC_T_POSITIONS - 1) / OM_QC_T_POSITIONS;
     if (C == 1) memcpy(j.xt, j.x, (size_t)d->N * j.P); /* one channel: channels last is the same bytes */
     else om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * j.t_blocks, om_qc_channels_last_task, &j);
-    j.tile = om_qc_tile(j.T, j.O);
     j.tiles = (j.O + j.tile - 1) / j.tile;
-    om_qgemm_args shape = {node->path, 1, q->x_signed, q->w_signed, j.tile, j.Mg, j.T, NULL, 0, NULL, 0, NULL,
-                           NULL, 0, NULL, 0, NULL, 0, NULL, 0};
     j.qgemm_bytes = om_qgemm_scratch(&shape);
     j.task_bytes = om_qc_task_qgemm_at(&j) + j.qgemm_bytes;
-    rc = mult ? om_qc_replicate(&j, &mrep, &brep) : 0;
+    rc = mult ? om_qc_replicate(&j, &mrep) : 0;
   }
   if (rc == 0) {
     om_parallel_ieee(io->parallel_for, io->host_ctx, (size_t)d->N * (size_t)d->G * j.tiles, om_qc_task, &j);
@@ -518,7 +526,6 @@ static int om_qc_run(const om_node* node, const om_node_io* io) {
   om_scratch_give(&qm->xt_pool, xt_block);
   free(mult);
   free(mrep);
-  free(brep);
   if (rc != 0) {
     snprintf(io->err, io->errlen, rc == -2 ? "node '%s' (op %s): internal error: om_qgemm refused its arguments"
                                            : "node '%s' (op %s): out of memory", node->name, om_qc_op(node));

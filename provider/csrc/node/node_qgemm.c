@@ -222,7 +222,7 @@ static int om_qg_run(const om_node* node, const om_node_io* io) {
     om_qgemm_args q = {node->path, 1, g->q.a_signed, g->q.b_signed, d.M, d.N, d.K,
                        at ? at : io->data[QG_A], d.K, bt ? bt : io->data[QG_B], d.N, pb,
                        g->has[QG_A_ZP] ? io->data[QG_A_ZP] : NULL, 0,
-                       g->has[QG_B_ZP] ? io->data[QG_B_ZP] : NULL, d.b_zp, acc, d.N, NULL, 0};
+                       g->has[QG_B_ZP] ? io->data[QG_B_ZP] : NULL, d.b_zp, acc, d.N, NULL, 0, 0, NULL};
     int qr = om_qgemm(&q, io->parallel_for, io->host_ctx);
     if (qr != 0) {
       snprintf(io->err, io->errlen, qr == -2 ? "node '%s' (op QGemm): internal error: om_qgemm refused its arguments"

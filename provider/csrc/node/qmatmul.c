@@ -54,7 +54,7 @@ int om_qmatmul_product(const om_node* node, const om_qmatmul* m, const om_mm_dim
     om_qgemm_args g = {node->path, 1, m->a_signed, m->b_signed, (size_t)d->M, (size_t)d->N, (size_t)d->K,
                        (const uint8_t*)op->a + ao, (size_t)d->K, (const uint8_t*)io->data[ib] + bo,
                        (size_t)d->N, pb, op->za, op->za_stride, op->zb, op->zb_stride,
-                       C + b * (size_t)(d->M * d->N), (size_t)d->N, NULL, 0};
+                       C + b * (size_t)(d->M * d->N), (size_t)d->N, NULL, 0, 0, NULL};
     rc = om_qgemm(&g, io->parallel_for, io->host_ctx);
   }
   om_qgemm_packed_free(own);

@@ -94,7 +94,7 @@ typedef struct om_qgemm_run {
   const om_qgemm_packed* pb;
   const uint8_t* a;    /* packed A, lda bytes a row */
   size_t lda, M, rows; /* rows per task, a multiple of mr */
-  const uint32_t *za, *r, *zb;
+  const uint32_t *za, *r, *zb, *cs; /* cs: the panels' column sums (or qgemm's col_add fold of them) */
   uint32_t* C;
   size_t ldc, row_tasks;
 } om_qgemm_run;
@@ -111,7 +111,7 @@ static void om_qgemm_task(void* v, size_t t) {
     size_t j0 = p * k->nr, nvalid = pb->N - j0 < k->nr ? pb->N - j0 : k->nr;
     const int8_t* panel = pb->data + p * pb->kq * k->nr * 4;
     for (size_t i = i0; i < i1; i += k->mr)
-      k->tile(pb->kq, x->a + i * x->lda, x->lda, panel, pb->cs + j0, x->zb + j0, x->za + i, x->r + i,
+      k->tile(pb->kq, x->a + i * x->lda, x->lda, panel, x->cs + j0, x->zb + j0, x->za + i, x->r + i,
               x->C + i * x->ldc + j0, x->ldc, i1 - i < k->mr ? i1 - i : k->mr, nvalid);
   }
   if (k->task_end) k->task_end();
@@ -122,14 +122,14 @@ static uint32_t om_qz(const void* z, size_t i, int is_signed) {
   return is_signed ? (uint32_t)(int32_t)((const int8_t*)z)[i] : (uint32_t)((const uint8_t*)z)[i];
 }
 
-/* The bytes of A's shifted copy (mpad rows of lda) and of the sums (2 * mpad + npad uint32), A's first. */
+/* The bytes of A's shifted copy (mpad rows of lda) and of the sums (2 * mpad + 2 * npad uint32), A's first. */
 static size_t om_qgemm_scratch_of(const om_qgemm_kern* kern, size_t M, size_t N, size_t K, size_t* a_bytes,
                                   size_t* sums_count) {
   size_t kq = ((K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align, mr = kern->mr;
   size_t mpad = (M + mr - 1) / mr * mr, npad = (N + kern->nr - 1) / kern->nr * kern->nr;
   if (kq && mpad > SIZE_MAX / 8 / kq) return 0;
   *a_bytes = (mpad * kq * 4 + 3) / 4 * 4;
-  *sums_count = 2 * mpad + npad;
+  *sums_count = 2 * mpad + 2 * npad;
   return *a_bytes + *sums_count * sizeof(uint32_t);
 }
 
@@ -139,13 +139,22 @@ size_t om_qgemm_scratch(const om_qgemm_args* g) {
   return kern ? om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count) : 0;
 }
 
+size_t om_qgemm_a_layout(const om_qgemm_args* g, size_t* rows) {
+  const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
+  *rows = 0;
+  if (!kern) return 0;
+  *rows = (g->M + kern->mr - 1) / kern->mr * kern->mr;
+  return ((g->K + 3) / 4 + kern->kq_align - 1) / kern->kq_align * kern->kq_align * 4;
+}
+
 int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   const om_qgemm_kern* kern = om_qgemm_kern_n(g->path, g->ext, g->N);
   if (!kern) return -2;
   if (g->packed_b && (g->packed_b->kern != kern || g->packed_b->K != g->K || g->packed_b->N != g->N)) return -2;
   if (g->M == 0 || g->N == 0) return 0;
-  if (g->K == 0) { /* every sum is empty: +0 */
-    for (size_t i = 0; i < g->M; i++) memset(g->C + i * g->ldc, 0, g->N * sizeof(int32_t));
+  if (g->K == 0) { /* every sum is empty: +0 (and col_add) */
+    for (size_t i = 0; i < g->M; i++)
+      for (size_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] = g->col_add ? g->col_add[j] : 0;
     return 0;
   }
   om_qgemm_packed* own = NULL;
@@ -157,15 +166,17 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
   size_t a_bytes = 0, sums_count = 0;
   const size_t need = om_qgemm_scratch_of(kern, g->M, g->N, g->K, &a_bytes, &sums_count);
   const int given = g->scratch && need && g->scratch_bytes >= need;
+  /* A read in place (qgemm.h's a_ready): the caller's rows are the packed layout already */
+  const int in_place = g->a_ready && !g->a_signed && g->lda >= lda && g->lda % 4 == 0;
   if (given) { /* the caller's block: zeroed where calloc would have left zeros that the loops below keep */
     a = g->scratch;
     sums = (uint32_t*)(void*)(a + a_bytes);
-    for (size_t i = 0; i < g->M; i++) memset(a + i * lda + g->K, 0, lda - g->K);
-    memset(a + g->M * lda, 0, (mpad - g->M) * lda);
+    for (size_t i = 0; !in_place && i < g->M; i++) memset(a + i * lda + g->K, 0, lda - g->K);
+    if (!in_place) memset(a + g->M * lda, 0, (mpad - g->M) * lda);
     memset(sums, 0, sums_count * sizeof *sums);
   } else {
-    if (mpad <= SIZE_MAX / lda) a = calloc(mpad * lda, 1);
-    sums = calloc(2 * mpad + npad, sizeof *sums);
+    if (mpad <= SIZE_MAX / lda) a = in_place ? malloc(1) : calloc(mpad * lda, 1);
+    sums = calloc(2 * mpad + 2 * npad, sizeof *sums);
   }
   if (!a || !sums) {
     free(a);
@@ -174,22 +185,45 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx) {
     return -1;
   }
   uint32_t *za = sums, *r = sums + mpad, *zb = sums + 2 * mpad;
-  /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum */
+  /* ZB = zb - 128 for uint8 B; 0 past N */
+  uint32_t zb_any = 0;
+  for (size_t j = 0; j < g->N; j++) {
+    zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
+    zb_any |= zb[j];
+  }
+  /* A to uint8 (int8 a + 128: the top bit flipped), its row sums, ZA = za + 128 for int8 A, r = K*ZA - sum.
+   * r only meets ZB (the tile's zb[j] * r[i]): with every ZB 0 (int8 B, zero points 0) an A read in place
+   * needs no pass for its sums, r = 0 (the term is 0 either way). */
   uint8_t flip = g->a_signed ? 0x80 : 0;
   const size_t K = g->K;
-  kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, a, lda, r); /* r: the row sums for now */
+  const int sums_needed = !in_place || zb_any;
+  if (sums_needed) /* r: the row sums for now */
+    kern->prep_a((const uint8_t*)g->A, g->lda, g->M, K, flip, in_place ? NULL : a, lda, r);
   for (size_t i = 0; i < g->M; i++) {
     za[i] = om_qz(g->za, i * g->za_stride, g->a_signed) + (g->a_signed ? 128u : 0u);
-    r[i] = (uint32_t)K * za[i] - r[i];
+    r[i] = sums_needed ? (uint32_t)K * za[i] - r[i] : 0;
   }
-  for (size_t j = 0; j < g->N; j++) /* ZB = zb - 128 for uint8 B; 0 past N */
-    zb[j] = om_qz(g->zb, j * g->zb_stride, g->b_signed) - (g->b_signed ? 0u : 128u);
+  /* col_add with one ZA for all rows: folded into the tile's za[i] * cs[j] term, cs'[j] = ZA * cs[j] - col_add[j]
+   * and za[i] = 1 (the same integer modulo 2^32); per-row ZA: added after the product. */
+  const uint32_t* cs = pb->cs;
+  const int fold = g->col_add && g->za_stride == 0;
+  if (fold) {
+    uint32_t* cadj = zb + npad; /* 0 past N, as cs is */
+    for (size_t j = 0; j < g->N; j++) cadj[j] = za[0] * pb->cs[j] - (uint32_t)g->col_add[j];
+    for (size_t i = 0; i < g->M; i++) za[i] = 1;
+    cs = cadj;
+  }
   size_t rows = (OM_QG_ROWS + mr - 1) / mr * mr;
-  om_qgemm_run x = {kern, pb, a, lda, g->M, rows, za, r, zb, (uint32_t*)g->C, g->ldc, (g->M + rows - 1) / rows};
+  om_qgemm_run x = {kern, pb,  in_place ? (const uint8_t*)g->A : a, in_place ? g->lda : lda, g->M, rows, za, r,
+                    zb,   cs, (uint32_t*)g->C, g->ldc, (g->M + rows - 1) / rows};
   size_t tasks = x.row_tasks * ((pb->panels + OM_QG_PANELS - 1) / OM_QG_PANELS);
   if (pf && tasks > 1) pf(host_ctx, om_qgemm_task, tasks, &x);
   else
     for (size_t t = 0; t < tasks; t++) om_qgemm_task(&x, t);
+  for (size_t i = 0; g->col_add && !fold && i < g->M; i++) {
+    int32_t* c = g->C + i * g->ldc;
+    for (size_t j = 0; j < g->N; j++) c[j] = (int32_t)((uint32_t)c[j] + (uint32_t)g->col_add[j]);
+  }
   if (!given) {
     free(a);
     free(sums);

@@ -46,6 +46,11 @@ typedef struct om_qgemm_args {
   size_t ldc;
   void* scratch;             /* optional (NULL: allocated per call): om_qgemm_scratch(args) bytes or more, */
   size_t scratch_bytes;      /* 4-byte aligned, for A's shifted copy and the sums */
+  int a_ready;               /* 1: A is uint8 and already in the kernel's layout (om_qgemm_a_layout), read in
+                              * place instead of copied: lda >= the layout's row bytes and a multiple of 4, each
+                              * row's bytes from K to that many zero, rows up to the layout's row count readable
+                              * (their values unused). Ignored (A copied) for int8 A or a smaller lda. */
+  const int32_t* col_add;    /* optional: C[i][j] + col_add[j] (modulo 2^32) instead of C[i][j] */
 } om_qgemm_args;
 
 /* 0; -1 on allocation failure; -2 on bad arguments (a path this CPU lacks, packed_b for another kernel or
@@ -55,6 +60,11 @@ int om_qgemm(const om_qgemm_args* g, om_parallel_for_fn pf, void* host_ctx);
 /* Bytes of scratch om_qgemm needs for these arguments (their path, ext, M, N, K; packed_b ignored); 0 for a bad
  * path. A caller that runs many products of the same shape can reuse one block. */
 size_t om_qgemm_scratch(const om_qgemm_args* g);
+
+/* The layout of A that a_ready needs for these arguments (their path, ext, M, N, K): the bytes a row
+ * (K rounded up to the kernel's step) and, in *rows, M rounded up to the kernel's rows a tile; 0 for a bad
+ * path. */
+size_t om_qgemm_a_layout(const om_qgemm_args* g, size_t* rows);
 
 /* The kernel om_qgemm uses on a path ("512-amx", "512-vnni", "512", "256", "128", "scalar"), NULL for a bad
  * path. */

@@ -29,7 +29,7 @@ typedef struct om_qgemm_kern {
   void (*task_begin)(void);
   void (*task_end)(void);
   /* A's rows i < M shifted to uint8 (each byte ^ flip) into a (lda bytes a row; the bytes past K left as they
-   * are), and each row's sum of the shifted bytes into sums[i] (modulo 2^32). */
+   * are), and each row's sum of the shifted bytes into sums[i] (modulo 2^32). a NULL: the sums only. */
   void (*prep_a)(const uint8_t* A, size_t lds, size_t M, size_t K, uint8_t flip, uint8_t* a, size_t lda,
                  uint32_t* sums);
   /* May be NULL: the kernel used instead for a product of N <= narrow->nr columns (one vector a panel rather

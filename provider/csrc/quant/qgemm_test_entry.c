@@ -13,7 +13,7 @@ int om_test_qgemm(int path, int ext, int a_signed, int b_signed, size_t M, size_
                   const void* B, const void* za, size_t za_stride, const void* zb, size_t zb_stride, int prepack,
                   int reverse, int32_t* C) {
   om_qgemm_args g = {path,      ext, a_signed, b_signed, M, N, K, A, K, B, N, NULL, za, za_stride, zb,
-                     zb_stride, C,   N,        NULL,     0};
+                     zb_stride, C,   N,        NULL,     0,   0, NULL};
   om_qgemm_packed* p = NULL;
   if (prepack && !(p = om_qgemm_pack_b(path, ext, b_signed, K, N, B, (ptrdiff_t)N))) return -1;
   g.packed_b = p;
