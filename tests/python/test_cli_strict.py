@@ -74,10 +74,10 @@ def test_strict_runs_a_model_fully_ours(command, models, capsys):
 
 
 def test_bench_ops_strict_is_refused_before_timing(capsys):
-    # Sigmoid over double: stock ORT serves it, OneModel EP does not (its types: float, float16, bfloat16).
-    argv = ["bench", "--ops", "Sigmoid", "--types", "float,double", "--sizes", "1K", "--threads", "1"]
+    # Exp over double: stock ORT serves it, OneModel EP does not (its types: float, float16, bfloat16).
+    argv = ["bench", "--ops", "Exp", "--types", "float,double", "--sizes", "1K", "--threads", "1"]
     rc, out, err = _run([*argv, "--strict"], capsys)
     assert rc == 2 and "Traceback" not in err and not out, err
     lines = err.strip().splitlines()
     assert lines[0].startswith("onemodel: error: strict mode: 1 computing node(s) of the benchmark's models")
-    assert len(lines) == 2 and "op Sigmoid" in lines[1] and lines[1].endswith("(Sigmoid over double)")
+    assert len(lines) == 2 and "op Exp" in lines[1] and lines[1].endswith("(Exp over double)")
