@@ -12,4 +12,12 @@
 double om_f64_sigmoid(double x); /* correctly rounded 1/(1+e^-x), round to nearest even */
 double om_f64_tanh(double x);    /* correctly rounded tanh(x) */
 
+#ifdef OM_F64_ACT_STATS /* tools/bench/f64_act_bench.c only: defined by the tool, called when fn (0 sigmoid, 1 tanh)
+                         * goes on to stage 2, the multi-precision fallback */
+void om_f64_act_on_stage(int fn, int stage);
+#define OM_F64_ACT_NOTE(fn, stage) om_f64_act_on_stage(fn, stage)
+#else
+#define OM_F64_ACT_NOTE(fn, stage) ((void)0)
+#endif
+
 #endif

@@ -62,5 +62,6 @@ double om_f64_sigmoid(double x) {
     double r = om_dd_round64(om_dd_sigmoid(om_dd_make(x, 0.0)), 0x1p-80, &ok);
     if (ok) return r;
   }
+  OM_F64_ACT_NOTE(0, 2);
   return om_f64_sigmoid_mp(x, OM_MP_FIRST_LIMBS);
 }

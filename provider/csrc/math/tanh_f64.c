@@ -57,6 +57,9 @@ double om_f64_tanh(double x) {
   if (a > 19.1) return x < 0 ? -1.0 : 1.0;
   int ok;
   double r = om_dd_round64(om_dd_tanh(a), 0x1p-80, &ok);
-  if (!ok) r = om_f64_tanh_abs_mp(a, OM_MP_FIRST_LIMBS);
+  if (!ok) {
+    OM_F64_ACT_NOTE(1, 2);
+    r = om_f64_tanh_abs_mp(a, OM_MP_FIRST_LIMBS);
+  }
   return x < 0 ? -r : r;
 }
