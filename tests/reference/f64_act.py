@@ -48,7 +48,7 @@ def reference(name: str, x: np.ndarray) -> np.ndarray:
 
 def native(name: str, x: np.ndarray, force_mp: int = 0) -> np.ndarray:
     """om_f64_sigmoid / om_f64_tanh on every element (force_mp = j in 1..6: their multi-precision fallback,
-    starting at 64 * 2^j bits)."""
+    starting at 64 * 2^j bits; -1: their double-double pass, then the fallback, the fast pass skipped)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     y = np.empty_like(x)
     xp, yp = ffi.from_buffer("double[]", x), ffi.from_buffer("double[]", y)

@@ -46,7 +46,10 @@ def main() -> int:
     ap.add_argument("--count", type=int, default=1_000_000, help="inputs per function")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
-        "--force-mp", type=int, default=0, help="0: the functions; j: the fallback from 64*2^j bits"
+        "--force-mp",
+        type=int,
+        default=0,
+        help="0: the functions; j: the fallback from 64*2^j bits; -1: the double-double pass on",
     )
     ap.add_argument("--only", choices=sorted(FUNCS), help="one function only")
     args = ap.parse_args()
