@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.reference.f64_act import SPECIALS, cap_hits, inputs, mismatches, native, reference
+from tests.reference.f64_act import (
+    SPECIALS,
+    cap_hits,
+    fast_pass_edges,
+    inputs,
+    mismatches,
+    native,
+    reference,
+)
 
 NAMES = ["sigmoid", "tanh"]
 
@@ -19,6 +27,14 @@ NAMES = ["sigmoid", "tanh"]
 def test_first_pass_matches_mpfr(name: str) -> None:
     rng = np.random.default_rng(20261205 + len(name))
     x = np.concatenate([inputs(name, rng, 900), SPECIALS])
+    got, want = native(name, x), reference(name, x)
+    assert not mismatches(x, got, want), mismatches(x, got, want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fast_pass_edges_match_mpfr(name: str) -> None:
+    """The fast pass's internal switches (kd = 0 or not, table index, scale, eps): fast_pass_edges."""
+    x = fast_pass_edges(name, np.random.default_rng(29 + len(name)), 2000)
     got, want = native(name, x), reference(name, x)
     assert not mismatches(x, got, want), mismatches(x, got, want)
 

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
         double v = draw(fn, set);
         sink += fn == 0 ? om_f64_sigmoid(v) : om_f64_tanh(v);
       }
-      printf("%s %s: %.1f ns/call (median of %d runs; min %.1f, max %.1f); of %lld: past the fast pass %lld, Ziv %lld\n",
+      printf("%s %s: %.1f ns/call (median of %d runs; min %.1f, max %.1f); of %lld: past the fast pass %lld, "
+             "Ziv %lld\n",
              fname[fn], sname[set], t[runs / 2], runs, t[0], t[runs - 1], count, stages[fn][1] - before1,
              stages[fn][2] - before);
     }

@@ -1,6 +1,6 @@
 /* f64_act_test_entry.c - om_test_f64_act and om_test_f64_act_cap_hits (onemodel_test.h): the binary64 Sigmoid and
- * Tanh (om_f64_act.h) called directly, or from their double-double pass or multi-precision fallback on, for tests/kernels/test_f64_act.py
- * and tools/verify/f64_act_check.py. */
+ * Tanh (om_f64_act.h) called directly, or from their double-double pass or multi-precision fallback on, for
+ * tests/kernels/test_f64_act.py and tools/verify/f64_act_check.py. */
 #ifdef OM_TEST_ENTRIES /* built with ONEMODEL_TEST_ENTRIES=1 only (onemodel_test.h) */
 #include "math/om_f64_act.h"
 #include "math/om_mp.h"

@@ -18,12 +18,13 @@
  *   relative, and the product with q one rounding more: t3 = RN(RN(RN(rh^2) rh) q) is within 2^-77.5 + 2^-77.1 +
  *   2^-78.2 < 2^-75.9 of rh^3 q_true (|rh^3 q| < 2^-25.1).
  *  (A, a) = fast_two_sum(rh, rh^2/2) with rh^2 = s_h + s_l by two_prod, exact; lo = a + (s_l/2 + (t3 + (rl + rl rh))):
- *   every partial sum is below 2^-25, so four roundings < 2^-76. |A + lo - (e^r - 1)| < 2^-75.4 + 2^-76.9 + 2^-75.9 +
- *   2^-76 < 2^-74 (absolute; e^r > 0.9946).
+ *   every partial sum is below 2^-25, so three roundings < 2^-76. |A + lo - (e^r - 1)| < 2^-75.4 + 2^-76.9 + 2^-75.9 +
+ *   2^-76 < 2^-73.9 (absolute; e^r > 0.9946).
  *  E = 2^(j/64)(1 + A + lo) with 2^(j/64) = Th + Tl (om_exp_tab, within 2^-106): (B, b) = two_prod(Th, A), (H, h) =
  *   fast_two_sum(Th, B) (|B| < 2^-7.5 Th), exact; L = RN(Th lo) + (h + (b + (Tl + Tl A))): the first term is below
  *   2^-24 (one rounding < 2^-78), the inner sum below 2^-50 (roundings < 2^-102), the last addition < 2^-78; Tl lo is
- *   dropped (< 2^-77.9). (H, L) is within 2^-74 2^(j/64) + 2^-76 of 2^(j/64) e^r: relative error eps_E < 2^-73.5.
+ *   dropped (|Tl| < 2^-52: < 2^-77.09). (H, L) is within 2^-73.9 2^(j/64) + 2^-76 of 2^(j/64) e^r (> 0.9946 2^(j/64)):
+ *   relative error eps_E < (2^-73.9 + 2^-76) / 0.9946 < 2^-73.5.
  *  The result: (H, L) renormalized and K kept apart (the callers scale by 2^K exactly).
  *
  * The quotient om_f64_quo (N = nh + nl, D = dh + dl, dh >= 1, normalized pairs, N/D <= 1): qh = RN(nh/dh);
