@@ -54,8 +54,9 @@ long long om_test_ep_fold_runs(int nodes);
 /* Test entry (tests/kernels/test_f64_act.py, tools/verify/f64_act_check.py): y[i] = the correctly rounded binary64
  * Sigmoid (fn 0) or Tanh (fn 1) of x[i] (math/om_f64_act.h); force_mp = j in 1..6: through the multi-precision
  * fallback, starting at F = 64 * 2^j bits (1: its first precision, 128; 6: its last, 4096), for every input in its
- * domain (the specials and thresholds as the function settles them); 0: the function itself. Returns 0, -1 for a
- * bad fn or force_mp.
+ * domain (the specials and thresholds as the function settles them); -1: through the double-double pass (then the
+ * fallback), the fast pass skipped, on the same domain; 0: the function itself. Returns 0, -1 for a bad fn or
+ * force_mp.
  * cap_hits: how many inputs the fallback's last precision (4096 bits) left unsettled since the library loaded. */
 int om_test_f64_act(int fn, int force_mp, const double* x, double* y, size_t n);
 long long om_test_f64_act_cap_hits(void);

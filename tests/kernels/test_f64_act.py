@@ -1,7 +1,8 @@
 """The correctly rounded binary64 Sigmoid and Tanh (provider/csrc/math/om_f64_act.h;
 docs/exact-transcendentals.md, "binary64 Sigmoid and Tanh"), called through the test entry om_test_f64_act:
 bit-equal to MPFR (gmpy2, rounded once to binary64 with subnormals) on inputs over every binade and threshold
-that matters, through the first pass and through the forced multi-precision fallback.
+that matters, through the fast first pass, the forced double-double pass and the forced multi-precision
+fallback.
 tools/verify/f64_act_check.py runs the same comparison on millions of inputs."""
 
 from __future__ import annotations
@@ -9,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.reference.f64_act import SPECIALS, cap_hits, inputs, mismatches, native, reference
+from tests.reference.f64_act import (
+    SPECIALS,
+    cap_hits,
+    fast_pass_edges,
+    inputs,
+    mismatches,
+    native,
+    reference,
+)
 
 NAMES = ["sigmoid", "tanh"]
 
@@ -19,6 +28,23 @@ def test_first_pass_matches_mpfr(name: str) -> None:
     rng = np.random.default_rng(20261205 + len(name))
     x = np.concatenate([inputs(name, rng, 900), SPECIALS])
     got, want = native(name, x), reference(name, x)
+    assert not mismatches(x, got, want), mismatches(x, got, want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fast_pass_edges_match_mpfr(name: str) -> None:
+    """The fast pass's internal switches (kd = 0 or not, table index, scale, eps): fast_pass_edges."""
+    x = fast_pass_edges(name, np.random.default_rng(29 + len(name)), 2000)
+    got, want = native(name, x), reference(name, x)
+    assert not mismatches(x, got, want), mismatches(x, got, want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_double_double_pass_matches_mpfr(name: str) -> None:
+    """The double-double pass (then the fallback), forced: the fast pass leaves it only its rare failures."""
+    rng = np.random.default_rng(11 + len(name))
+    x = np.concatenate([inputs(name, rng, 300), SPECIALS])
+    got, want = native(name, x, force_mp=-1), reference(name, x)
     assert not mismatches(x, got, want), mismatches(x, got, want)
 
 
@@ -37,7 +63,7 @@ def test_forced_fallback_matches_mpfr(name: str, start: int) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_nan_is_canonical(name: str) -> None:
     x = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0x7FFC0000DEADBEEF], np.uint64)
-    for force in (0, 1, 6):
+    for force in (0, -1, 1, 6):
         y = native(name, x.view(np.float64), force_mp=force)
         assert (y.view(np.uint64) == np.uint64(0x7FF8000000000000)).all()
 

@@ -48,7 +48,7 @@ def reference(name: str, x: np.ndarray) -> np.ndarray:
 
 def native(name: str, x: np.ndarray, force_mp: int = 0) -> np.ndarray:
     """om_f64_sigmoid / om_f64_tanh on every element (force_mp = j in 1..6: their multi-precision fallback,
-    starting at 64 * 2^j bits)."""
+    starting at 64 * 2^j bits; -1: their double-double pass, then the fallback, the fast pass skipped)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     y = np.empty_like(x)
     xp, yp = ffi.from_buffer("double[]", x), ffi.from_buffer("double[]", y)
@@ -96,6 +96,35 @@ def inputs(name: str, rng: np.random.Generator, scale: int) -> np.ndarray:
             u(-1.0, 1.0, scale),
         ]
     return np.concatenate(parts)
+
+
+def fast_pass_edges(name: str, rng: np.random.Generator, scale: int) -> np.ndarray:
+    """Inputs at the switches inside the fast pass (provider/csrc/math/om_f64_fast.h), about 5 * scale values
+    in its domain: where kd = rint(64 t / ln2) leaves 0 (Tanh's direct series and the table), where the table
+    index or the scale 2^K changes (t a multiple of ln2/64 or ln2), Tanh's eps switch at 2a = 1, Sigmoid's
+    limit -600, and small arguments in every binade the fast pass sees."""
+    ln2, u = np.log(2.0), rng.uniform
+    if name == "sigmoid":
+        parts = [
+            ln2 / 128 + u(-2e-5, 2e-5, scale // 2),
+            -ln2 / 128 + u(-2e-5, 2e-5, scale // 2),
+            -600.0 + u(0.0, 1e-3, scale // 2),
+            -(rng.integers(1, 866, scale // 2) * ln2) + u(-1e-6, 1e-6, scale // 2),
+            rng.integers(-55000, 2400, scale) * ln2 / 64 + u(-1e-9, 1e-9, scale),
+            signed_log_uniform(rng, -54.0, -6.0, 2 * scale),
+        ]
+        x = np.concatenate(parts)
+        return x[(x >= -600.0) & (x <= 37.5)]
+    parts = [
+        ln2 / 256 + u(-2e-5, 2e-5, scale),
+        0.5 + u(-1e-3, 1e-3, scale),
+        rng.integers(1, 56, scale // 2) * ln2 / 2 + u(-1e-4, 1e-4, scale // 2),
+        rng.integers(1, 3500, scale) * ln2 / 128 + u(-1e-9, 1e-9, scale),
+        np.exp2(u(-27.0, -7.0, scale + scale // 2)),
+    ]
+    x = np.concatenate(parts) * rng.choice([-1.0, 1.0], 5 * scale)
+    a = np.abs(x)
+    return x[(a >= 2.0**-27) & (a <= 19.1)]
 
 
 SPECIALS = np.array(

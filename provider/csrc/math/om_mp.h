@@ -43,5 +43,9 @@ long long om_mp_cap_hits(void);
  * directly, on inputs the first pass would settle and from every precision of the loop, to test them widely. */
 double om_f64_sigmoid_mp(double x, int n0);
 double om_f64_tanh_mp(double x, int n0);
+/* The double-double pass and what follows it (the fast pass of om_f64_fast.h skipped), for the same inputs as the
+ * functions' first pass (Sigmoid -745.2 <= x <= 37.5 with |x| >= 2^-54, Tanh 2^-27 <= |x| <= 19.1). */
+double om_f64_sigmoid_dd(double x);
+double om_f64_tanh_dd(double x);
 
 #endif

@@ -5,7 +5,13 @@
  *   the spacing on either side of 1/2 (2^-55 below, 2^-54 above).
  *  x > 37.5 (+inf included) -> 1: 0 < 1 - sigma(x) < e^-x < e^-37.5 < 2^-54.1, below half the spacing 2^-53 under 1.
  *  x < -745.2 (-inf included) -> +0: 0 < sigma(x) < e^x < 2^-1075.1, below half the least subnormal.
- * First pass, -600 <= x <= 37.5: om_dd_sigmoid (om_dd.h) in double-double: e = e^-|x| by om_dd_exp (relative
+ * Fast pass, -600 <= x <= 37.5 (om_f64_fast.h): e = e^-|x| = 2^K (H + L) by om_f64_exp_parts (relative error
+ *  eps_E < 2^-73.5; 2^K >= 2^-866 is a normal double, so H 2^K is exact and L 2^K off by < 2^-1075, relative
+ *  < 2^-200), d = 1 + e by fast_two_sum(1, eh) plus el (e's error scaled by e/(1+e) <= 1/2, one rounding < 2^-105),
+ *  then om_f64_quo(1 or e, d) (< 2^-100): relative error < 2^-73.5 + 2^-74.5 + 2^-100 < 2^-72.9. Rounding test
+ *  om_dd_round64 with eps = 2^-68 (eps/2 = 2^-69, a margin of 2^3.9); a failure goes on to the double-double pass
+ *  below (docs/exact-transcendentals.md gives the measured rates).
+ * Double-double pass, -600 <= x <= 37.5: om_dd_sigmoid (om_dd.h) in double-double: e = e^-|x| by om_dd_exp (relative
  *  error < 2^-94), d = 1 + e (the error of e scaled by e/(1+e) <= 1, plus < 2^-104), then 1/d or e/d by om_dd_div
  *  (< 2^-104): relative error < 2^-94 + 2^-94 + 3 2^-104 < 2^-92.9. Every intermediate is a normal double or
  *  zero for x >= -600 (|values| >= e^-600 2^-110 > 2^-980), so the double-double bounds hold.
@@ -22,6 +28,7 @@
 #include "om_bits.h"
 #include "om_dd.h"
 #include "om_dd_round64.h"
+#include "om_f64_fast.h"
 #include "om_mp.h"
 
 double om_f64_sigmoid_mp(double x, int n0) {
@@ -52,15 +59,32 @@ double om_f64_sigmoid_mp(double x, int n0) {
   return best;
 }
 
+double om_f64_sigmoid_dd(double x) {
+  OM_F64_ACT_NOTE(0, 1);
+  if (x >= -600.0) {
+    int ok;
+    double r = om_dd_round64(om_dd_sigmoid(om_dd_make(x, 0.0)), 0x1p-80, &ok);
+    if (ok) return r;
+  }
+  OM_F64_ACT_NOTE(0, 2);
+  return om_f64_sigmoid_mp(x, OM_MP_FIRST_LIMBS);
+}
+
 double om_f64_sigmoid(double x) {
   if (x != x) return om_f64_from_bits(0x7FF8000000000000ull);
   if (x > 37.5) return 1.0;
   if (x < -745.2) return 0.0;
   if (x < 0x1p-54 && x > -0x1p-54) return 0.5;
   if (x >= -600.0) {
-    int ok;
-    double r = om_dd_round64(om_dd_sigmoid(om_dd_make(x, 0.0)), 0x1p-80, &ok);
+    int ok, K;
+    double kd;
+    om_dd e = om_f64_exp_parts(x < 0 ? x : -x, &K, &kd);
+    double s = om_pow2(K);
+    e = om_dd_make(e.hi * s, e.lo * s);
+    om_dd d = om_fast_two_sum(1.0, e.hi);
+    d = om_fast_two_sum(d.hi, d.lo + e.lo);
+    double r = om_dd_round64(om_f64_quo(x > 0 ? om_dd_make(1.0, 0.0) : e, d), 0x1p-68, &ok);
     if (ok) return r;
   }
-  return om_f64_sigmoid_mp(x, OM_MP_FIRST_LIMBS);
+  return om_f64_sigmoid_dd(x);
 }
