@@ -1,5 +1,6 @@
 """QDQ groups in the rewrite: DequantizeLinear -> Conv / MatMul / Gemm / Add / Mul / Sigmoid / LeakyRelu /
-AveragePool / GlobalAveragePool / Softmax / Concat -> QuantizeLinear as one QLinear node
+AveragePool / GlobalAveragePool / Softmax / Concat -> QuantizeLinear as one QLinear node, and
+DequantizeLinear -> MatMul with no QuantizeLinear after it as one com.microsoft MatMulIntegerToFloat
 (docs/qdq-groups-rewrite.md, the contract of docs/quantized.md's "QDQ groups").
 
 `find_groups` finds, in a model's main graph, each group the execution provider fuses (the same conditions,
@@ -47,6 +48,11 @@ FUSED_TO: dict[str, tuple[str, str]] = {
     "Softmax": (_MS, "QLinearSoftmax"),
     "Concat": (_MS, "QLinearConcat"),
 }
+# P's op type: the (domain, op type) of the node a group with no QuantizeLinear after P becomes (its float
+# output P's): MatMul -> com.microsoft MatMulIntegerToFloat, as ORT's MatMulReplaceWithQLinear writes it.
+FUSED_TO_FLOAT: dict[str, tuple[str, str]] = {
+    "MatMul": (_MS, "MatMulIntegerToFloat"),
+}
 _HAS_BIAS = ("Conv", "Gemm")
 _WEIGHTED = ("Conv", "MatMul", "Gemm")  # input 1 a weight (per axis allowed)
 _TWO_TYPES = (*_WEIGHTED, "Add", "Mul")  # two operands with their own (scale, zero point); all else: one type
@@ -66,7 +72,7 @@ def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
 @dataclass(frozen=True)
 class QdqGroup:
     """One group: the DequantizeLinear nodes of P's inputs, P, the QuantizeLinear after it (indices into the
-    main graph's nodes), and the QLinear node that replaces them."""
+    main graph's nodes; q = -1: none, a float-output group), and the QLinear node that replaces them."""
 
     dqs: tuple[int, ...]
     op: int
@@ -77,7 +83,12 @@ class QdqGroup:
 
     @property
     def members(self) -> tuple[int, ...]:
-        return (*self.dqs, self.op, self.q)
+        return (*self.dqs, self.op, self.q) if self.q >= 0 else (*self.dqs, self.op)
+
+    @property
+    def at(self) -> int:
+        """Where the fused node stands: the QuantizeLinear's place, or P's in a float-output group."""
+        return self.q if self.q >= 0 else self.op
 
 
 def _removable(model: onnx.ModelProto, groups: list[QdqGroup]) -> set[int]:
@@ -87,7 +98,7 @@ def _removable(model: onnx.ModelProto, groups: list[QdqGroup]) -> set[int]:
     that reads it)."""
     g = _Graph(model)
     heads = {grp.op for grp in groups}
-    gone = {k for grp in groups for k in (grp.op, grp.q)}
+    gone = {k for grp in groups for k in (grp.op, grp.q) if k >= 0}
     nodes = model.graph.node
     for grp in groups:
         for k in grp.dqs:
@@ -364,6 +375,11 @@ def _match(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | 
     p = g.model.graph.node[k]
     if p.domain not in ("", "ai.onnx") or p.op_type not in FUSED_TO or len(p.output) != 1:
         return None
+    nodes = g.model.graph.node
+    quantized = any(_default(nodes[r], "QuantizeLinear") and nodes[r].input[0] == p.output[0]
+                    for r in g.readers.get(p.output[0], []))
+    if not quantized:  # no QuantizeLinear reads P's output: the float form, where P has one
+        return _match_float(g, k, mode, kernel_path) if p.op_type in FUSED_TO_FLOAT else None
     q_at = _only(g, p.output[0])  # P's output: read by one node (its QuantizeLinear), no graph output
     if q_at < 0 or p.output[0] in g.outputs:
         return None
@@ -401,15 +417,56 @@ def _match(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | 
     q_node = g.model.graph.node[q_at]
     fused = helper.make_node(op_type, ins, [q_node.output[0]], name=_fused_name(p, k, op_type), domain=domain)
     fused.attribute.extend(attrs)
-    types = {n: g.type_of(n) for n in ins if n and n not in made}
+    return _served(g, fused, dq_at, k, q_at, mode, kernel_path, made)
+
+
+def _match_float(g: _Graph, k: int, mode: str, kernel_path: str | None) -> QdqGroup | None:
+    """The float-output group node k heads (no QuantizeLinear reads P's output; any other readers but a lone
+    Add, or a graph output): MatMul -> com.microsoft MatMulIntegerToFloat(a, b, a_scale, b_scale, a_zp, b_zp),
+    an absent zero point left absent (0), when the library serves it."""
+    p = g.model.graph.node[k]
+    nodes = g.model.graph.node
+    r = g.readers.get(p.output[0], [])
+    if len(r) == 1 and p.output[0] not in g.outputs and _default(nodes[r[0]], "Add"):
+        return None  # ORT's level-1 MatMulAddFusion makes MatMul -> Add a Gemm above DISABLE_ALL: no group
+    found = _p_inputs(g, p, k)
+    if found is None:
+        return None
+    dq_at, dqs = found
+    if _linear_attrs(g, p, dqs) is None:  # B per column along axis 1, 2-D
+        return None
+    if g.type_of(dqs[0].x) == _T.INT8 and g.type_of(dqs[1].x) != _T.INT8:
+        return None  # ONNX Runtime's MatMul selector: int8 A with int8 B only
+    a, b = dqs
+    ins = [a.x, b.x, a.scale, b.scale, a.zero_point, b.zero_point]
+    while ins[-1] == "":
+        ins.pop()
+    domain, op_type = FUSED_TO_FLOAT[p.op_type]
+    fused = helper.make_node(op_type, ins, [p.output[0]], name=_fused_name(p, k, op_type), domain=domain)
+    return _served(g, fused, dq_at, k, -1, mode, kernel_path, {})
+
+
+def _served(
+    g: _Graph,
+    fused: onnx.NodeProto,
+    dq_at: list[int],
+    k: int,
+    q_at: int,
+    mode: str,
+    kernel_path: str | None,
+    made: dict[str, onnx.TensorProto],
+) -> QdqGroup | None:
+    """The group of `fused` (over the DequantizeLinear nodes dq_at, P = node k and the QuantizeLinear q_at,
+    -1: none), when the library serves `fused`, else None."""
+    types = {n: g.type_of(n) for n in fused.input if n and n not in made}
     types.update({t.name: t.data_type for t in made.values()})
     in_types, _ = input_types(fused, types)
-    opset = domain_opset(g.model, domain) or 1
+    opset = domain_opset(g.model, fused.domain) or 1
     if verdict(fused, in_types, opset, mode, kernel_path, g.ranks) is not None:
         return None
     nodes = g.model.graph.node
-    shown = tuple(input_types(nodes[m], {n: g.type_of(n) for n in nodes[m].input if n})[1]
-                  for m in (*dq_at, k, q_at))
+    members = (*dq_at, k, q_at) if q_at >= 0 else (*dq_at, k)
+    shown = tuple(input_types(nodes[m], {n: g.type_of(n) for n in nodes[m].input if n})[1] for m in members)
     return QdqGroup(tuple(dq_at), k, q_at, fused, shown, tuple(made.values()))
 
 
@@ -454,7 +511,8 @@ def member_outputs(
 
 
 def _has_qdq(model: onnx.ModelProto) -> bool:
-    return any(_default(n, "QuantizeLinear") for n in model.graph.node)
+    """Whether the main graph may hold a group: every group has a DequantizeLinear."""
+    return any(_default(n, "DequantizeLinear") for n in model.graph.node)
 
 
 def group(
@@ -473,7 +531,7 @@ def group(
     if not groups:
         return groups
     nodes = list(model.graph.node)
-    at_q = {grp.q: grp for grp in groups}
+    at_q = {grp.at: grp for grp in groups}
     gone = _removable(model, groups)
     if report is not None:
         reported: set[int] = set()

@@ -163,8 +163,9 @@ def rewrite(
     subgraph, as the op type of its op-table key (`op_key`: "Add", "com.microsoft.SkipLayerNormalization"),
     carrying `mode`, the opset of its domain it came from and, if given, the forced `kernel_path`. First,
     each QDQ group of the main graph (DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, Sigmoid, LeakyRelu,
-    AveragePool, GlobalAveragePool, Softmax or Concat -> QuantizeLinear)
-    becomes the QLinear node of its QOperator form (`qdq_groups`, docs/qdq-groups-rewrite.md). Nothing
+    AveragePool, GlobalAveragePool, Softmax or Concat -> QuantizeLinear; DequantizeLinear -> MatMul with no
+    QuantizeLinear after it) becomes the QLinear node of its QOperator form (MatMulIntegerToFloat for the
+    latter: `qdq_groups`, docs/qdq-groups-rewrite.md). Nothing
     else changes. Pass a RewriteReport to learn what moved and, for each node left to stock ORT, why.
     `inference`: `model`'s ONNX inference (inference.Inferred) when the caller has one (the QDQ grouping
     reads it instead of inferring again).

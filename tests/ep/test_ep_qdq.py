@@ -8,6 +8,7 @@ stays unfused and still runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -319,18 +320,25 @@ def test_qdq_resnet_is_the_qoperator_resnet() -> None:
 
 
 def test_fold_keeps_a_groups_dequantize_only() -> None:
-    """onemodel_ep.fold keeps the weight's DequantizeLinear of a group (the group needs it) and folds a
-    weight-only one (a float op without a QuantizeLinear after it: no group)."""
+    """onemodel_ep.fold keeps the weight's DequantizeLinear of a group (the group needs it: a MatMul without a
+    QuantizeLinear after it is one too, MatMulIntegerToFloat) and folds a weight-only one (a float activation:
+    no group)."""
     from onemodel_ep.fold import fold
 
     c = CASES["matmul_u8_tensor"]
     assert [n.name for n in fold(c.qdq).graph.node] == ["dq_x", "dq_w", "p", "q_y"]
+    float_out = onnx.ModelProto()
+    float_out.CopyFrom(c.qdq)
+    del float_out.graph.node[-1]
+    float_out.graph.node[-1].output[0] = "y"
+    float_out.graph.output[0].type.tensor_type.elem_type = T.FLOAT
+    assert [n.name for n in fold(float_out).graph.node] == ["dq_x", "dq_w", "p"]
     weight_only = onnx.ModelProto()
-    weight_only.CopyFrom(c.qdq)
-    del weight_only.graph.node[-1]
-    weight_only.graph.node[-1].output[0] = "y"
-    weight_only.graph.output[0].type.tensor_type.elem_type = T.FLOAT
-    assert [n.name for n in fold(weight_only).graph.node] == ["dq_x", "p"]
+    weight_only.CopyFrom(float_out)
+    del weight_only.graph.node[0]
+    weight_only.graph.input[0].name = "xf"
+    weight_only.graph.input[0].type.tensor_type.elem_type = T.FLOAT
+    assert [n.name for n in fold(weight_only).graph.node] == ["p"]
 
 
 @pytest.mark.parametrize("name", ["add_u8", "matmul_s8_column", "conv_u8_channel_bias"])
@@ -396,3 +404,97 @@ def test_diff_per_node_on_a_qdq_model() -> None:
         via="ep",
     )
     assert r.per_node and r.via == "ep"
+
+
+# DequantizeLinear -> MatMul with no QuantizeLinear after it: com.microsoft MatMulIntegerToFloat (the builders
+# are the rewrite tests', so both ways in are checked on the same graphs).
+from tests.python.test_rewrite_qdq_ops import (  # noqa: E402
+    FLOAT_BROKEN,
+    FLOAT_MATMULS,
+    FloatMatMul,
+    _float_two_readers,
+)
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_MATMULS))
+def test_float_matmul_group_is_matmul_integer_to_float(name: str) -> None:
+    """One fused node (DequantizeLinear x2 and MatMul) with the bits of the MatMulIntegerToFloat node written
+    by hand, on our EP, through InferenceSession (via="ep") and through the rewrite: the same bits; the same
+    on every kernel path, at two threads, at ORT_DISABLE_ALL and ALL."""
+    c = FLOAT_MATMULS[name]()
+    qdq, qop = c.qdq(), c.qop()
+    ran = nodes_run(qdq, c.feeds)
+    assert len(fused_names(ran)) == 1 and not {"MatMul", "DequantizeLinear"} & set(ran), ran
+    want = ep_session(qop).run(None, c.feeds)[0]
+    assert want.dtype == np.float32
+    assert_exact_bits(f"{name}: QDQ group vs its twin", ep_session(qdq).run(None, c.feeds)[0], want)
+    for via in ("ep", "rewrite"):
+        got = onemodel_ep.InferenceSession(qdq, via=via).run(None, c.feeds)[0]
+        assert_exact_bits(f"{name}: InferenceSession via {via}", got, want)
+    for path in PATHS:
+        assert_exact_bits(f"{name} path {path}", ep_session(qdq, path=path).run(None, c.feeds)[0], want)
+    assert_exact_bits(f"{name} 2 threads", ep_session(qdq, threads=2).run(None, c.feeds)[0], want)
+    for level in (LEVELS[0], LEVELS[-1]):
+        for threads in (1, 2):
+            got = _level_session(qdq, level, threads=threads).run(None, c.feeds)[0]
+            assert_exact_bits(f"{name} {level} threads {threads}", got, want)
+
+
+def _close_floats(what: str, got: np.ndarray, want: np.ndarray, ulps: int) -> None:
+    """got within `ulps` units in the last place of the largest |want| (stock's MatMulIntegerToFloat scales by
+    a_scale * b_scale as we do; its bias Add fusion and float steps may round differently)."""
+    assert got.shape == want.shape and got.dtype == want.dtype == np.float32
+    unit = np.spacing(np.float32(np.abs(want).max()))
+    d = np.abs(got.astype(np.float64) - want.astype(np.float64)).max()
+    assert d <= ulps * unit, (what, float(d), float(unit))
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_MATMULS))
+def test_float_matmul_close_to_stock(name: str, tmp_path: Path) -> None:
+    """Stock ORT at ORT_ENABLE_ALL fuses the same group into its MatMulIntegerToFloat where its MatMul
+    selector allows (int8 A only where MLAS' QDQIsInt8Allowed holds: not on every x86): then within 2 ulps of
+    the largest output; unfused (a float MatMul of the dequantized values), within that product's rounding
+    bound, (K + 2) u sum_k |a_ik b_kj| (times |c| after the Mul) per element."""
+    c = FLOAT_MATMULS[name]()
+    got = ep_session(c.qdq()).run(None, c.feeds)[0]
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.optimized_model_filepath = str(tmp_path / "stock.onnx")
+    sess = ort.InferenceSession(c.qdq().SerializeToString(), so, providers=["CPUExecutionProvider"])
+    want = sess.run(None, c.feeds)[0]
+    if "MatMulIntegerToFloat" in {n.op_type for n in onnx.load(str(tmp_path / "stock.onnx")).graph.node}:
+        _close_floats(name, got, want, 2)
+    else:
+        d = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        bound = (c.k + 2) * 2.0**-24 * c.magnitude + np.spacing(np.abs(want))
+        assert (d <= bound).all(), (name, float((d - bound).max()))
+
+
+def test_float_matmul_broken_conditions_stay_unfused() -> None:
+    """A DequantizeLinear with two readers (EnsureUniqueDQForNodeUnit off), a non-constant scale, int8 A with
+    uint8 B (ORT's MatMul selector refuses it), the output read by a QuantizeLinear and the graph, the output
+    read by an Add alone (ORT's level-1 MatMulAddFusion makes it a Gemm above DISABLE_ALL): no group, the
+    MatMul (or Gemm) runs as one node, the same bits at every level, close to stock's unfused graph."""
+    shared = FloatMatMul(False, True, True)
+    cases: list[tuple[str, onnx.ModelProto, dict[str, np.ndarray], bool]] = [
+        ("shared DQ", _float_two_readers(shared), shared.feeds, False)
+    ]
+    for name, (make, broken) in FLOAT_BROKEN.items():
+        c = make()
+        f = dict(c.feeds)
+        if name.startswith("non-constant"):
+            f["a_s"] = nh.to_array(next(t for t in c.inits if t.name == "a_s"))
+        cases.append((name, broken(c), f, True))
+    for what, m, f, unique in cases:
+        ran = _ran(m, f, unique)  # MatMul -> Add: a Gemm (MatMulAddFusion, level 1), with the same bits
+        assert {"MatMul", "Gemm"} & set(ran) and not fused_names(ran), (what, ran)
+        got = _level_session(m, LEVELS[0], unique=unique).run(None, f)[0]
+        _close_floats(what, got, _stock(m, f, LEVELS[0]), 8)
+        for level in LEVELS[1:]:
+            assert_exact_bits(f"{what} {level}", _level_session(m, level, unique=unique).run(None, f)[0], got)
+    # ORT's own copying (the default) gives the shared DequantizeLinear's MatMul a copy of its own: a group
+    assert_exact_bits(
+        "shared DQ, copied",
+        ep_session(_float_two_readers(shared)).run(["p"], shared.feeds)[0],
+        ep_session(shared.qop()).run(None, shared.feeds)[0],
+    )

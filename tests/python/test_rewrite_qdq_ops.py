@@ -352,3 +352,162 @@ def test_bert_groups_its_softmax(tmp_path: Path, capsys: pytest.CaptureFixture[s
     feeds = model_feeds(BERT)
     (got, *_) = _rewrite(model).run(None, feeds)
     assert np.all(np.isfinite(got))
+
+
+class FloatMatMul:
+    """DequantizeLinear(A, per tensor) -> MatMul <- DequantizeLinear(B, a constant, per tensor or per column),
+    the MatMul's float output the graph's (or read by a float op `then`, Mul or Add), no QuantizeLinear: the
+    group of docs/quantized.md's "QDQ groups" that becomes com.microsoft MatMulIntegerToFloat(a, b, a_scale,
+    b_scale, a_zp, b_zp); `qop` the same written as that node by hand."""
+
+    def __init__(self, a_signed: bool, b_signed: bool, per_column: bool, then: str | None = None,
+                 zero_points: bool = True, seed: int = 41) -> None:
+        rng = np.random.default_rng(seed)
+        at, bt = (T.INT8 if a_signed else T.UINT8), (T.INT8 if b_signed else T.UINT8)
+        m, k, n = 5, 37, 9
+        ai, bi = np.iinfo(NP[at]), np.iinfo(NP[bt])
+        self.feeds = {"a": rng.integers(ai.min, ai.max + 1, (2, m, k)).astype(NP[at])}
+        b = rng.integers(bi.min, bi.max + 1, (k, n)).astype(NP[bt])
+        a_s = np.array(rng.uniform(0.01, 0.05), np.float32)
+        b_s = rng.uniform(0.002, 0.02, n if per_column else ()).astype(np.float32)
+        a_z = np.array(rng.integers(-5, 6) + (0 if a_signed else 128), NP[at])
+        b_z = (rng.integers(-3, 4, b_s.shape) + (0 if b_signed else 128)).astype(NP[bt])
+        self.at, self.then = at, then
+        a_f = (self.feeds["a"].astype(np.float64) - (a_z if zero_points else 0)) * np.float64(a_s)
+        b_f = (b.astype(np.float64) - (b_z if zero_points else 0)) * b_s.astype(np.float64)
+        self.k, self.magnitude = k, np.abs(a_f) @ np.abs(b_f)  # sum_k |a_ik b_kj|, dequantized
+        self.inits = [numpy_helper.from_array(v, name) for name, v in
+                      (("b", b), ("a_s", a_s), ("b_s", b_s), ("a_z", a_z), ("b_z", b_z))]
+        if then:
+            c = rng.uniform(-1, 1, n).astype(np.float32)
+            self.inits.append(numpy_helper.from_array(c, "c"))
+            if then == "Mul":
+                self.magnitude = self.magnitude * np.abs(c.astype(np.float64))
+        self.zero_points = zero_points
+        self.dq = [
+            helper.make_node("DequantizeLinear", ["a", "a_s", "a_z"][:3 if zero_points else 2], ["af"],
+                             name="dq_a"),
+            helper.make_node("DequantizeLinear", ["b", "b_s", "b_z"][:3 if zero_points else 2], ["bf"],
+                             name="dq_b", axis=1),
+        ]
+
+    def _model(self, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto],
+               ms: bool = False) -> onnx.ModelProto:
+        out = "y" if self.then else "p"
+        nodes = [*nodes, helper.make_node(self.then, ["p", "c"], ["y"], name="then")] if self.then else nodes
+        g = helper.make_graph(nodes, "qdq_mitf", [helper.make_tensor_value_info("a", self.at, [2, 5, 37])],
+                              [helper.make_tensor_value_info(out, T.FLOAT, [2, 5, 9])], inits)
+        ops = [helper.make_opsetid("", 19)] + ([helper.make_opsetid("com.microsoft", 1)] if ms else [])
+        model = helper.make_model(g, opset_imports=ops)
+        model.ir_version = 9
+        return model
+
+    def qdq(self) -> onnx.ModelProto:
+        return self._model([*self.dq, helper.make_node("MatMul", ["af", "bf"], ["p"], name="mm")],
+                           self.inits)
+
+    def qop(self) -> onnx.ModelProto:
+        ins = ["a", "b", "a_s", "b_s"] + (["a_z", "b_z"] if self.zero_points else [])
+        node = helper.make_node("MatMulIntegerToFloat", ins, ["p"], name="mitf", domain="com.microsoft")
+        inits = self.inits if self.zero_points else [t for t in self.inits if t.name not in ("a_z", "b_z")]
+        return self._model([node], inits, ms=True)
+
+
+FLOAT_MATMULS: dict[str, Callable[[], FloatMatMul]] = {
+    "u8 a, u8 b per tensor": lambda: FloatMatMul(False, False, False),
+    "u8 a, s8 b per column": lambda: FloatMatMul(False, True, True),
+    "s8 a, s8 b per column, into Mul": lambda: FloatMatMul(True, True, True, then="Mul"),
+    "u8 a, u8 b per column, no zero points, into Mul": lambda: FloatMatMul(False, False, True, then="Mul",
+                                                                           zero_points=False),
+}
+
+
+@pytest.mark.parametrize("name", list(FLOAT_MATMULS))
+def test_float_matmul_group_is_matmul_integer_to_float(name: str) -> None:
+    """The rewrite makes the group one com.microsoft MatMulIntegerToFloat with ORT's input order (a, b,
+    a_scale, b_scale, a_zp, b_zp; absent zero points stay absent) and the bits of that node written by hand,
+    through the rewrite, on every kernel path and at two threads."""
+    c = FLOAT_MATMULS[name]()
+    qdq = c.qdq()
+    (grp,) = find_groups(qdq)
+    assert grp.q == -1 and grp.members == (0, 1, 2)
+    (want_node,) = [n for n in c.qop().graph.node if n.op_type == "MatMulIntegerToFloat"]
+    assert (grp.fused.domain, grp.fused.op_type) == ("com.microsoft", "MatMulIntegerToFloat")
+    assert list(grp.fused.input) == list(want_node.input) and list(grp.fused.output) == ["p"]
+    tail = [c.then] if c.then else []
+    for path, threads in [(p, 1) for p in PATHS] + [(None, 2)]:
+        sess = _rewrite(qdq, path, threads)
+        assert _ops(sess) == ["com.microsoft.MatMulIntegerToFloat", *tail], sess.report.summary()
+        assert sum(n.category == GROUPED for n in sess.report.nodes) == 3
+        want_sess = _rewrite(c.qop(), path, threads)
+        assert not want_sess.report.stayed, want_sess.report.summary()
+        assert_exact_bits(f"{name} path {path} threads {threads}", sess.run(None, c.feeds)[0],
+                          want_sess.run(None, c.feeds)[0])
+
+
+def _float_two_readers(c: FloatMatMul) -> onnx.ModelProto:
+    """dq_a read by the MatMul and a graph output: the rewrite leaves dq_a for that reader, the group forms
+    (EnsureUniqueDQForNodeUnit's copy)."""
+    model = c.qdq()
+    model.graph.output.append(helper.make_tensor_value_info("af", T.FLOAT, None))
+    return model
+
+
+def _float_scale_input(c: FloatMatMul) -> onnx.ModelProto:
+    model = c.qdq()
+    (s,) = [t for t in model.graph.initializer if t.name == "a_s"]
+    model.graph.initializer.remove(s)
+    model.graph.input.append(helper.make_tensor_value_info("a_s", T.FLOAT, []))
+    return model
+
+
+def _float_q_and_other(c: FloatMatMul) -> onnx.ModelProto:
+    """The MatMul's output read by a QuantizeLinear and by the graph: neither form (ORT: a QuantizeLinear
+    child, but not the only reader)."""
+    model = c.qdq()
+    model.graph.node.append(helper.make_node("QuantizeLinear", ["p", "a_s", "a_z"], ["pq"], name="q"))
+    model.graph.output.append(helper.make_tensor_value_info("pq", c.at, None))
+    return model
+
+
+FLOAT_BROKEN: dict[str, tuple[Callable[[], FloatMatMul], Callable[[FloatMatMul], onnx.ModelProto]]] = {
+    "non-constant a_scale": (lambda: FloatMatMul(False, True, False), _float_scale_input),
+    "s8 a with u8 b (ORT's selector refuses)": (lambda: FloatMatMul(True, False, True), lambda c: c.qdq()),
+    "read by a QuantizeLinear and the graph": (lambda: FloatMatMul(False, True, True), _float_q_and_other),
+    "read by an Add alone (ORT's MatMulAddFusion)": (lambda: FloatMatMul(False, True, True, then="Add"),
+                                                     lambda c: c.qdq()),
+}
+
+
+@pytest.mark.parametrize("name", list(FLOAT_BROKEN))
+def test_float_matmul_broken_condition_stays_node_by_node(name: str) -> None:
+    """No group: DequantizeLinear, MatMul run as they are, with the bits of the unfused graph (our float
+    MatMul is not stock's, so within a few float roundings of stock's unfused graph)."""
+    make, broken = FLOAT_BROKEN[name]
+    c = make()
+    model = broken(c)
+    assert find_groups(model) == []
+    feeds = dict(c.feeds)
+    if name.startswith("non-constant"):
+        feeds["a_s"] = numpy_helper.to_array(next(t for t in c.inits if t.name == "a_s"))
+    sess = _rewrite(model)
+    assert "MatMul" in _ops(sess) and not any(n.category == GROUPED for n in sess.report.nodes)
+    out = [model.graph.output[0].name]
+    got = sess.run(out, feeds)[0]
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 3
+    want = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(
+        out, feeds)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+
+
+def test_float_matmul_shared_dequantize_still_groups() -> None:
+    """dq_a also a graph output: the group takes it (the rewrite's EnsureUniqueDQForNodeUnit) and dq_a stays
+    for the graph output; the MatMul's bits are MatMulIntegerToFloat's."""
+    c = FLOAT_MATMULS["u8 a, s8 b per column"]()
+    model = _float_two_readers(c)
+    (grp,) = find_groups(model)
+    sess = _rewrite(model)
+    assert sorted(_ops(sess)) == ["DequantizeLinear", "com.microsoft.MatMulIntegerToFloat"]
+    assert_exact_bits("shared dq_a", sess.run(["p"], c.feeds)[0], _rewrite(c.qop()).run(None, c.feeds)[0])

@@ -2,11 +2,14 @@
  * each come from a DequantizeLinear with no other consumer, and whose output goes only to a QuantizeLinear, with
  * constant scales and zero points as docs/quantized.md ("QDQ groups") lists, becomes our QLinearConv,
  * QLinearMatMul, com.microsoft QGemm, QLinearAdd or QLinearMul over the DequantizeLinear nodes' inputs and the
- * QuantizeLinear's scale and zero point. GetCapability (om_ep_qdq_groups, before the element-wise chains) claims
- * each group as one fused node; Compile (om_ep_qdq_compile) finds the same group among the fused node's nodes and
- * wraps the QLinear op's om_node as a kernel whose inputs are the fused node's, mapped by name. Both sides run the
- * same matcher (om_qdq_match), and a group is only formed where om_node_create accepts the QLinear node. Knows
- * nothing of math: the group computes exactly the QLinear op's documented steps. */
+ * QuantizeLinear's scale and zero point. A MatMul whose output no QuantizeLinear reads (other readers, or a graph
+ * output, but not one Add alone) becomes com.microsoft MatMulIntegerToFloat over the two DequantizeLinear nodes'
+ * inputs, its float output the MatMul's (as ORT's MatMulReplaceWithQLinear writes it). GetCapability
+ * (om_ep_qdq_groups, before the element-wise chains) claims each group as one fused node; Compile
+ * (om_ep_qdq_compile) finds the same group among the fused node's nodes and wraps the QLinear op's om_node as a
+ * kernel whose inputs are the fused node's, mapped by name. Both sides run the same matcher (om_qdq_match), and a
+ * group is only formed where om_node_create accepts the QLinear node. Knows nothing of math: the group computes
+ * exactly the QLinear op's documented steps. */
 #include "ep_qdq.h"
 
 #include <stdio.h>
@@ -127,6 +130,17 @@ static int om_not_sole(const OrtApi* api, const OrtValueInfo* v) {
   return st || graph_out || k != 1;
 }
 
+/* Whole graph: whether value v's one reader is an Add of the default domain and v no graph output (the MatMul
+ * ORT's level-1 MatMulAddFusion makes a Gemm above ORT_DISABLE_ALL: no float-output group, at any level). */
+static int om_read_by_add_only(const OrtApi* api, const OrtValueInfo* v) {
+  if (om_not_sole(api, v)) return 0;
+  const OrtNode* reader = NULL;
+  int64_t at = 0;
+  OrtStatus* st = api->ValueInfo_GetValueConsumers(v, &reader, &at, 1);
+  om_st_drop(api, st);
+  return !st && reader && om_is_op(api, reader, "Add");
+}
+
 /* A constant initializer's element type, element count, dims (up to 8) and data; NULL when v is absent or not a
  * constant initializer. */
 typedef struct om_const {
@@ -234,27 +248,29 @@ static int om_bias_scale_ok(const om_const* x, const om_const* w, const om_const
 }
 
 /* The float ops a group may have at its centre: the QLinear op's row, P's data inputs (0: variadic, Concat) and
- * optional ones after them (a bias), and how the QLinear op lays out its inputs. */
+ * optional ones after them (a bias), how the QLinear op lays out its inputs, and the row of the op a group with
+ * no QuantizeLinear after P becomes (0: none; MatMul: com.microsoft MatMulIntegerToFloat, its float output P's). */
 enum { OM_QL_BINARY, OM_QL_UNARY, OM_QL_CONCAT };
 typedef struct om_qdq_kind {
   const char* op;
   int row;
   size_t n_data, n_opt;
   int layout;
+  int row_float;
 } om_qdq_kind;
 
 static const om_qdq_kind om_qdq_kinds[] = {
-    {"Conv", OM_OP_QLINEAR_CONV, 2, 1, OM_QL_BINARY},
-    {"Gemm", OM_OP_QGEMM, 2, 1, OM_QL_BINARY},
-    {"MatMul", OM_OP_QLINEAR_MATMUL, 2, 0, OM_QL_BINARY},
-    {"Add", OM_OP_QLINEAR_ADD, 2, 0, OM_QL_BINARY},
-    {"Mul", OM_OP_QLINEAR_MUL, 2, 0, OM_QL_BINARY},
-    {"Sigmoid", OM_OP_QLINEAR_SIGMOID, 1, 0, OM_QL_UNARY},
-    {"LeakyRelu", OM_OP_QLINEAR_LEAKY_RELU, 1, 0, OM_QL_UNARY},
-    {"AveragePool", OM_OP_QLINEAR_AVERAGE_POOL, 1, 0, OM_QL_UNARY},
-    {"GlobalAveragePool", OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL, 1, 0, OM_QL_UNARY},
-    {"Softmax", OM_OP_QLINEAR_SOFTMAX, 1, 0, OM_QL_UNARY},
-    {"Concat", OM_OP_QLINEAR_CONCAT, 0, 0, OM_QL_CONCAT},
+    {"Conv", OM_OP_QLINEAR_CONV, 2, 1, OM_QL_BINARY, 0},
+    {"Gemm", OM_OP_QGEMM, 2, 1, OM_QL_BINARY, 0},
+    {"MatMul", OM_OP_QLINEAR_MATMUL, 2, 0, OM_QL_BINARY, OM_OP_MATMUL_INTEGER_TO_FLOAT},
+    {"Add", OM_OP_QLINEAR_ADD, 2, 0, OM_QL_BINARY, 0},
+    {"Mul", OM_OP_QLINEAR_MUL, 2, 0, OM_QL_BINARY, 0},
+    {"Sigmoid", OM_OP_QLINEAR_SIGMOID, 1, 0, OM_QL_UNARY, 0},
+    {"LeakyRelu", OM_OP_QLINEAR_LEAKY_RELU, 1, 0, OM_QL_UNARY, 0},
+    {"AveragePool", OM_OP_QLINEAR_AVERAGE_POOL, 1, 0, OM_QL_UNARY, 0},
+    {"GlobalAveragePool", OM_OP_QLINEAR_GLOBAL_AVERAGE_POOL, 1, 0, OM_QL_UNARY, 0},
+    {"Softmax", OM_OP_QLINEAR_SOFTMAX, 1, 0, OM_QL_UNARY, 0},
+    {"Concat", OM_OP_QLINEAR_CONCAT, 0, 0, OM_QL_CONCAT, 0},
 };
 
 /* The QLinear op's attributes beyond those read from P under the same names (om_ep_node_create_as's edit):
@@ -288,6 +304,8 @@ static void om_qdq_put(om_qdq_group* g, const OrtValueInfo* v, int zero_type) {
   g->in[g->n_in++] = v;
 }
 
+static int om_qdq_create(const om_qdq_scope* s, const om_qdq_group* g, om_node** on);
+
 /* Whether p heads a QDQ group (g filled; *on the QLinear op's om_node when on is not NULL): 1, else 0. */
 static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g, om_node** on) {
   const OrtApi* api = s->ep->api;
@@ -307,7 +325,12 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
   const OrtValueInfo* pout = NULL;
   const char* pout_name = om_io_name(api, p, 1, 0, &pout);
   if (!pout_name || om_ep_value_type(api, pout) != OM_T_FLOAT) return 0;
-  if (s->whole && om_not_sole(api, pout)) return 0;
+  /* the QuantizeLinear after p; none (no QuantizeLinear reads p's output): the float form, where p has one */
+  const OrtNode* q = om_named_find(s->qs, s->n_qs, pout_name);
+  if (!q && !kind->row_float) return 0;
+  if (q && s->whole && om_not_sole(api, pout)) return 0;
+  if (!q && s->whole && om_read_by_add_only(api, pout)) return 0;
+  if (!q) g->row = kind->row_float;
   /* the DequantizeLinear of each input */
   om_const scale[OM_QDQ_MAX_DQ], zp[OM_QDQ_MAX_DQ];
   int64_t axis[OM_QDQ_MAX_DQ];
@@ -329,6 +352,7 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
     xt[k] = om_ep_value_type(api, dq_in[k][0]);
     g->dq[g->n_dq++] = dq;
   }
+  if (!q && xt[0] == OM_T_INT8 && xt[1] != OM_T_INT8) return 0; /* the float form: int8 A with int8 B only */
   /* per-channel weights where the QLinear op reads them so, attributes it accepts, the bias's scale */
   int64_t trans_a = 0, trans_b = 0;
   float alpha = 1.0f, beta = 1.0f;
@@ -351,9 +375,12 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
     om_const b;
     if (scale[2].count > 1 && (!om_const_read(api, dq_in[2][0], &b) || b.rank != 1)) return 0;
   }
+  if (!q) { /* MatMulIntegerToFloat: a, b, a_scale, b_scale, a_zp, b_zp (absent zero points stay absent: 0) */
+    for (size_t j = 0; j < 3; j++)
+      for (size_t k = 0; k < 2; k++) om_qdq_put(g, dq_in[k][j], 0);
+    return om_qdq_create(s, g, on);
+  }
   /* the QuantizeLinear after p: its scale, and its zero point or (absent) the type of its output */
-  const OrtNode* q = om_named_find(s->qs, s->n_qs, pout_name);
-  if (!q) return 0;
   size_t n_q = 0;
   const OrtValueInfo* qv[3] = {NULL, NULL, NULL};
   st = api->Node_GetNumInputs(q, &n_q);
@@ -394,6 +421,14 @@ static int om_qdq_match(const om_qdq_scope* s, const OrtNode* p, om_qdq_group* g
     om_qdq_put(g, qv[2], yt);
   }
   if (g->row == OM_OP_QLINEAR_CONV && g->n_dq == 3) om_qdq_put(g, dq_in[2][0], 0);
+  return om_qdq_create(s, g, on);
+}
+
+/* Whether om_node_create accepts g's QLinear (or float-output) node over g's inputs: 1 (*on the node when on is
+ * not NULL), else 0. */
+static int om_qdq_create(const om_qdq_scope* s, const om_qdq_group* g, om_node** on) {
+  const OrtApi* api = s->ep->api;
+  const OrtNode* p = g->p;
   int types[OM_QDQ_MAX_IN];
   for (size_t k = 0; k < g->n_in; k++) types[k] = g->in[k] ? om_ep_value_type(api, g->in[k]) : g->zero[k];
   char err[512];
@@ -409,14 +444,14 @@ OrtStatus* om_ep_qdq_groups(const om_ep* ep, const OrtNode* const* nodes, size_t
                             OrtEpGraphSupportInfo* info) {
   om_qdq_scope s;
   OrtStatus* st = om_qdq_scope_init(&s, ep, nodes, n, 1, opset);
-  for (size_t i = 0; !st && s.n_dqs && s.n_qs && i < n; i++) {
+  for (size_t i = 0; !st && s.n_dqs && i < n; i++) { /* a float-output group has no QuantizeLinear */
     om_qdq_group g;
     if (!om_qdq_match(&s, nodes[i], &g, NULL)) continue;
     const OrtNode* members[OM_QDQ_MAX_DQ + 2];
     size_t m = 0;
     for (size_t k = 0; k < g.n_dq; k++) members[m++] = g.dq[k];
     members[m++] = g.p;
-    members[m++] = g.q;
+    if (g.q) members[m++] = g.q;
     st = ep->ep_api->EpGraphSupportInfo_AddNodesToFuse(info, members, m, NULL);
     for (size_t j = 0; !st && j < n; j++)
       for (size_t k = 0; k < m; k++)
@@ -431,7 +466,7 @@ OrtStatus* om_ep_qdq_compile(const om_ep* ep, const OrtGraph* graph, const OrtNo
   *out = NULL;
   size_t n = 0;
   OrtStatus* st = api->Graph_GetNumNodes(graph, &n);
-  if (st || n < 3 || n > OM_QDQ_MAX_DQ + 2) return st;
+  if (st || n < 2 || n > OM_QDQ_MAX_DQ + 2) return st;
   const OrtNode* nodes[OM_QDQ_MAX_DQ + 2];
   st = api->Graph_GetNodes(graph, nodes, n);
   if (st) return st;
@@ -444,7 +479,11 @@ OrtStatus* om_ep_qdq_compile(const om_ep* ep, const OrtGraph* graph, const OrtNo
     if (om_qdq_match(&s, nodes[i], &g, &on)) p = i;
   om_qdq_scope_free(&s);
   if (st || p == n) return st; /* not a QDQ group: a fused chain */
-  if (g.n_dq + 2 != n) {
+  if (!g.q && g.n_dq + 1 != n) { /* DequantizeLinear -> MatMul inside a larger fused node: not a group */
+    om_node_destroy(on);
+    return NULL;
+  }
+  if (g.n_dq + 1 + (g.q != NULL) != n) {
     om_node_destroy(on);
     return om_ep_error(api, ORT_FAIL, "a QDQ group's fused node holds other nodes");
   }

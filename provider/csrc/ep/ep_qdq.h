@@ -1,5 +1,6 @@
-/* ep_qdq.h - QDQ groups (DequantizeLinear nodes -> Conv/MatMul/Gemm/Add/Mul -> QuantizeLinear), each claimed as
- * one fused node and compiled as our QLinear op (ep_qdq.c; the conditions: docs/quantized.md, "QDQ groups"). */
+/* ep_qdq.h - QDQ groups (DequantizeLinear nodes -> Conv/MatMul/Gemm/Add/Mul/... -> QuantizeLinear, and
+ * DequantizeLinear nodes -> MatMul with no QuantizeLinear after it), each claimed as one fused node and compiled
+ * as our QLinear op or MatMulIntegerToFloat (ep_qdq.c; the conditions: docs/quantized.md, "QDQ groups"). */
 #ifndef OM_EP_QDQ_H
 #define OM_EP_QDQ_H
 
